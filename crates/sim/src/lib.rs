@@ -1,0 +1,3 @@
+//! ecnlab-sim: the deterministic packet-level discrete-event simulator.
+
+pub mod spec;

@@ -1,0 +1,137 @@
+//! The engine's input: a fully lowered network, as JSON from the Python front.
+//!
+//! The Python side owns the user-facing scenario file (TOML, units as strings,
+//! a `dumbbell` shorthand, defaults) and lowers it to this form: every node and
+//! every *unidirectional* link listed, every flow concrete, every unit canonical
+//! (nanoseconds, bits per second, bytes). Unknown fields are rejected here as
+//! a second line of defence; the front validates first and names the
+//! scenario-file field in its message.
+
+use ecnlab_aqm::QueueConfig;
+use ecnlab_tcp::TcpConfig;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimSpec {
+    /// Run seed; every component's RNG stream is derived from (seed, component id).
+    pub seed: u64,
+    /// Simulated time at which the run stops.
+    pub duration_ns: u64,
+    /// Goodput and link utilisation are measured from this time on.
+    #[serde(default)]
+    pub warmup_ns: u64,
+    /// Period of the queue time series; 0 = no time series.
+    #[serde(default)]
+    pub sample_interval_ns: u64,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub faults: Vec<FaultSpec>,
+    /// Directory for pcap files of links with `pcap = true` (`<dir>/<link name>.pcap`).
+    #[serde(default)]
+    pub pcap_dir: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    /// Ends connections; never forwards.
+    Host,
+    /// Forwards along static shortest paths.
+    Router,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+/// A unidirectional link with its own output queue at `from`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Unique; conventionally "FROM->TO".
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    pub queue: QueueConfig,
+    /// Bernoulli loss probability applied to each packet as it leaves the link.
+    #[serde(default)]
+    pub loss: f64,
+    /// Write `<pcap_dir>/<name>.pcap` with every packet that enters the link.
+    #[serde(default)]
+    pub pcap: bool,
+}
+
+/// Which end opens the connection(s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Initiator {
+    /// The data source connects (iperf-style upload, ns-2 FTP).
+    Src,
+    /// The data sink connects (a client downloading, a TCP_CRR client).
+    Dst,
+}
+
+/// What the application on a flow does. Data always flows `src → dst`
+/// (request bytes of a transaction flow `dst → src`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSpec {
+    /// One connection; `bytes = None` sends for ever.
+    Bulk { bytes: Option<u64> },
+    /// `files` transfers of `file_bytes`, one after another, a new connection each.
+    Serial { files: u32, file_bytes: u64, #[serde(default)] gap_ns: u64 },
+    /// netperf TCP_CRR: connect, request, response, close; repeat after `think_ns`.
+    /// `count = None` repeats until the run ends.
+    RequestResponse { request_bytes: u64, response_bytes: u64, #[serde(default)] think_ns: u64, #[serde(default)] count: Option<u32> },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Unique flow name (used by faults and in results).
+    pub id: String,
+    /// Data source host.
+    pub src: String,
+    /// Data sink host.
+    pub dst: String,
+    pub start_ns: u64,
+    pub initiator: Initiator,
+    pub app: AppSpec,
+    /// Both endpoints use this configuration (ECN is negotiated only when it says so).
+    pub tcp: TcpConfig,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultAction {
+    Drop,
+    /// Set CE if the packet is ECN-capable; a Not-ECT packet is dropped instead
+    /// (what an ECN router does), counted as a drop.
+    Mark,
+}
+
+/// A scripted fault: at `link`, act on one packet of `flow`.
+/// Exactly one of `nth` and `seq` is given.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    pub link: String,
+    pub flow: String,
+    pub action: FaultAction,
+    /// 1-based: the n-th packet of this flow to enter the link (SYN, data, ACK,
+    /// retransmission: every transmission counts).
+    #[serde(default)]
+    pub nth: Option<u64>,
+    /// The first packet of the flow's first connection whose payload covers this
+    /// sequence number (data byte 1 is the first payload byte).
+    #[serde(default)]
+    pub seq: Option<u64>,
+}

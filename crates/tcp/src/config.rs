@@ -1,0 +1,80 @@
+//! Per-connection TCP configuration (canonical units: bytes, nanoseconds).
+
+use ecnlab_wire::Duration;
+use serde::{Deserialize, Serialize};
+
+/// Loss-recovery flavour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    /// Fast retransmit, then slow start from one segment (no fast recovery).
+    Tahoe,
+    /// RFC 5681 fast retransmit and fast recovery; a partial ACK ends recovery.
+    Reno,
+    /// RFC 6582: stays in recovery until `recover` is acknowledged.
+    #[serde(rename = "newreno")]
+    NewReno,
+    /// RFC 2018 SACK with RFC 6675 loss recovery.
+    Sack,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    pub variant: Variant,
+    /// Payload bytes in a full-sized segment.
+    pub mss: u32,
+    /// Initial congestion window, in segments (RFC 5681 §3.1 allows 2–4).
+    pub init_cwnd_segments: u32,
+    /// Receive window this endpoint advertises; also caps what it sends.
+    pub rwnd_bytes: u32,
+    /// RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK every second full segment.
+    pub delayed_ack: bool,
+    /// Longest an ACK is delayed.
+    pub delack_timeout_ns: u64,
+    /// Ask for (initiator) or accept (responder) ECN, RFC 3168 §6.1.1.
+    pub ecn: bool,
+    /// RFC 5562: the responder sends its SYN-ACK ECN-capable.
+    pub ecn_plus: bool,
+    /// TCP clock tick: RTT samples, RTO values and timer expiries are whole ticks.
+    pub clock_granularity_ns: u64,
+    /// RFC 6298 (2.4) lower bound on the RTO.
+    pub min_rto_ns: u64,
+    /// RFC 6298 (2.1) RTO before the first RTT sample (also the SYN timer).
+    pub initial_rto_ns: u64,
+    /// Upper bound on the backed-off RTO.
+    pub max_rto_ns: u64,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupack_threshold: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::Reno,
+            mss: 1460,
+            init_cwnd_segments: 2,
+            rwnd_bytes: 65535,
+            delayed_ack: true,
+            delack_timeout_ns: Duration::from_millis(100).as_nanos(),
+            ecn: false,
+            ecn_plus: false,
+            clock_granularity_ns: Duration::from_millis(1).as_nanos(),
+            min_rto_ns: Duration::from_secs(1).as_nanos(),
+            initial_rto_ns: Duration::from_secs(1).as_nanos(),
+            max_rto_ns: Duration::from_secs(60).as_nanos(),
+            dupack_threshold: 3,
+        }
+    }
+}
