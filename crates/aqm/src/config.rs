@@ -2,16 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Queue capacity: exactly one of packets or bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Limit {
-    #[serde(default)]
-    pub limit_pkts: Option<u32>,
-    #[serde(default)]
-    pub limit_bytes: Option<u64>,
-}
-
 /// How RED measures the queue and scales its probability.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -25,18 +15,24 @@ pub enum RedMode {
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+/// Capacity: exactly one of `limit_pkts` and `limit_bytes`.
 pub struct DropTailParams {
-    #[serde(flatten)]
-    pub limit: Limit,
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
 }
 
-/// RED after Floyd & Jacobson 1993. Thresholds are in packets (in byte mode:
+/// RED after Floyd & Jacobson 1993. Capacity: exactly one of
+/// `limit_pkts` and `limit_bytes`. Thresholds are in packets (in byte mode:
 /// in units of `mean_pkt_bytes`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedParams {
-    #[serde(flatten)]
-    pub limit: Limit,
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
     pub min_th: f64,
     pub max_th: f64,
     /// Probability at max_th, in (0, 1].

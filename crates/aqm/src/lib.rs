@@ -2,4 +2,4 @@
 
 pub mod config;
 
-pub use config::{DropTailParams, Limit, QueueConfig, RedMode, RedParams};
+pub use config::{DropTailParams, QueueConfig, RedMode, RedParams};
