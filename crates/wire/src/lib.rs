@@ -2,11 +2,27 @@
 //!
 //! - [`time`]: integer-nanosecond `Instant` / `Duration`.
 //! - [`ecn`]: the ECN codepoint of the IP header.
+//! - [`segment`]: the high-level TCP segment the simulator moves.
+//! - [`ipv4`], [`tcp`]: zero-copy header views (RFC 791, RFC 9293) that never
+//!   panic on untrusted bytes once `new_checked` has accepted them.
+//! - [`checksum`]: the Internet checksum (RFC 1071, RFC 1624).
+//! - [`ip_tcp`]: a [`Segment`] to and from real IPv4/TCP bytes.
+//! - [`pcap`]: a nanosecond pcap writer (`LINKTYPE_RAW`), the only IO-facing
+//!   piece, over any `std::io::Write`.
 
+pub mod checksum;
 pub mod ecn;
+pub mod ip_tcp;
+pub mod ipv4;
+pub mod pcap;
 pub mod segment;
+pub mod tcp;
 pub mod time;
 
 pub use ecn::Ecn;
+pub use ip_tcp::{emit_ipv4_tcp, parse_ipv4_tcp, EmitError, Endpoints, ParseError};
+pub use ipv4::{Ipv4Error, Ipv4Packet};
+pub use pcap::PcapWriter;
 pub use segment::{SackBlocks, Segment, TcpFlags};
+pub use tcp::{TcpError, TcpOption, TcpPacket};
 pub use time::{Duration, Instant};
