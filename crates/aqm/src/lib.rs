@@ -1,5 +1,27 @@
 //! ecnlab-aqm: sans-IO queues and active queue management.
+//!
+//! [`AqmQueue`] is a FIFO host that runs one AQM (DropTail, RED, RED*) chosen by
+//! [`QueueConfig`], turns its congestion signals into CE marks or drops and
+//! keeps ns-3-style [`QueueStats`]. Nothing here reads a clock or creates an
+//! RNG: the caller passes `now` and an RNG stream to every call.
+//!
+//! Files: `config.rs` (serde contract), `error.rs` (validation), `verdict.rs`,
+//! `aqm.rs` (internal trait + enum dispatch), `queue.rs` (the host),
+//! `droptail.rs`, `red.rs` (RED, gentle, wait, byte mode, RED*), `stats.rs`.
 
+mod aqm;
 pub mod config;
+mod droptail;
+mod error;
+mod queue;
+mod red;
+mod stats;
+#[cfg(test)]
+mod testutil;
+mod verdict;
 
 pub use config::{DropTailParams, QueueConfig, RedMode, RedParams};
+pub use error::ConfigError;
+pub use queue::{AqmQueue, QueuedPacket};
+pub use stats::QueueStats;
+pub use verdict::DropReason;

@@ -1,0 +1,176 @@
+//! Configuration errors and the validation of [`QueueConfig`].
+//!
+//! Source: the lesson of Linux `red_check_params` ("net_sched: red: Avoid
+//! illegal values"): every parameter is checked before the queue is built, and
+//! a bad value names the field (its `QueueConfig` JSON key), the value and the
+//! allowed range, as DESIGN.md asks ("Every parameter validated before the run").
+//!
+//! | field            | allowed                                        |
+//! |------------------|------------------------------------------------|
+//! | `limit_pkts`     | > 0; exactly one of `limit_pkts`/`limit_bytes` |
+//! | `limit_bytes`    | > 0; exactly one of `limit_pkts`/`limit_bytes` |
+//! | `min_th`         | finite, ≥ 0 (packets, or mean packets in byte mode) |
+//! | `max_th`         | finite, > `min_th`                             |
+//! | `max_p`          | (0, 1]                                         |
+//! | `wq`             | (0, 1]                                         |
+//! | `mean_pkt_bytes` | ≥ 1                                            |
+//! | `link_rate_bps`  | ≥ 1                                            |
+
+use crate::config::{DropTailParams, QueueConfig, RedParams};
+
+/// A parameter outside its allowed range. Displays as `"{field} = {value}: {allowed}"`,
+/// e.g. `max_p = 1.5: must be in (0, 1]`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field} = {value}: {allowed}")]
+pub struct ConfigError {
+    /// The JSON key of the offending parameter.
+    pub field: &'static str,
+    /// The offending value as written by `Display` (`null` when absent).
+    pub value: String,
+    /// The rule the value breaks.
+    pub allowed: String,
+}
+
+impl ConfigError {
+    fn new(field: &'static str, value: impl ToString, allowed: impl Into<String>) -> Self {
+        ConfigError { field, value: value.to_string(), allowed: allowed.into() }
+    }
+}
+
+const ONE_LIMIT: &str = "exactly one of limit_pkts and limit_bytes must be set";
+
+impl QueueConfig {
+    /// Checks every parameter; the queue constructors call this first.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self {
+            QueueConfig::DropTail(p) => p.validate(),
+            QueueConfig::Red(p) | QueueConfig::RedStar(p) => p.validate(),
+        }
+    }
+}
+
+impl DropTailParams {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_limits(self.limit_pkts, self.limit_bytes)
+    }
+}
+
+impl RedParams {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_limits(self.limit_pkts, self.limit_bytes)?;
+        if !(self.min_th.is_finite() && self.min_th >= 0.0) {
+            return Err(ConfigError::new("min_th", self.min_th, "must be finite and >= 0"));
+        }
+        if !(self.max_th.is_finite() && self.max_th > self.min_th) {
+            let rule = format!("must be finite and > min_th ({})", self.min_th);
+            return Err(ConfigError::new("max_th", self.max_th, rule));
+        }
+        check_unit_interval("max_p", self.max_p)?;
+        check_unit_interval("wq", self.wq)?;
+        if self.mean_pkt_bytes < 1 {
+            return Err(ConfigError::new("mean_pkt_bytes", self.mean_pkt_bytes, "must be >= 1"));
+        }
+        if self.link_rate_bps < 1 {
+            return Err(ConfigError::new("link_rate_bps", self.link_rate_bps, "must be >= 1"));
+        }
+        Ok(())
+    }
+}
+
+/// Probabilities and weights: the half-open interval (0, 1]. NaN fails.
+fn check_unit_interval(field: &'static str, v: f64) -> Result<(), ConfigError> {
+    if v > 0.0 && v <= 1.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::new(field, v, "must be in (0, 1]"))
+    }
+}
+
+fn check_limits(pkts: Option<u32>, bytes: Option<u64>) -> Result<(), ConfigError> {
+    match (pkts, bytes) {
+        (None, None) => Err(ConfigError::new("limit_pkts", "null", ONE_LIMIT)),
+        (Some(_), Some(b)) => Err(ConfigError::new("limit_bytes", b, ONE_LIMIT)),
+        (Some(0), None) => Err(ConfigError::new("limit_pkts", 0, "must be > 0")),
+        (None, Some(0)) => Err(ConfigError::new("limit_bytes", 0, "must be > 0")),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RedMode;
+
+    fn red() -> RedParams {
+        RedParams {
+            limit_pkts: Some(60),
+            limit_bytes: None,
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            wq: 0.002,
+            gentle: false,
+            wait: true,
+            mode: RedMode::Packet,
+            mean_pkt_bytes: 1000,
+            link_rate_bps: 1_500_000,
+            ecn: true,
+        }
+    }
+
+    fn msg(p: RedParams) -> String {
+        QueueConfig::Red(p).validate().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn test_valid_configs_pass() {
+        assert_eq!(QueueConfig::Red(red()).validate(), Ok(()));
+        assert_eq!(QueueConfig::RedStar(red()).validate(), Ok(()));
+        let min_zero_p_one = RedParams { min_th: 0.0, max_p: 1.0, wq: 1.0, ..red() };
+        assert_eq!(min_zero_p_one.validate(), Ok(()));
+        let dt = DropTailParams { limit_pkts: None, limit_bytes: Some(1) };
+        assert_eq!(QueueConfig::DropTail(dt).validate(), Ok(()));
+    }
+
+    #[test]
+    fn test_limits_rejected_with_field_value_range() {
+        let both = RedParams { limit_bytes: Some(9000), ..red() };
+        assert_eq!(msg(both), format!("limit_bytes = 9000: {ONE_LIMIT}"));
+        let none = RedParams { limit_pkts: None, ..red() };
+        assert_eq!(msg(none), format!("limit_pkts = null: {ONE_LIMIT}"));
+        assert_eq!(msg(RedParams { limit_pkts: Some(0), ..red() }), "limit_pkts = 0: must be > 0");
+        let dt = DropTailParams { limit_pkts: None, limit_bytes: Some(0) };
+        let e = QueueConfig::DropTail(dt).validate().unwrap_err();
+        assert_eq!((e.field, e.value.as_str()), ("limit_bytes", "0"));
+        assert_eq!(e.to_string(), "limit_bytes = 0: must be > 0");
+    }
+
+    #[test]
+    fn test_red_fields_rejected_with_field_value_range() {
+        let cases = [
+            (RedParams { min_th: -1.0, ..red() }, "min_th = -1: must be finite and >= 0"),
+            (RedParams { min_th: f64::NAN, ..red() }, "min_th = NaN: must be finite and >= 0"),
+            (RedParams { max_th: 5.0, ..red() }, "max_th = 5: must be finite and > min_th (5)"),
+            (RedParams { max_th: f64::INFINITY, ..red() }, "max_th = inf: must be finite and > min_th (5)"),
+            (RedParams { max_p: 1.5, ..red() }, "max_p = 1.5: must be in (0, 1]"),
+            (RedParams { max_p: 0.0, ..red() }, "max_p = 0: must be in (0, 1]"),
+            (RedParams { wq: 0.0, ..red() }, "wq = 0: must be in (0, 1]"),
+            (RedParams { wq: f64::NAN, ..red() }, "wq = NaN: must be in (0, 1]"),
+            (RedParams { mean_pkt_bytes: 0, ..red() }, "mean_pkt_bytes = 0: must be >= 1"),
+            (RedParams { link_rate_bps: 0, ..red() }, "link_rate_bps = 0: must be >= 1"),
+        ];
+        for (p, want) in cases {
+            assert_eq!(msg(p), want);
+            assert_eq!(QueueConfig::RedStar(p).validate().unwrap_err().to_string(), want);
+        }
+    }
+
+    #[test]
+    fn test_error_fields_are_public_and_match_display() {
+        let e = RedParams { max_p: 1.5, ..red() }.validate().unwrap_err();
+        assert_eq!(e.field, "max_p");
+        assert_eq!(e.value, "1.5");
+        assert_eq!(e.allowed, "must be in (0, 1]");
+        assert_eq!(e.to_string(), "max_p = 1.5: must be in (0, 1]");
+    }
+}

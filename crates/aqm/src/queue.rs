@@ -1,0 +1,318 @@
+//! `AqmQueue`: the FIFO host that runs an AQM and applies its verdicts.
+//!
+//! Sources: Linux `sch_red.c` `red_enqueue` (the qdisc, not the algorithm,
+//! turns a congestion signal into a CE mark or a drop: `INET_ECN_set_ce`
+//! fails on Not-ECT, which makes the mark a drop); ns-3 `QueueDisc` statistics;
+//! DESIGN.md "The queue decides mark vs drop once".
+//!
+//! Per arrival, in this order:
+//! 1. the AQM sees the packet and the queue *without* it and returns a verdict;
+//! 2. `Drop(r)` drops with reason `r`;
+//! 3. `Signal(k)` with ECN off, or on a Not-ECT packet, drops with reason `k`
+//!    (early or forced) without calling `set_ce`;
+//! 4. a packet that would exceed the physical limit (`limit_pkts` or
+//!    `limit_bytes`) is dropped as `Overflow`, including a packet the AQM chose
+//!    to mark (it is then left unmarked);
+//! 5. otherwise a `Signal` calls `set_ce`: success counts a mark (a packet
+//!    arriving already CE stays CE and *is* counted as marked, as Linux
+//!    `INET_ECN_set_ce` reports success on CE); failure drops with reason `k`.
+//!
+//! The host tells the AQM when the queue becomes empty (`on_idle`): after the
+//! dequeue that empties it, and after an arrival dropped while it was empty.
+
+use std::collections::VecDeque;
+
+use ecnlab_wire::{Ecn, Instant};
+use rand::RngCore;
+
+use crate::aqm::{AnyAqm, Aqm, QueueView};
+use crate::config::QueueConfig;
+use crate::droptail::DropTail;
+use crate::error::ConfigError;
+use crate::red::{ForcedAction, Red};
+use crate::stats::{QueueStats, StatsAcc};
+use crate::verdict::{DropReason, SignalKind, Verdict};
+
+/// What a queue needs to know about the packets it holds.
+pub trait QueuedPacket {
+    /// Length on the wire in bytes (what `limit_bytes` and byte mode count).
+    fn wire_len(&self) -> u32;
+    fn ecn(&self) -> Ecn;
+    /// Sets CE; `false` if the packet is Not-ECT (the caller must then drop it).
+    /// A packet already CE stays CE and returns `true`.
+    fn set_ce(&mut self) -> bool;
+}
+
+/// The physical capacity of the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Limit {
+    Pkts(u32),
+    Bytes(u64),
+}
+
+impl Limit {
+    fn from_fields(pkts: Option<u32>, bytes: Option<u64>) -> Result<Self, ConfigError> {
+        match (pkts, bytes) {
+            (Some(p), None) => Ok(Limit::Pkts(p)),
+            (None, Some(b)) => Ok(Limit::Bytes(b)),
+            _ => Err(ConfigError {
+                field: "limit_pkts",
+                value: format!("{pkts:?}"),
+                allowed: "exactly one of limit_pkts and limit_bytes must be set".into(),
+            }),
+        }
+    }
+
+    /// Whether a packet of `len` bytes fits on top of `q`.
+    fn admits(self, q: &QueueView, len: u32) -> bool {
+        match self {
+            Limit::Pkts(p) => q.len_pkts < p,
+            Limit::Bytes(b) => q.len_pkts < u32::MAX && q.len_bytes.saturating_add(u64::from(len)) <= b,
+        }
+    }
+}
+
+/// A queued packet with its arrival time and the length it was counted with.
+#[derive(Clone, Debug)]
+struct Entry<P> {
+    pkt: P,
+    since: Instant,
+    len: u32,
+}
+
+/// The host's resolution of a verdict for one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    Enqueue,
+    Mark(SignalKind),
+    Drop(DropReason),
+}
+
+/// A FIFO queue of `P` guarded by an AQM (sans-IO: time and randomness come in).
+#[derive(Clone, Debug)]
+pub struct AqmQueue<P: QueuedPacket> {
+    fifo: VecDeque<Entry<P>>,
+    len_bytes: u64,
+    limit: Limit,
+    ecn: bool,
+    aqm: AnyAqm,
+    stats: StatsAcc,
+}
+
+impl<P: QueuedPacket> AqmQueue<P> {
+    /// Validates `cfg` and builds an empty queue.
+    pub fn new(cfg: &QueueConfig) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        let (limit, ecn, aqm) = match cfg {
+            QueueConfig::DropTail(p) => {
+                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, false, AnyAqm::DropTail(DropTail))
+            }
+            QueueConfig::Red(p) => {
+                let red = Red::new(p, ForcedAction::Drop);
+                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Red(red))
+            }
+            QueueConfig::RedStar(p) => {
+                let red = Red::new(p, ForcedAction::Signal);
+                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Red(red))
+            }
+        };
+        let fifo = VecDeque::new();
+        Ok(AqmQueue { fifo, len_bytes: 0, limit, ecn, aqm, stats: StatsAcc::default() })
+    }
+
+    /// `Ok(())`: enqueued (possibly CE-marked in place). `Err`: the packet and why it was dropped.
+    pub fn enqueue<R: RngCore + ?Sized>(&mut self, now: Instant, pkt: P, rng: &mut R) -> Result<(), (P, DropReason)> {
+        let len = pkt.wire_len();
+        let view = self.view();
+        self.stats.advance(now, view.len_pkts, view.len_bytes);
+        self.stats.on_arrival(len);
+        let verdict = self.aqm.on_enqueue(now, len, &view, rng);
+        let result = match self.resolve(verdict, &pkt, &view) {
+            Action::Enqueue => {
+                self.push(now, pkt, len, false);
+                Ok(())
+            }
+            Action::Mark(kind) => self.mark_and_push(now, pkt, len, kind),
+            Action::Drop(reason) => Err((pkt, reason)),
+        };
+        if let Err((_, reason)) = &result {
+            self.stats.on_drop(*reason);
+            if self.fifo.is_empty() {
+                self.aqm.on_idle(now);
+            }
+        }
+        self.stats.check(self.len_pkts());
+        result
+    }
+
+    /// Removes the head packet, if any.
+    pub fn dequeue(&mut self, now: Instant) -> Option<P> {
+        let Entry { pkt, since, len } = self.fifo.pop_front()?;
+        self.stats.advance(now, self.len_pkts() + 1, self.len_bytes);
+        self.len_bytes -= u64::from(len);
+        self.stats.on_dequeue(len);
+        let view = self.view();
+        self.aqm.on_dequeue(now, now.saturating_since(since), len, &view);
+        if self.fifo.is_empty() {
+            self.aqm.on_idle(now);
+        }
+        self.stats.check(self.len_pkts());
+        Some(pkt)
+    }
+
+    pub fn len_pkts(&self) -> u32 {
+        // The limit check keeps the FIFO below u32::MAX packets.
+        u32::try_from(self.fifo.len()).unwrap_or(u32::MAX)
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        self.len_bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fifo.is_empty()
+    }
+
+    /// Counters, with time-weighted averages integrated up to `now`.
+    pub fn stats(&self, now: Instant) -> QueueStats {
+        self.stats.snapshot(now, self.len_pkts(), self.len_bytes)
+    }
+
+    /// RED's EWMA average queue in packets (byte mode: mean packets); `None` for DropTail.
+    pub fn avg_estimate(&self) -> Option<f64> {
+        self.aqm.avg_estimate()
+    }
+
+    fn view(&self) -> QueueView {
+        QueueView { len_pkts: self.len_pkts(), len_bytes: self.len_bytes }
+    }
+
+    /// Steps 2–4 of the module doc: verdict → action, before touching the packet.
+    fn resolve(&self, verdict: Verdict, pkt: &P, view: &QueueView) -> Action {
+        let fits = self.limit.admits(view, pkt.wire_len());
+        match verdict {
+            Verdict::Drop(reason) => Action::Drop(reason),
+            Verdict::Signal(kind) if !self.ecn || pkt.ecn() == Ecn::NotEct => Action::Drop(kind.drop_reason()),
+            _ if !fits => Action::Drop(DropReason::Overflow),
+            Verdict::Signal(kind) => Action::Mark(kind),
+            Verdict::Pass => Action::Enqueue,
+        }
+    }
+
+    /// Step 5: CE-mark, then enqueue; a failed `set_ce` (Not-ECT) is a drop.
+    fn mark_and_push(&mut self, now: Instant, mut pkt: P, len: u32, kind: SignalKind) -> Result<(), (P, DropReason)> {
+        if pkt.set_ce() {
+            self.push(now, pkt, len, true);
+            Ok(())
+        } else {
+            Err((pkt, kind.drop_reason()))
+        }
+    }
+
+    fn push(&mut self, now: Instant, pkt: P, len: u32, marked: bool) {
+        self.len_bytes += u64::from(len);
+        self.fifo.push_back(Entry { pkt, since: now, len });
+        self.stats.on_enqueue(marked, self.len_pkts(), self.len_bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{DropTailParams, RedMode, RedParams};
+    use crate::testutil::{ScriptRng, TestPkt};
+
+    /// wq = 1: the average is the instantaneous queue, so regions are scripted by length.
+    fn red(limit_pkts: u32, ecn: bool) -> RedParams {
+        RedParams {
+            limit_pkts: Some(limit_pkts),
+            limit_bytes: None,
+            min_th: 2.0,
+            max_th: 4.0,
+            max_p: 0.5,
+            wq: 1.0,
+            gentle: false,
+            wait: false,
+            mode: RedMode::Packet,
+            mean_pkt_bytes: 1000,
+            link_rate_bps: 8_000_000,
+            ecn,
+        }
+    }
+
+    fn fill(q: &mut AqmQueue<TestPkt>, n: u64, rng: &mut ScriptRng) {
+        for id in 0..n {
+            q.enqueue(Instant::ZERO, TestPkt::new(100 + id, 1000, Ecn::Ect0), rng).unwrap();
+        }
+    }
+
+    #[test]
+    fn test_new_rejects_invalid_config() {
+        let bad = QueueConfig::DropTail(DropTailParams { limit_pkts: None, limit_bytes: None });
+        let e = AqmQueue::<TestPkt>::new(&bad).unwrap_err();
+        assert_eq!(e.field, "limit_pkts");
+        let bad = QueueConfig::Red(RedParams { max_p: 1.5, ..red(10, true) });
+        let e = AqmQueue::<TestPkt>::new(&bad).unwrap_err();
+        assert_eq!(e.to_string(), "max_p = 1.5: must be in (0, 1]");
+    }
+
+    #[test]
+    fn test_red_star_forced_signal_on_ce_packet_counts_mark() {
+        let mut q = AqmQueue::new(&QueueConfig::RedStar(red(10, true))).unwrap();
+        let mut rng = ScriptRng::new(&[0.99, 0.99]); // two early-region arrivals pass
+        fill(&mut q, 4, &mut rng);
+        let ce = TestPkt::new(1, 1000, Ecn::Ce);
+        assert_eq!(q.enqueue(Instant::ZERO, ce, &mut rng), Ok(()));
+        let s = q.stats(Instant::ZERO);
+        assert_eq!((s.marks, s.enqueued, s.forced_drops), (1, 5, 0));
+        let last = std::iter::from_fn(|| q.dequeue(Instant::ZERO)).last().unwrap();
+        assert_eq!((last.id, last.ecn, last.ce_calls), (1, Ecn::Ce, 1));
+    }
+
+    #[test]
+    fn test_signal_that_overflows_is_overflow_drop_not_mark() {
+        let mut q = AqmQueue::new(&QueueConfig::RedStar(red(4, true))).unwrap();
+        let mut rng = ScriptRng::new(&[0.99, 0.99]);
+        fill(&mut q, 4, &mut rng);
+        let (p, why) = q.enqueue(Instant::ZERO, TestPkt::new(9, 1000, Ecn::Ect0), &mut rng).unwrap_err();
+        assert_eq!((why, p.ecn, p.ce_calls), (DropReason::Overflow, Ecn::Ect0, 0));
+        // Not-ECT with a forced signal is a forced drop even when it would overflow.
+        let (_, why) = q.enqueue(Instant::ZERO, TestPkt::new(10, 40, Ecn::NotEct), &mut rng).unwrap_err();
+        assert_eq!(why, DropReason::Forced);
+        let s = q.stats(Instant::ZERO);
+        assert_eq!((s.marks, s.overflow_drops, s.forced_drops, s.arrivals), (0, 1, 1, 6));
+    }
+
+    #[test]
+    fn test_time_weighted_average_integrates_lengths() {
+        let cfg = QueueConfig::DropTail(DropTailParams { limit_pkts: Some(10), limit_bytes: None });
+        let mut q = AqmQueue::new(&cfg).unwrap();
+        let mut rng = ScriptRng::default();
+        let ns = Instant::from_nanos;
+        q.enqueue(ns(0), TestPkt::new(0, 100, Ecn::NotEct), &mut rng).unwrap();
+        q.enqueue(ns(10), TestPkt::new(1, 300, Ecn::NotEct), &mut rng).unwrap();
+        assert_eq!(q.dequeue(ns(20)).unwrap().id, 0);
+        assert_eq!(q.dequeue(ns(30)).unwrap().id, 1);
+        // ∫pkts = 1·10 + 2·10 + 1·10 = 40; ∫bytes = 100·10 + 400·10 + 300·10 = 8000.
+        let s = q.stats(ns(40));
+        assert_eq!((s.avg_qlen_pkts, s.avg_qlen_bytes), (1.0, 200.0));
+        assert_eq!((s.max_qlen_pkts, s.max_qlen_bytes), (2, 400));
+        // A snapshot is pure, and a non-empty tail is integrated up to `now`.
+        q.enqueue(ns(40), TestPkt::new(2, 50, Ecn::NotEct), &mut rng).unwrap();
+        let s = q.stats(ns(80));
+        assert_eq!((s.avg_qlen_pkts, s.avg_qlen_bytes), (1.0, (8000.0 + 50.0 * 40.0) / 80.0));
+        assert_eq!(q.stats(ns(80)), s);
+        assert_eq!(q.stats(ns(0)).avg_qlen_pkts, 40.0 / 40.0, "a stale `now` uses the last change");
+    }
+
+    #[test]
+    fn test_sojourn_order_and_bytes_after_mixed_ops() {
+        let mut q = AqmQueue::new(&QueueConfig::Red(red(10, false))).unwrap();
+        let mut rng = ScriptRng::new(&[0.99, 0.99]);
+        fill(&mut q, 3, &mut rng);
+        assert_eq!(q.len_bytes(), 3000);
+        assert_eq!(q.dequeue(Instant::from_nanos(5)).unwrap().id, 100);
+        assert_eq!((q.len_pkts(), q.len_bytes()), (2, 2000));
+        assert_eq!(rng.remaining(), 1, "one draw for the single early-region arrival");
+    }
+}
