@@ -45,7 +45,7 @@ pub struct TcpConfig {
     pub delack_timeout_ns: u64,
     /// Ask for (initiator) or accept (responder) ECN, RFC 3168 §6.1.1.
     pub ecn: bool,
-    /// RFC 5562: the responder sends its SYN-ACK ECN-capable.
+    /// RFC 5562: the responder sends its SYN-ACK ECN-capable (only when ECN is negotiated).
     pub ecn_plus: bool,
     /// TCP clock tick: RTT samples, RTO values and timer expiries are whole ticks.
     pub clock_granularity_ns: u64,
@@ -76,5 +76,67 @@ impl Default for TcpConfig {
             max_rto_ns: Duration::from_secs(60).as_nanos(),
             dupack_threshold: 3,
         }
+    }
+}
+
+/// A parameter outside its allowed range.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field} = {value}: {allowed}")]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub value: String,
+    pub allowed: &'static str,
+}
+
+fn check(ok: bool, field: &'static str, value: impl ToString, allowed: &'static str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError { field, value: value.to_string(), allowed })
+    }
+}
+
+impl TcpConfig {
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check((64..=65535).contains(&self.mss), "mss", self.mss, "64..=65535 bytes")?;
+        check(
+            (1..=100).contains(&self.init_cwnd_segments),
+            "init_cwnd_segments",
+            self.init_cwnd_segments,
+            "1..=100 segments",
+        )?;
+        check(self.rwnd_bytes >= self.mss, "rwnd_bytes", self.rwnd_bytes, ">= mss")?;
+        check(self.delack_timeout_ns > 0, "delack_timeout_ns", self.delack_timeout_ns, "> 0")?;
+        check(
+            self.clock_granularity_ns > 0,
+            "clock_granularity_ns",
+            self.clock_granularity_ns,
+            "> 0 (use 1 for a fine-grained clock)",
+        )?;
+        check(self.initial_rto_ns > 0, "initial_rto_ns", self.initial_rto_ns, "> 0")?;
+        check(self.max_rto_ns >= self.min_rto_ns, "max_rto_ns", self.max_rto_ns, ">= min_rto_ns")?;
+        check(self.max_rto_ns >= self.initial_rto_ns, "max_rto_ns", self.max_rto_ns, ">= initial_rto_ns")?;
+        check((1..=1000).contains(&self.dupack_threshold), "dupack_threshold", self.dupack_threshold, "1..=1000")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_default_is_valid() {
+        assert_eq!(TcpConfig::default().validate(), Ok(()));
+    }
+
+    #[test]
+    fn test_validate_names_field_value_and_range() {
+        let cfg = TcpConfig { mss: 10, ..TcpConfig::default() };
+        assert_eq!(cfg.validate().unwrap_err().to_string(), "mss = 10: 64..=65535 bytes");
+        let cfg = TcpConfig { max_rto_ns: 1, ..TcpConfig::default() };
+        assert_eq!(cfg.validate().unwrap_err().to_string(), "max_rto_ns = 1: >= min_rto_ns");
+        // ecn_plus without ecn is accepted and has no effect (ECN is never negotiated).
+        assert_eq!(TcpConfig { ecn_plus: true, ..TcpConfig::default() }.validate(), Ok(()));
     }
 }

@@ -1,5 +1,36 @@
 //! ecnlab-tcp: sans-IO TCP endpoints with ECN (RFC 3168) and ECN+ (RFC 5562).
+//!
+//! A [`Connection`] is a full endpoint (send and receive half). The caller owns
+//! the clock and the network: it feeds segments with [`Connection::on_segment`],
+//! drains [`Connection::poll_transmit`] until `None` after every input, timer or
+//! application call, and calls [`Connection::on_timer`] at [`Connection::poll_at`].
+//!
+//! | file | concern |
+//! |---|---|
+//! | `conn.rs` | handshake, state machine, segment assembly, counters |
+//! | `send.rs` | send sequence state, application data, transmit selection |
+//! | `recovery.rs` | ACK processing: Tahoe/Reno/NewReno/SACK recovery, ECN reaction, RTO |
+//! | `cc.rs` | cwnd/ssthresh, `CaState`, RFC 5681 growth |
+//! | `rtt.rs` | RFC 6298 estimator with a coarse clock |
+//! | `timer.rs` | retransmission timer enum, tick-aligned deadlines |
+//! | `sack.rs` | RFC 6675 scoreboard |
+//! | `assembler.rs`, `recv.rs` | receive half: out-of-order data, SACK blocks, delayed ACK, ECE echo |
+//!
+//! Sequence numbers are `u64` from 0 and never wrap: the SYN is 0, data starts at 1.
 
+mod assembler;
+mod cc;
 pub mod config;
+mod conn;
+mod recovery;
+mod recv;
+mod rtt;
+mod sack;
+mod send;
+mod stats;
+mod timer;
 
-pub use config::{TcpConfig, Variant};
+pub use cc::CaState;
+pub use config::{ConfigError, TcpConfig, Variant};
+pub use conn::{AppEvent, Connection, Role, State};
+pub use stats::TcpStats;

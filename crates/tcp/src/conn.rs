@@ -1,0 +1,497 @@
+//! The connection: handshake, state machine and the glue between the send
+//! half ([`crate::send`], [`crate::recovery`]) and the receive half ([`crate::recv`]).
+//!
+//! Handshake (RFC 793 §3.4, RFC 3168 §6.1.1, RFC 5562):
+//! - the Client sends SYN (seq 0) with MSS, SACK-permitted (variant Sack) and,
+//!   with `ecn`, ECE+CWR, on its first `poll_transmit`;
+//! - the Server answers with SYN-ACK: ECE when it accepts ECN; ECT(0) only with
+//!   `ecn_plus` and only the first transmission (retransmissions are Not-ECT);
+//! - SYN and SYN-ACK are retransmitted on the retransmission timer, starting
+//!   at `initial_rto` and doubling; each expiry counts in `timeouts` and each
+//!   retransmission in `syn_retransmits`. A retransmitted SYN that reaches a
+//!   Server in SYN-RECEIVED is ignored (the SYN-ACK timer recovers; Linux
+//!   would answer at once);
+//! - a Client with data piggybacks the handshake ACK on its first data segment
+//!   (a pure ACK otherwise); a CE SYN-ACK counts in `ce_received` and puts ECE
+//!   on that one segment (RFC 5562 §3.2), which makes the Server start with
+//!   cwnd = 1 MSS (counted in its `ecn_reductions`);
+//! - the handshake gives an RTT sample unless the SYN / SYN-ACK was retransmitted;
+//!   a backed-off RTO stays backed off until the first data sample (RFC 6298
+//!   (5.7) would set it to 3 s; not implemented).
+//!
+//! Closing: FIN exchange without TIME-WAIT. The connection is `Done` (and
+//! `AppEvent::Closed` is emitted) once our FIN is acknowledged and the peer's
+//! FIN was received. A `Done` connection still re-acknowledges a retransmitted
+//! FIN, which is what TIME-WAIT would be for. No RST.
+
+use crate::cc::CaState;
+use crate::config::{TcpConfig, Variant};
+use crate::recv::{EcnEcho, PeerFin, Receiver};
+use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
+use crate::stats::TcpStats;
+use crate::timer::RtxTimer;
+use core::fmt;
+use ecnlab_wire::{Duration, Ecn, Instant, Segment, TcpFlags};
+use std::collections::VecDeque;
+
+/// Which side opens the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Active open: sends the SYN on the first `poll_transmit`.
+    Client,
+    /// Passive open: answers a SYN.
+    Server,
+}
+
+/// Connection state (RFC 793 names; FIN-WAIT-1/2 are merged, no TIME-WAIT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum State {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    /// Our FIN queued or sent, the peer's not received (FIN-WAIT-1 and -2).
+    FinWait,
+    CloseWait,
+    Closing,
+    LastAck,
+    /// Both FINs exchanged and ours acknowledged: the connection is finished.
+    Done,
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            State::Closed => "CLOSED",
+            State::Listen => "LISTEN",
+            State::SynSent => "SYN-SENT",
+            State::SynReceived => "SYN-RECEIVED",
+            State::Established => "ESTABLISHED",
+            State::FinWait => "FIN-WAIT",
+            State::CloseWait => "CLOSE-WAIT",
+            State::Closing => "CLOSING",
+            State::LastAck => "LAST-ACK",
+            State::Done => "DONE",
+        };
+        f.write_str(s)
+    }
+}
+
+/// What the application learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AppEvent {
+    Connected,
+    /// New in-order payload bytes.
+    Received(u64),
+    /// The peer's FIN arrived after all its data.
+    PeerClosed,
+    /// Both FINs exchanged and acknowledged: the connection is finished.
+    Closed,
+}
+
+/// Our SYN or SYN-ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handshake {
+    Idle,
+    /// To be (re)sent by the next `poll_transmit`.
+    Pending {
+        retransmit: bool,
+    },
+    /// Sent; `ect`: a SYN-ACK sent ECT(0) (RFC 5562).
+    Sent {
+        at: Instant,
+        retransmitted: bool,
+        ect: bool,
+    },
+}
+
+/// Options agreed in the handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Negotiated {
+    mss: u32,
+    sack: bool,
+    ecn: bool,
+}
+
+/// One TCP endpoint: a send half and a receive half (sans-IO).
+#[derive(Clone, Debug)]
+pub struct Connection {
+    cfg: TcpConfig,
+    role: Role,
+    state: State,
+    hs: Handshake,
+    neg: Negotiated,
+    snd: Sender,
+    rcv: Receiver,
+    events: VecDeque<AppEvent>,
+    stats: TcpStats,
+}
+
+impl Connection {
+    pub fn new(cfg: TcpConfig, role: Role) -> Self {
+        let state = match role {
+            Role::Client => State::Closed,
+            Role::Server => State::Listen,
+        };
+        Connection {
+            snd: Sender::new(&cfg),
+            rcv: Receiver::new(cfg.delayed_ack, Duration(cfg.delack_timeout_ns)),
+            neg: Negotiated { mss: cfg.mss, sack: false, ecn: false },
+            cfg,
+            role,
+            state,
+            hs: Handshake::Idle,
+            events: VecDeque::new(),
+            stats: TcpStats::default(),
+        }
+    }
+
+    pub fn on_segment(&mut self, now: Instant, seg: &Segment) {
+        match self.state {
+            State::Closed => {}
+            State::Listen => self.on_syn(seg),
+            State::SynSent => self.on_syn_ack(now, seg),
+            State::SynReceived => self.on_handshake_ack(now, seg),
+            _ => self.on_segment_open(now, seg),
+        }
+    }
+
+    /// Server, LISTEN: a SYN opens the connection (RFC 793 §3.4, RFC 3168 §6.1.1).
+    fn on_syn(&mut self, seg: &Segment) {
+        if !seg.flags.syn() || seg.flags.ack() {
+            return;
+        }
+        self.neg = Negotiated {
+            mss: effective_mss(self.cfg.mss, seg.mss),
+            sack: seg.sack_permitted && self.cfg.variant == Variant::Sack,
+            // RFC 3168 §6.1.1: an ECN-setup SYN has both ECE and CWR.
+            ecn: self.cfg.ecn && seg.flags.ece() && seg.flags.cwr(),
+        };
+        self.snd.peer_rwnd = seg.window;
+        self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
+        self.state = State::SynReceived;
+        self.hs = Handshake::Pending { retransmit: false };
+    }
+
+    /// Client, SYN-SENT: the SYN-ACK completes our side.
+    fn on_syn_ack(&mut self, now: Instant, seg: &Segment) {
+        if !(seg.flags.syn() && seg.flags.ack() && seg.ack == 1) {
+            return;
+        }
+        self.neg = Negotiated {
+            mss: effective_mss(self.cfg.mss, seg.mss),
+            sack: seg.sack_permitted && self.cfg.variant == Variant::Sack,
+            // RFC 3168 §6.1.1: an ECN-setup SYN-ACK has ECE and not CWR.
+            ecn: self.cfg.ecn && seg.flags.ece() && !seg.flags.cwr(),
+        };
+        self.handshake_rtt_sample(now);
+        self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
+        if self.neg.ecn && seg.ecn == Ecn::Ce {
+            // RFC 5562 §3.2: a CE SYN-ACK is echoed with ECE on the ACK.
+            self.stats.ce_received += 1;
+            self.rcv.echo = EcnEcho::SynAckCe;
+        }
+        self.rcv.ack_now();
+        self.establish(seg.window);
+    }
+
+    /// Server, SYN-RECEIVED: the ACK of our SYN-ACK (possibly with data).
+    fn on_handshake_ack(&mut self, now: Instant, seg: &Segment) {
+        if seg.flags.syn() || !seg.flags.ack() || seg.ack != 1 {
+            return; // a retransmitted SYN is ignored: our SYN-ACK timer runs
+        }
+        let ect = matches!(self.hs, Handshake::Sent { ect: true, .. });
+        self.handshake_rtt_sample(now);
+        self.establish(seg.window);
+        if ect && seg.flags.ece() {
+            // RFC 5562 §3.2: the ECN-capable SYN-ACK was marked; start with one segment.
+            self.stats.ecn_reductions += 1;
+            self.snd.ecn_plus_reduce();
+        }
+        self.on_segment_open(now, seg);
+    }
+
+    fn handshake_rtt_sample(&mut self, now: Instant) {
+        if let Handshake::Sent { at, retransmitted: false, .. } = self.hs {
+            self.snd.rtt.sample(now - at);
+        }
+        self.hs = Handshake::Idle;
+    }
+
+    fn establish(&mut self, peer_rwnd: u32) {
+        let n = self.neg;
+        self.snd.establish(&self.cfg, n.mss, n.sack, n.ecn, peer_rwnd);
+        self.state = match self.snd.fin {
+            FinState::Queued => State::FinWait,
+            FinState::Open => State::Established,
+        };
+        self.events.push_back(AppEvent::Connected);
+    }
+
+    fn on_segment_open(&mut self, now: Instant, seg: &Segment) {
+        if seg.flags.syn() {
+            self.rcv.ack_now(); // our handshake ACK was lost: acknowledge again
+            return;
+        }
+        if seg.flags.ack() {
+            self.snd.on_ack(now, seg, &mut self.stats);
+        }
+        if seg.payload_len > 0 || seg.flags.fin() {
+            let d = self.rcv.on_segment(now, seg, &mut self.stats);
+            if d.bytes > 0 {
+                self.events.push_back(AppEvent::Received(d.bytes));
+            }
+            if d.fin {
+                self.events.push_back(AppEvent::PeerClosed);
+            }
+        }
+        self.update_close_state();
+    }
+
+    fn update_close_state(&mut self) {
+        let ours = self.snd.fin_acked();
+        let theirs = self.rcv.fin == PeerFin::Received;
+        let next = match self.state {
+            State::Established if theirs => State::CloseWait,
+            State::FinWait if theirs && ours => State::Done,
+            State::FinWait if theirs => State::Closing,
+            State::Closing | State::LastAck if ours => State::Done,
+            s => s,
+        };
+        if next == State::Done && self.state != State::Done {
+            self.snd.timer = RtxTimer::Idle;
+            self.events.push_back(AppEvent::Closed);
+        }
+        self.state = next;
+    }
+
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        match (self.state, self.hs) {
+            (State::Closed, _) if self.role == Role::Client => {
+                self.state = State::SynSent;
+                return Some(self.send_handshake(now, false));
+            }
+            (State::SynSent | State::SynReceived, Handshake::Pending { retransmit }) => {
+                return Some(self.send_handshake(now, retransmit));
+            }
+            (State::Closed | State::Listen | State::SynSent | State::SynReceived, _) => return None,
+            _ => {}
+        }
+        if let Some(tx) = self.snd.next_tx() {
+            return Some(self.send_data(now, tx));
+        }
+        if self.rcv.ack_due() {
+            let seg = Segment { flags: TcpFlags::ACK, seq: self.snd.nxt, ..Segment::default() };
+            return Some(self.stamp(seg));
+        }
+        None
+    }
+
+    /// SYN (Client) or SYN-ACK (Server), RFC 3168 §6.1.1 and RFC 5562.
+    fn send_handshake(&mut self, now: Instant, retransmit: bool) -> Segment {
+        let mut seg = Segment {
+            mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+            window: self.cfg.rwnd_bytes,
+            retransmit,
+            ..Segment::default()
+        };
+        let mut ect = false;
+        match self.role {
+            Role::Client => {
+                seg.flags = TcpFlags::SYN;
+                seg.sack_permitted = self.cfg.variant == Variant::Sack;
+                if self.cfg.ecn {
+                    seg.flags.insert(TcpFlags::ECE | TcpFlags::CWR);
+                }
+            }
+            Role::Server => {
+                seg.flags = TcpFlags::SYN | TcpFlags::ACK;
+                seg.ack = 1;
+                seg.sack_permitted = self.neg.sack;
+                if self.neg.ecn {
+                    seg.flags.insert(TcpFlags::ECE);
+                }
+                // RFC 5562 §3.1: ECT SYN-ACK; a retransmitted one is Not-ECT (§3.2).
+                ect = self.neg.ecn && self.cfg.ecn_plus && !retransmit;
+                seg.ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
+            }
+        }
+        self.hs = Handshake::Sent { at: now, retransmitted: retransmit, ect };
+        self.snd.arm_timer(now);
+        self.count(&seg);
+        seg
+    }
+
+    fn send_data(&mut self, now: Instant, tx: Tx) -> Segment {
+        let mut flags = TcpFlags::ACK;
+        if tx.fin {
+            flags.insert(TcpFlags::FIN);
+        }
+        let new_data = tx.len > 0 && !tx.retransmit;
+        // RFC 3168 §6.1.5: retransmissions are Not-ECT; §6.1.4: so are pure ACKs.
+        // A FIN without data is sent Not-ECT as well.
+        let ecn = if new_data && self.snd.ecn != EcnSend::Disabled { Ecn::Ect0 } else { Ecn::NotEct };
+        if new_data && self.snd.ecn == EcnSend::CwrPending {
+            // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
+            flags.insert(TcpFlags::CWR);
+            self.snd.ecn = EcnSend::Idle;
+        }
+        let seg =
+            Segment { seq: tx.seq, flags, payload_len: tx.len, ecn, retransmit: tx.retransmit, ..Segment::default() };
+        self.snd.on_sent(now, tx);
+        self.stamp(seg)
+    }
+
+    /// Adds the receive half's ACK, ECE, SACK blocks and window; counts the segment.
+    fn stamp(&mut self, mut seg: Segment) -> Segment {
+        let (ack, ece, sack) = self.rcv.ack_fields();
+        seg.ack = ack;
+        seg.flags.insert(TcpFlags::ACK);
+        if ece {
+            seg.flags.insert(TcpFlags::ECE);
+        }
+        seg.sack = sack;
+        seg.window = self.cfg.rwnd_bytes;
+        self.rcv.on_ack_sent();
+        self.count(&seg);
+        seg
+    }
+
+    fn count(&mut self, seg: &Segment) {
+        let st = &mut self.stats;
+        let (syn, fin) = (seg.flags.syn(), seg.flags.fin());
+        st.packets_sent += 1;
+        if seg.payload_len > 0 {
+            st.data_packets_sent += 1;
+            st.data_bytes_sent += seg.payload_len as u64;
+        }
+        match (seg.retransmit, syn) {
+            (true, true) => st.syn_retransmits += 1,
+            (true, false) => st.retransmits += 1,
+            _ => {}
+        }
+        if !syn {
+            st.ece_sent += seg.flags.ece() as u64;
+            st.cwr_sent += seg.flags.cwr() as u64;
+        }
+        if seg.payload_len == 0 && !syn && !fin {
+            st.acks_sent += 1;
+        }
+    }
+
+    /// Earliest pending timer deadline (retransmission / hold, delayed ACK).
+    pub fn poll_at(&self) -> Option<Instant> {
+        match (self.snd.timer.deadline(), self.rcv.poll_at()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn on_timer(&mut self, now: Instant) {
+        self.rcv.on_timer(now);
+        if !self.snd.timer.is_due(now) {
+            return;
+        }
+        match self.state {
+            State::SynSent | State::SynReceived => {
+                // RFC 6298 (5.5)/(5.6) for the SYN / SYN-ACK.
+                self.snd.timer = RtxTimer::Idle;
+                self.stats.timeouts += 1;
+                self.snd.rtt.back_off();
+                self.hs = Handshake::Pending { retransmit: true };
+            }
+            _ => self.snd.on_timer(now, &mut self.stats),
+        }
+    }
+
+    /// Queues `bytes` more application bytes (ignored after `close()` or `send_unlimited()`).
+    pub fn send(&mut self, bytes: u64) {
+        if let (AppData::Bytes(n), FinState::Open) = (self.snd.app, self.snd.fin) {
+            self.snd.app = AppData::Bytes(n + bytes);
+        }
+    }
+
+    /// An infinite source (ignored after `close()`).
+    pub fn send_unlimited(&mut self) {
+        if self.snd.fin == FinState::Open {
+            self.snd.app = AppData::Unlimited;
+        }
+    }
+
+    /// FIN once all queued data is sent. After `send_unlimited()` the stream
+    /// ends at the highest byte already sent.
+    pub fn close(&mut self) {
+        if self.snd.fin == FinState::Queued {
+            return;
+        }
+        if self.snd.app == AppData::Unlimited {
+            self.snd.app = AppData::Bytes(self.snd.max - 1);
+        }
+        self.snd.fin = FinState::Queued;
+        self.state = match self.state {
+            State::Established => State::FinWait,
+            State::CloseWait => State::LastAck,
+            s => s,
+        };
+    }
+
+    pub fn poll_event(&mut self) -> Option<AppEvent> {
+        self.events.pop_front()
+    }
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv.bytes_received
+    }
+    pub fn bytes_acked(&self) -> u64 {
+        self.snd.bytes_acked()
+    }
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn ca_state(&self) -> CaState {
+        self.snd.cc.phase.ca_state()
+    }
+    /// Congestion window, bytes.
+    pub fn cwnd(&self) -> u32 {
+        self.snd.cc.cwnd
+    }
+    pub fn ssthresh(&self) -> u32 {
+        self.snd.cc.ssthresh
+    }
+    /// Effective MSS (min of ours and the peer's) once the handshake is done.
+    pub fn mss(&self) -> u32 {
+        self.neg.mss
+    }
+    /// Current retransmission timeout (backed off).
+    pub fn rto(&self) -> Duration {
+        self.snd.rto()
+    }
+    /// Smoothed RTT, once sampled.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.snd.rtt.srtt()
+    }
+    pub fn ecn_negotiated(&self) -> bool {
+        self.neg.ecn
+    }
+    pub fn sack_negotiated(&self) -> bool {
+        self.neg.sack
+    }
+    pub fn stats(&self) -> &TcpStats {
+        &self.stats
+    }
+    /// True once the connection is `Done` (both FINs exchanged and acknowledged).
+    pub fn is_closed(&self) -> bool {
+        self.state == State::Done
+    }
+    pub fn role(&self) -> Role {
+        self.role
+    }
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+}
+
+/// Effective MSS: ours and the peer's option (RFC 1122 §4.2.2.6 default 536 when absent).
+fn effective_mss(own: u32, peer: Option<u16>) -> u32 {
+    own.min(peer.map_or(536, u32::from)).max(1)
+}

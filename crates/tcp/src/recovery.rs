@@ -1,0 +1,274 @@
+//! Loss recovery and the ECN reaction: what an ACK or a timeout does to the
+//! sender, per variant.
+//!
+//! Window reductions happen at most once per window of data: each reduction
+//! enters a phase that remembers snd_max at that moment and ends when snd_una
+//! passes it (Cwr, Loss) or reaches it (Recovery).
+//!
+//! | event | Open / Disorder | Cwr (ECN-reduced this window) | Recovery | Loss |
+//! |---|---|---|---|---|
+//! | ECE on an ACK | reduce: ssthresh = max(FlightSize/2, 2·SMSS), cwnd = ssthresh, → Cwr | ignored | ignored | ignored |
+//! | DupThresh dupACKs | fast retransmit with reduction, → Recovery | fast retransmit, ssthresh kept (RFC 3168 §6.1.2 "should not decrease ... again"), → Recovery | per variant | ignored |
+//! | RTO | ssthresh = max(FlightSize/2, 2·SMSS), cwnd = 1 SMSS, → Loss | cwnd = 1 SMSS, ssthresh kept (reduced within the last RTT, RFC 3168 §6.1.2) | as Open | cwnd = 1 SMSS, ssthresh kept (RFC 5681 §3.1 note on repeated timeouts) |
+//!
+//! ECE with cwnd of one segment (RFC 3168 §6.1.2): ssthresh is reduced as usual,
+//! cwnd stays at 1 SMSS and the retransmission timer is reset as an `EcnHold`:
+//! no new data until it expires. If nothing is outstanding at expiry the sender
+//! simply resumes with one segment (not a timeout, not counted); if data is
+//! outstanding the expiry is an ordinary timeout.
+//!
+//! Variant `Sack` without SACK negotiated behaves as NewReno. Entering
+//! Recovery from Cwr keeps ssthresh and sets cwnd from it (growth made during
+//! Cwr is dropped). NewReno leaves Recovery with cwnd = ssthresh (RFC 6582
+//! §3.2 step 6 option 2) and restarts the RTO on every partial ACK
+//! ("Slow-but-Steady"); SACK recovery does not grow cwnd and leaves it at
+//! ssthresh. NewReno and SACK start no new episode while snd_una < `recover`
+//! (snd_max at the last episode or timeout).
+//!
+//! The ACK that triggers an ECN reduction does not also grow cwnd. After an ECN
+//! reduction cwnd grows normally (congestion avoidance) while in Cwr.
+//! Any reduction with ECN negotiated sets CWR on the next new data segment
+//! (RFC 3168 §6.1.2: "reduces its congestion window for any reason").
+
+use crate::cc::Phase;
+use crate::config::Variant;
+use crate::send::{EcnSend, Sender};
+use crate::stats::TcpStats;
+use ecnlab_wire::{Instant, Segment};
+
+impl Sender {
+    /// Processes the acknowledgment part of `seg` (established connections only).
+    pub(crate) fn on_ack(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) {
+        self.peer_rwnd = seg.window;
+        let ack = seg.ack.min(self.max);
+        if self.use_sack {
+            self.sb.update(ack.max(self.una), seg.sack.as_slice());
+        }
+        if ack > self.una {
+            let acked = ack - self.una;
+            self.una = ack;
+            self.nxt = self.nxt.max(ack);
+            self.rtx_next = self.rtx_next.filter(|&s| s >= ack);
+            self.take_rtt_sample(now, ack);
+            self.restart_timer(now);
+            self.cc.dupacks = 0;
+            self.end_phase();
+            if seg.flags.ece() && self.ece_allowed() {
+                self.ecn_reduce(now, st);
+            } else {
+                self.on_new_ack(acked);
+            }
+        } else {
+            if seg.flags.ece() && self.ece_allowed() {
+                self.ecn_reduce(now, st);
+            }
+            if is_dupack(seg, ack, self.una, self.max) {
+                self.on_dupack(st);
+            }
+        }
+    }
+
+    /// Cwr and Loss end once snd_una passes their sequence number.
+    fn end_phase(&mut self) {
+        self.cc.phase = match self.cc.phase {
+            Phase::Cwr { until } if self.una > until => Phase::Open,
+            Phase::Loss { recover } if self.una >= recover => Phase::Open,
+            Phase::Disorder => Phase::Open,
+            p => p,
+        };
+    }
+
+    /// RFC 3168 §6.1.2: react to ECE at most once per window, never during loss
+    /// recovery, and not while our CWR is still unsent: the receiver echoes ECE
+    /// until it sees CWR (§6.1.3), so until then ECE carries no news (this matters
+    /// when a reduction leaves no new data to carry the CWR).
+    /// ECE on the ACK that ends a Loss phase can still be stale: `reduced_at`
+    /// makes "passes" strict for every kind of reduction.
+    fn ece_allowed(&self) -> bool {
+        self.ecn == EcnSend::Idle
+            && self.una > self.reduced_at
+            && matches!(self.cc.phase, Phase::Open | Phase::Disorder)
+    }
+
+    /// RFC 3168 §6.1.2: halve the window, no retransmission, CWR on the next new segment.
+    fn ecn_reduce(&mut self, now: Instant, st: &mut TcpStats) {
+        st.ecn_reductions += 1;
+        let one_segment = self.cc.cwnd <= self.cc.mss;
+        self.cc.halve(self.flight_size());
+        if one_segment {
+            // "the TCP sender should reset the retransmit timer on receiving the
+            // ECN-Echo packet when the congestion window is one"
+            self.hold_timer(now);
+        } else {
+            self.cc.cwnd = self.cc.ssthresh;
+        }
+        self.cc.phase = Phase::Cwr { until: self.max };
+        self.reduced_at = self.max;
+        self.ecn = EcnSend::CwrPending;
+    }
+
+    fn on_new_ack(&mut self, acked: u64) {
+        let Phase::Recovery { recover } = self.cc.phase else {
+            self.cc.grow();
+            return;
+        };
+        let full = self.una >= recover;
+        match self.cc.variant {
+            Variant::Tahoe => {
+                self.cc.grow(); // slow start through the go-back-N retransmissions
+                if full {
+                    self.cc.phase = Phase::Open;
+                }
+            }
+            // RFC 5681 §3.2 step 6: the first new ACK deflates the window and ends recovery.
+            Variant::Reno => self.exit_recovery(),
+            // RFC 6675 §5: recovery ends when RecoveryPoint is acknowledged.
+            Variant::Sack if self.use_sack => {
+                if full {
+                    self.exit_recovery();
+                }
+            }
+            Variant::NewReno | Variant::Sack if full => self.exit_recovery(),
+            Variant::NewReno | Variant::Sack => self.partial_ack(acked),
+        }
+    }
+
+    /// RFC 6582 §3.2 step 6, option (2): cwnd = ssthresh on a full ACK.
+    fn exit_recovery(&mut self) {
+        self.cc.cwnd = self.cc.ssthresh;
+        self.cc.phase = Phase::Open;
+    }
+
+    /// RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
+    /// acknowledged, add back one SMSS if at least one SMSS was acknowledged.
+    /// The timer was restarted by the ACK (RFC 6298 (5.3): "Slow-but-Steady").
+    fn partial_ack(&mut self, acked: u64) {
+        self.rtx_next = Some(self.una);
+        let mss = self.cc.mss as u64;
+        let mut cwnd = (self.cc.cwnd as u64).saturating_sub(acked);
+        if acked >= mss {
+            cwnd += mss;
+        }
+        self.cc.cwnd = cwnd.max(mss) as u32;
+    }
+
+    fn on_dupack(&mut self, st: &mut TcpStats) {
+        self.cc.dupacks += 1;
+        match self.cc.phase {
+            Phase::Open => {
+                self.cc.phase = Phase::Disorder;
+                self.maybe_enter_recovery(st);
+            }
+            Phase::Disorder | Phase::Cwr { .. } => self.maybe_enter_recovery(st),
+            // RFC 5681 §3.2 step 4 (and RFC 6582): inflate by one SMSS per dupACK.
+            Phase::Recovery { .. } if matches!(self.cc.variant, Variant::Reno | Variant::NewReno) => {
+                self.cc.cwnd = self.cc.cwnd.saturating_add(self.cc.mss);
+            }
+            Phase::Recovery { .. } if self.cc.variant == Variant::Sack && !self.use_sack => {
+                self.cc.cwnd = self.cc.cwnd.saturating_add(self.cc.mss);
+            }
+            Phase::Recovery { .. } | Phase::Loss { .. } => {}
+        }
+    }
+
+    fn maybe_enter_recovery(&mut self, st: &mut TcpStats) {
+        let lost = self.use_sack && self.sb.is_lost(self.una, &self.space());
+        if self.cc.dupacks < self.cc.dupthresh && !lost {
+            return;
+        }
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5: no new episode for data sent before
+        // `recover` (after a timeout or an unfinished episode).
+        let guarded = matches!(self.cc.variant, Variant::NewReno | Variant::Sack);
+        if guarded && self.una < self.cc.recover {
+            return;
+        }
+        self.enter_recovery(st);
+    }
+
+    /// Fast retransmit (RFC 5681 §3.2 steps 2–3, RFC 6582, RFC 6675 §5 step 4).
+    fn enter_recovery(&mut self, st: &mut TcpStats) {
+        st.fast_retransmits += 1;
+        let same_window = matches!(self.cc.phase, Phase::Cwr { .. });
+        if !same_window {
+            self.cc.halve(self.flight_size());
+            self.reduced_at = self.max;
+            if self.ecn != EcnSend::Disabled {
+                self.ecn = EcnSend::CwrPending;
+            }
+        }
+        self.cc.recover = self.max;
+        self.cc.phase = Phase::Recovery { recover: self.max };
+        self.timing = None;
+        let mss = self.cc.mss;
+        match self.cc.variant {
+            // Tahoe: slow start from one segment, go-back-N.
+            Variant::Tahoe => {
+                self.cc.cwnd = mss;
+                self.nxt = self.una;
+            }
+            Variant::Sack if self.use_sack => {
+                self.cc.cwnd = self.cc.ssthresh;
+                self.sb.start_episode(self.una);
+                self.rtx_next = Some(self.una);
+            }
+            Variant::Reno | Variant::NewReno | Variant::Sack => {
+                self.cc.cwnd = self.cc.ssthresh.saturating_add(self.cc.dupthresh * mss);
+                self.rtx_next = Some(self.una);
+            }
+        }
+    }
+
+    /// The retransmission timer expired with the connection established.
+    pub(crate) fn on_timer(&mut self, now: Instant, st: &mut TcpStats) {
+        let was_hold = self.timer.is_hold();
+        self.timer = crate::timer::RtxTimer::Idle;
+        if self.una >= self.max {
+            // RFC 3168 §6.1.2: the hold is over; nothing to retransmit.
+            debug_assert!(was_hold, "retransmission timer ran with nothing outstanding");
+            return;
+        }
+        self.on_rto(now, st);
+    }
+
+    /// RFC 6298 (5.4)–(5.6) and RFC 5681 §3.1 eq. (4): go back to snd_una with one segment.
+    fn on_rto(&mut self, now: Instant, st: &mut TcpStats) {
+        st.timeouts += 1;
+        let keep_ssthresh = matches!(self.cc.phase, Phase::Cwr { .. } | Phase::Loss { .. });
+        if !keep_ssthresh {
+            self.cc.halve(self.flight_size());
+        }
+        self.cc.cwnd = self.cc.mss;
+        self.cc.dupacks = 0;
+        self.cc.recover = self.max;
+        self.cc.phase = Phase::Loss { recover: self.max };
+        self.reduced_at = self.max;
+        if self.ecn != EcnSend::Disabled {
+            self.ecn = EcnSend::CwrPending;
+        }
+        self.nxt = self.una;
+        self.rtx_next = None;
+        self.timing = None;
+        self.sb.clear(); // RFC 2018 §8
+        self.sb.start_episode(self.una);
+        self.rtt.back_off(); // RFC 6298 (5.5)
+        self.arm_timer(now); // RFC 6298 (5.6)
+    }
+}
+
+/// RFC 5681 §2 duplicate ACK: no data, no SYN/FIN, acknowledges snd_una while
+/// data is outstanding (the window never changes here).
+fn is_dupack(seg: &Segment, ack: u64, una: u64, max: u64) -> bool {
+    ack == una && una < max && seg.payload_len == 0 && !seg.flags.syn() && !seg.flags.fin()
+}
+
+impl Sender {
+    /// RFC 5562 §3.2: the responder's ECT SYN-ACK was CE-marked, so it starts with
+    /// cwnd = 1 SMSS instead of the initial window (ssthresh untouched) and sets
+    /// CWR on its first data segment. The caller counts it in `ecn_reductions`.
+    pub(crate) fn ecn_plus_reduce(&mut self) {
+        self.cc.cwnd = self.cc.mss;
+        self.cc.phase = Phase::Cwr { until: self.max };
+        self.reduced_at = self.max;
+        self.ecn = EcnSend::CwrPending;
+    }
+}

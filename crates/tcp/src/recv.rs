@@ -1,0 +1,211 @@
+//! The receive half: `rcv_nxt`, out-of-order data, delayed ACKs and the ECN echo.
+//!
+//! ACK policy (RFC 5681 §4.2, RFC 1122 §4.2.3.2):
+//! - with `delayed_ack`: ACK once two full-sized segments' worth of bytes are
+//!   unacknowledged, otherwise `delack_timeout` after the first unacknowledged
+//!   segment (the timer is not restarted by later segments and is not tick-aligned);
+//! - immediately for an out-of-order or duplicate segment, for a segment that
+//!   fills (part of) a hole, for a FIN, and when a CE segment arrives while no
+//!   ECE is being echoed (RFC 3168 §6.1.3; Linux enters quick-ACK mode there);
+//! - without `delayed_ack`: every segment is ACKed at once.
+//!
+//! Any segment this endpoint sends carries the ACK and cancels the pending one.
+
+use crate::assembler::Assembler;
+use crate::stats::TcpStats;
+use ecnlab_wire::{Duration, Ecn, Instant, SackBlocks, Segment};
+
+/// Whether (and when) an ACK is owed to the peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AckPending {
+    None,
+    /// Delayed ACK: `bytes` in-order bytes unacknowledged, ACK by `expires_at`.
+    Delayed {
+        bytes: u64,
+        expires_at: Instant,
+    },
+    Now,
+}
+
+/// RFC 3168 §6.1.3 receiver ECN state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EcnEcho {
+    /// ECN not negotiated.
+    Disabled,
+    /// Negotiated; no congestion to report.
+    Quiet,
+    /// A CE data packet arrived: ECE on every segment until a CWR arrives.
+    Echoing,
+    /// RFC 5562 §3.2: the SYN-ACK arrived CE; ECE on the handshake ACK only.
+    SynAckCe,
+}
+
+/// The peer's FIN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PeerFin {
+    NotSeen,
+    /// Seen at this sequence number, but data before it is missing.
+    At(u64),
+    /// Consumed: `rcv_nxt` is past it.
+    Received,
+}
+
+/// What one segment delivered to the application.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Delivered {
+    pub(crate) bytes: u64,
+    pub(crate) fin: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Receiver {
+    pub(crate) rcv_nxt: u64,
+    ooo: Assembler,
+    sack: bool,
+    pub(crate) fin: PeerFin,
+    pub(crate) ack: AckPending,
+    pub(crate) echo: EcnEcho,
+    delayed_ack: bool,
+    delack: Duration,
+    mss: u64,
+    pub(crate) bytes_received: u64,
+}
+
+impl Receiver {
+    pub(crate) fn new(delayed_ack: bool, delack: Duration) -> Self {
+        Receiver {
+            rcv_nxt: 0,
+            ooo: Assembler::default(),
+            sack: false,
+            fin: PeerFin::NotSeen,
+            ack: AckPending::None,
+            echo: EcnEcho::Disabled,
+            delayed_ack,
+            delack,
+            mss: 536,
+            bytes_received: 0,
+        }
+    }
+
+    /// The peer's SYN (sequence 0) was received: data starts at 1.
+    pub(crate) fn on_syn(&mut self, mss: u32, sack: bool, ecn: bool) {
+        self.rcv_nxt = 1;
+        self.mss = mss as u64;
+        self.sack = sack;
+        self.echo = if ecn { EcnEcho::Quiet } else { EcnEcho::Disabled };
+    }
+
+    /// Processes the sequence-space part (payload and FIN) of a segment.
+    pub(crate) fn on_segment(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) -> Delivered {
+        let mut immediate = self.on_ecn(seg, st);
+        let before = self.rcv_nxt;
+        if seg.payload_len > 0 {
+            immediate |= self.on_payload(seg.seq, seg.seq + seg.payload_len as u64);
+        }
+        let mut out = Delivered { bytes: self.rcv_nxt - before, fin: false };
+        self.bytes_received += out.bytes;
+        if seg.flags.fin() {
+            immediate = true; // a FIN (new or repeated) is acknowledged at once
+            if self.fin == PeerFin::NotSeen {
+                self.fin = PeerFin::At(seg.seq + seg.payload_len as u64);
+            }
+        }
+        if let PeerFin::At(s) = self.fin {
+            if s == self.rcv_nxt {
+                self.rcv_nxt += 1;
+                self.fin = PeerFin::Received;
+                out.fin = true;
+            }
+        }
+        self.schedule_ack(now, immediate, out.bytes);
+        out
+    }
+
+    /// RFC 3168 §6.1.3: a CWR ends the echo, then a CE (re)starts it. Returns
+    /// true when the echo starts (an immediate ACK tells the sender at once).
+    fn on_ecn(&mut self, seg: &Segment, st: &mut TcpStats) -> bool {
+        if matches!(self.echo, EcnEcho::Disabled) || seg.payload_len == 0 {
+            return false;
+        }
+        if seg.flags.cwr() && self.echo == EcnEcho::Echoing {
+            self.echo = EcnEcho::Quiet;
+        }
+        if seg.ecn != Ecn::Ce {
+            return false;
+        }
+        st.ce_received += 1;
+        let starts = self.echo != EcnEcho::Echoing;
+        self.echo = EcnEcho::Echoing;
+        starts
+    }
+
+    /// Places `[start, end)`; returns true when it calls for an immediate ACK.
+    fn on_payload(&mut self, start: u64, end: u64) -> bool {
+        if end <= self.rcv_nxt {
+            return true; // duplicate: RFC 5681 §4.2 / RFC 793 re-ACK
+        }
+        if start > self.rcv_nxt {
+            self.ooo.insert(start, end); // RFC 5681 §4.2: out of order, ACK at once
+            return true;
+        }
+        let filled_hole = !self.ooo.is_empty();
+        self.rcv_nxt = self.ooo.advance(end);
+        filled_hole // RFC 5681 §4.2: a segment that fills a gap is ACKed at once
+    }
+
+    fn schedule_ack(&mut self, now: Instant, immediate: bool, new_bytes: u64) {
+        if immediate || !self.delayed_ack {
+            self.ack = AckPending::Now;
+            return;
+        }
+        if new_bytes == 0 {
+            return;
+        }
+        self.ack = match self.ack {
+            AckPending::None if new_bytes >= 2 * self.mss => AckPending::Now,
+            AckPending::None => AckPending::Delayed { bytes: new_bytes, expires_at: now + self.delack },
+            // RFC 5681 §4.2: ACK at least every second full-sized segment.
+            AckPending::Delayed { bytes, .. } if bytes + new_bytes >= 2 * self.mss => AckPending::Now,
+            AckPending::Delayed { bytes, expires_at } => AckPending::Delayed { bytes: bytes + new_bytes, expires_at },
+            AckPending::Now => AckPending::Now,
+        };
+    }
+
+    /// A SYN-ACK (or SYN) arrived again: re-acknowledge it.
+    pub(crate) fn ack_now(&mut self) {
+        self.ack = AckPending::Now;
+    }
+
+    pub(crate) fn ack_due(&self) -> bool {
+        self.ack == AckPending::Now
+    }
+
+    pub(crate) fn poll_at(&self) -> Option<Instant> {
+        match self.ack {
+            AckPending::Delayed { expires_at, .. } => Some(expires_at),
+            _ => None,
+        }
+    }
+
+    /// The delayed-ACK timer: an ACK becomes due.
+    pub(crate) fn on_timer(&mut self, now: Instant) {
+        if matches!(self.ack, AckPending::Delayed { expires_at, .. } if expires_at <= now) {
+            self.ack = AckPending::Now;
+        }
+    }
+
+    /// (ack, ece, sack blocks) for the next outgoing segment.
+    pub(crate) fn ack_fields(&self) -> (u64, bool, SackBlocks) {
+        let ece = matches!(self.echo, EcnEcho::Echoing | EcnEcho::SynAckCe);
+        let sack = if self.sack { self.ooo.sack_blocks() } else { SackBlocks::EMPTY };
+        (self.rcv_nxt, ece, sack)
+    }
+
+    /// A segment carrying our ACK left: nothing is owed any more.
+    pub(crate) fn on_ack_sent(&mut self) {
+        self.ack = AckPending::None;
+        if self.echo == EcnEcho::SynAckCe {
+            self.echo = EcnEcho::Quiet;
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! The send half: sequence state, application data, and which segment goes next.
+//!
+//! Sequence numbers: the SYN is 0 (handled by `conn.rs`), data occupies
+//! `[1, data_end)`, the FIN (once `close()` was called) is `data_end`.
+//! `una ≤ nxt ≤ max`: `nxt` is the next byte to send and drops back to `una`
+//! after a timeout (go-back-N); `max` is one past the highest byte ever sent.
+//! Every data segment starts at `1 + k·mss`, so retransmissions re-cut the same
+//! segments.
+//!
+//! Nagle is off: full segments are sent while data and window allow; the last
+//! partial segment is sent as soon as the window has room for it.
+
+use crate::cc::{Cc, Phase};
+use crate::config::{TcpConfig, Variant};
+use crate::rtt::RttEstimator;
+use crate::sack::{Scoreboard, SeqSpace};
+use crate::timer::{tick_deadline, RtxTimer};
+use ecnlab_wire::{Duration, Instant};
+
+/// Data the application gave us.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AppData {
+    Bytes(u64),
+    Unlimited,
+}
+
+/// Whether the application closed the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FinState {
+    Open,
+    /// `close()` called: a FIN follows the data.
+    Queued,
+}
+
+/// RFC 3168 §6.1.2 sender-side ECN state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EcnSend {
+    Disabled,
+    Idle,
+    /// The window was reduced: set CWR on the next new data segment.
+    CwrPending,
+}
+
+/// One segment chosen for transmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tx {
+    pub(crate) seq: u64,
+    pub(crate) len: u32,
+    pub(crate) fin: bool,
+    pub(crate) retransmit: bool,
+}
+
+/// The timed segment for RTT measurement (one at a time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Timing {
+    pub(crate) end: u64,
+    pub(crate) sent_at: Instant,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Sender {
+    pub(crate) una: u64,
+    pub(crate) nxt: u64,
+    pub(crate) max: u64,
+    pub(crate) app: AppData,
+    pub(crate) fin: FinState,
+    pub(crate) peer_rwnd: u32,
+    /// A retransmission to send before anything else (fast retransmit, partial ACK).
+    pub(crate) rtx_next: Option<u64>,
+    pub(crate) timing: Option<Timing>,
+    pub(crate) cc: Cc,
+    pub(crate) sb: Scoreboard,
+    /// SACK negotiated and the variant is `Sack`.
+    pub(crate) use_sack: bool,
+    pub(crate) rtt: RttEstimator,
+    pub(crate) timer: RtxTimer,
+    pub(crate) ecn: EcnSend,
+    /// snd_max at the last window reduction of any kind (ECN, fast retransmit,
+    /// timeout); ECE is ignored until snd_una passes it.
+    pub(crate) reduced_at: u64,
+}
+
+impl Sender {
+    pub(crate) fn new(cfg: &TcpConfig) -> Self {
+        // Until the handshake fixes the effective MSS, report the configured IW.
+        let mut cc = Cc::new(cfg.variant, cfg.dupack_threshold);
+        cc.init(cfg.mss, cfg.init_cwnd_segments);
+        Sender {
+            una: 1,
+            nxt: 1,
+            max: 1,
+            app: AppData::Bytes(0),
+            fin: FinState::Open,
+            peer_rwnd: u32::MAX,
+            rtx_next: None,
+            timing: None,
+            cc,
+            sb: Scoreboard::default(),
+            use_sack: false,
+            rtt: RttEstimator::new(cfg),
+            timer: RtxTimer::Idle,
+            ecn: EcnSend::Disabled,
+            reduced_at: 0,
+        }
+    }
+
+    /// The handshake finished: effective MSS, SACK, ECN and the peer's window are known.
+    pub(crate) fn establish(&mut self, cfg: &TcpConfig, mss: u32, sack: bool, ecn: bool, rwnd: u32) {
+        self.cc.init(mss, cfg.init_cwnd_segments);
+        self.use_sack = sack && cfg.variant == Variant::Sack;
+        self.ecn = if ecn { EcnSend::Idle } else { EcnSend::Disabled };
+        self.peer_rwnd = rwnd;
+        self.timer = RtxTimer::Idle;
+    }
+
+    /// One past the last data byte (the FIN's sequence number once closed).
+    pub(crate) fn data_end(&self) -> u64 {
+        match self.app {
+            AppData::Bytes(n) => 1 + n,
+            AppData::Unlimited => u64::MAX - 1,
+        }
+    }
+
+    pub(crate) fn fin_acked(&self) -> bool {
+        self.fin == FinState::Queued && self.una > self.data_end()
+    }
+
+    /// Data bytes acknowledged by the peer.
+    pub(crate) fn bytes_acked(&self) -> u64 {
+        self.una.min(self.data_end()) - 1
+    }
+
+    /// RFC 5681 FlightSize: data sent and not yet acknowledged.
+    pub(crate) fn flight_size(&self) -> u64 {
+        self.max - self.una
+    }
+
+    pub(crate) fn space(&self) -> SeqSpace {
+        SeqSpace {
+            una: self.una,
+            high: self.max.min(self.data_end()),
+            mss: self.cc.mss as u64,
+            dupthresh: self.cc.dupthresh as u64,
+        }
+    }
+
+    fn tx_at(&self, seq: u64) -> Tx {
+        let end = self.data_end();
+        let retransmit = seq < self.max;
+        if seq >= end {
+            Tx { seq: end, len: 0, fin: true, retransmit }
+        } else {
+            let len = (end - seq).min(self.cc.mss as u64) as u32;
+            Tx { seq, len, fin: false, retransmit }
+        }
+    }
+
+    /// The next segment to send, if any (does not change state; see `on_sent`).
+    pub(crate) fn next_tx(&self) -> Option<Tx> {
+        if let Some(seq) = self.rtx_next {
+            return Some(self.tx_at(seq));
+        }
+        if self.timer.is_hold() {
+            return None; // RFC 3168 §6.1.2: wait for the timer before sending
+        }
+        if self.use_sack && matches!(self.cc.phase, Phase::Recovery { .. }) {
+            return self.sack_next();
+        }
+        self.window_next(self.nxt - self.una)
+    }
+
+    /// Next segment at `nxt` if it fits in min(cwnd, rwnd) given `in_flight`.
+    fn window_next(&self, in_flight: u64) -> Option<Tx> {
+        let end = self.data_end();
+        if self.nxt < end {
+            let tx = self.tx_at(self.nxt);
+            let wnd = self.cc.cwnd.min(self.peer_rwnd) as u64;
+            return (in_flight + tx.len as u64 <= wnd).then_some(tx);
+        }
+        // The FIN takes no window: it goes as soon as all data has been sent.
+        (self.fin == FinState::Queued && self.nxt == end).then(|| self.tx_at(end))
+    }
+
+    /// RFC 6675 §5 (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg().
+    fn sack_next(&self) -> Option<Tx> {
+        let v = self.space();
+        let pipe = self.sb.pipe(&v);
+        if pipe + self.cc.mss as u64 > self.cc.cwnd as u64 {
+            return None;
+        }
+        if let Some(s) = self.sb.next_lost(&v) {
+            return Some(self.tx_at(s)); // NextSeg rule (1)
+        }
+        if let Some(tx) = self.window_next(pipe) {
+            return Some(tx); // rule (2): new data
+        }
+        self.sb.next_hole(&v).map(|s| self.tx_at(s)) // rule (3)
+    }
+
+    /// Bookkeeping after `tx` was handed to the network.
+    pub(crate) fn on_sent(&mut self, now: Instant, tx: Tx) {
+        let end = tx.seq + tx.len as u64 + tx.fin as u64;
+        if self.rtx_next == Some(tx.seq) {
+            self.rtx_next = None;
+        }
+        if tx.seq == self.nxt {
+            self.nxt = end;
+        }
+        self.max = self.max.max(end);
+        if tx.retransmit {
+            self.sb.on_retransmit(end);
+            self.timing = None; // Karn: no sample across a retransmission
+        } else if self.timing.is_none() && tx.len > 0 {
+            self.timing = Some(Timing { end, sent_at: now });
+        }
+        if self.timer == RtxTimer::Idle {
+            // RFC 6298 (5.1): start the timer when sending data and it is not running.
+            self.arm_timer(now);
+        }
+    }
+
+    pub(crate) fn arm_timer(&mut self, now: Instant) {
+        let at = tick_deadline(now, self.rtt.rto(), self.rtt.tick());
+        self.timer = RtxTimer::Retransmit { expires_at: at };
+    }
+
+    pub(crate) fn hold_timer(&mut self, now: Instant) {
+        let at = tick_deadline(now, self.rtt.rto(), self.rtt.tick());
+        self.timer = RtxTimer::EcnHold { expires_at: at };
+    }
+
+    /// RFC 6298 (5.2)/(5.3) after an ACK of new data; the ECN hold keeps running.
+    pub(crate) fn restart_timer(&mut self, now: Instant) {
+        if self.timer.is_hold() {
+            return;
+        }
+        if self.una >= self.max {
+            self.timer = RtxTimer::Idle;
+        } else {
+            self.arm_timer(now);
+        }
+    }
+
+    /// An RTT sample when the timed segment is covered by `ack`.
+    pub(crate) fn take_rtt_sample(&mut self, now: Instant, ack: u64) {
+        if let Some(t) = self.timing {
+            if ack >= t.end {
+                self.rtt.sample(now - t.sent_at);
+                self.timing = None;
+            }
+        }
+    }
+
+    pub(crate) fn rto(&self) -> Duration {
+        self.rtt.rto()
+    }
+}

@@ -1,0 +1,36 @@
+//! Per-connection counters (DESIGN.md "Metrics the studies need"; names are a contract).
+
+use serde::Serialize;
+
+/// Counters of one endpoint. Every counter counts segments this endpoint sent,
+/// except `ce_received` (data segments received with CE) and the congestion
+/// events (`fast_retransmits`, `timeouts`, `ecn_reductions`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TcpStats {
+    /// Every segment sent (SYN, SYN-ACK, data, FIN, pure ACK), retransmissions included.
+    pub packets_sent: u64,
+    /// Segments with a payload, retransmissions included.
+    pub data_packets_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub data_bytes_sent: u64,
+    /// Retransmitted data or FIN segments (SYN/SYN-ACK retransmissions are in `syn_retransmits`).
+    pub retransmits: u64,
+    /// Loss-recovery episodes entered on duplicate ACKs (one per episode).
+    pub fast_retransmits: u64,
+    /// Retransmission-timer expiries with something to retransmit (handshake included).
+    /// The RFC 3168 §6.1.2 "cwnd of one segment" hold timer is not counted when it
+    /// expires with nothing outstanding.
+    pub timeouts: u64,
+    /// ECN-triggered window reductions (RFC 3168 §6.1.2, and the RFC 5562 §3.2 SYN-ACK case).
+    pub ecn_reductions: u64,
+    /// Data segments received carrying CE.
+    pub ce_received: u64,
+    /// Segments sent with ECE set (the SYN / SYN-ACK negotiation flags are not counted).
+    pub ece_sent: u64,
+    /// Segments sent with CWR set (the SYN negotiation flag is not counted).
+    pub cwr_sent: u64,
+    /// Pure ACKs: no payload, no SYN, no FIN.
+    pub acks_sent: u64,
+    /// SYN or SYN-ACK retransmissions.
+    pub syn_retransmits: u64,
+}

@@ -1,0 +1,153 @@
+//! Property tests: random fault scripts (drops and marks of random
+//! transmissions in both directions, random delays, rates, clocks and
+//! configurations) over bounded transfers.
+//!
+//! Checked on every run: the transfer completes with exactly the bytes sent
+//! delivered in order; cwnd ≥ 1 MSS at every step; at most one ECN reduction
+//! per window (snd_una passed the previous reduction point before the next);
+//! retransmissions, pure ACKs and SYNs are Not-ECT; nothing panics.
+
+mod harness;
+
+use ecnlab_tcp::{AppEvent, Variant};
+use ecnlab_wire::{Duration, Ecn, Instant};
+use harness::*;
+use proptest::prelude::*;
+
+fn variant() -> impl Strategy<Value = Variant> {
+    prop_oneof![Just(Variant::Tahoe), Just(Variant::Reno), Just(Variant::NewReno), Just(Variant::Sack)]
+}
+
+fn fault() -> impl Strategy<Value = Fault> {
+    let action = prop_oneof![Just(Action::Drop), Just(Action::Mark)];
+    let target = prop_oneof![
+        6 => (1u32..400).prop_map(Target::DataTx),
+        2 => (1u32..200).prop_map(Target::AckTx),
+        1 => (1u32..3).prop_map(Target::SynAck),
+    ];
+    (target, action).prop_map(|(target, action)| Fault { target, action })
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    variant: Variant,
+    delayed_ack: bool,
+    ecn: bool,
+    ecn_plus: bool,
+    iw: u32,
+    tick_ns: u64,
+    segments: u64,
+    tail: u64,
+    delay_ms: [u64; 2],
+    rate_mbps: u64,
+    faults: Vec<Fault>,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        (variant(), any::<bool>(), any::<bool>(), any::<bool>(), 1u32..=4),
+        prop_oneof![Just(1_000u64), Just(1_000_000), Just(100_000_000)],
+        (0u64..300, 0u64..1000),
+        (1u64..50, 1u64..50, prop_oneof![Just(1u64), Just(10), Just(100)]),
+        proptest::collection::vec(fault(), 0..25),
+    )
+        .prop_map(|((variant, delayed_ack, ecn, plus, iw), tick_ns, (segments, tail), (d0, d1, rate), faults)| {
+            Case {
+                variant,
+                delayed_ack,
+                ecn,
+                ecn_plus: ecn && plus,
+                iw,
+                tick_ns,
+                segments,
+                tail,
+                delay_ms: [d0, d1],
+                rate_mbps: rate,
+                faults,
+            }
+        })
+}
+
+fn run(c: &Case) -> (Net, u64) {
+    let mut cfg = config(c.variant, c.delayed_ack);
+    cfg.ecn = c.ecn;
+    cfg.ecn_plus = c.ecn_plus;
+    cfg.init_cwnd_segments = c.iw;
+    cfg.clock_granularity_ns = c.tick_ns;
+    cfg.min_rto_ns = Duration::from_millis(200).as_nanos();
+    cfg.validate().unwrap();
+    let bytes = c.segments * MSS as u64 + c.tail;
+    let mut net = Net::new(cfg.clone(), cfg, c.faults.clone());
+    net.delay = c.delay_ms.map(Duration::from_millis);
+    net.rate_bps = [c.rate_mbps * 1_000_000; 2];
+    net.c.send(bytes);
+    net.c.close();
+    net.run(Instant(Duration::from_secs(3600).as_nanos()));
+    (net, bytes)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn test_random_faults_transfer_completes(c in case()) {
+        let (net, bytes) = run(&c);
+        prop_assert_eq!(net.s.bytes_received(), bytes, "{}", net.dump());
+        let received: u64 = net.s_events.iter().map(|e| match e { AppEvent::Received(n) => *n, _ => 0 }).sum();
+        prop_assert_eq!(received, bytes);
+        prop_assert!(net.c.is_closed() && net.s.is_closed(), "not closed\n{}", net.dump());
+        prop_assert_eq!(net.c.bytes_acked(), bytes);
+    }
+
+    #[test]
+    fn test_random_faults_invariants(c in case()) {
+        let (net, _) = run(&c);
+        for l in &net.log {
+            if l.dir == Dir::C2S && !l.seg.flags.syn() {
+                prop_assert!(l.cwnd >= MSS, "cwnd below 1 MSS: {}", l);
+            }
+            // What the sender put on the wire (a mark only turns ECT into CE).
+            let sent = if l.fate == Fate::Marked { Ecn::Ect0 } else { l.seg.ecn };
+            if l.seg.retransmit || l.seg.payload_len == 0 && !(l.seg.flags.syn() && l.seg.flags.ack()) {
+                prop_assert_eq!(sent, Ecn::NotEct, "{}", l);
+            }
+            if l.seg.payload_len > 0 && !l.seg.retransmit {
+                prop_assert_eq!(sent == Ecn::Ect0, c.ecn, "{}", l);
+            }
+        }
+        for p in &net.cc_log {
+            prop_assert!(p.cwnd >= MSS);
+        }
+        // RFC 3168 §6.1.2: at most one reduction per window of data.
+        for w in net.ecn_reductions.windows(2) {
+            let ((_, high0), (una1, _)) = (w[0], w[1]);
+            prop_assert!(una1 > high0, "second ECN reduction in one window: {:?}\n{}", net.ecn_reductions, net.dump());
+        }
+        if !c.ecn {
+            prop_assert_eq!(net.c.stats().ecn_reductions, 0);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Both ends send at once (piggybacked ACKs, two send halves); both streams complete.
+    #[test]
+    fn test_random_faults_bidirectional(c in case(), back in 0u64..50_000) {
+        let mut cfg = config(c.variant, c.delayed_ack);
+        cfg.ecn = c.ecn;
+        cfg.ecn_plus = c.ecn_plus;
+        cfg.clock_granularity_ns = c.tick_ns;
+        let fwd = c.segments * MSS as u64 + c.tail;
+        let mut net = Net::new(cfg.clone(), cfg, c.faults.clone());
+        net.delay = c.delay_ms.map(Duration::from_millis);
+        net.c.send(fwd);
+        net.c.close();
+        net.s.send(back);
+        net.run(Instant(Duration::from_secs(3600).as_nanos()));
+        prop_assert_eq!(net.s.bytes_received(), fwd, "{}", net.dump());
+        prop_assert_eq!(net.c.bytes_received(), back, "{}", net.dump());
+        prop_assert!(net.c.is_closed() && net.s.is_closed(), "not closed\n{}", net.dump());
+    }
+}
