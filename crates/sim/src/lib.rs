@@ -1,3 +1,46 @@
 //! ecnlab-sim: the deterministic packet-level discrete-event simulator.
+//!
+//! A run is a value: `Simulation::new(spec)?.run()?`. Time is integer
+//! nanoseconds, events are ordered by (time, insertion), every random choice
+//! comes from a stream derived from (seed, component), so the same spec gives
+//! the same result on any machine.
+//!
+//! - [`spec`]: the engine's input (lowered by the Python front).
+//! - [`sched`]: the event queue. [`net`]: topology and routing. [`link`]: links.
+//! - [`conn`], [`app`]: TCP connections and the applications on them.
+//! - [`fault`]: scripted drops and marks. [`pcap`]: packet captures.
+//! - [`output`]: the result.
 
+pub mod app;
+mod build;
+pub mod conn;
+pub mod error;
+pub mod fault;
+pub mod link;
+pub mod net;
+pub mod output;
+pub mod packet;
+pub mod pcap;
+mod report;
+pub mod rng;
+pub mod sched;
+pub mod sim;
 pub mod spec;
+
+pub use error::Error;
+pub use output::RunOutput;
+pub use sim::Simulation;
+pub use spec::SimSpec;
+
+/// Validates a spec given as JSON without running it.
+pub fn check_json(spec_json: &str) -> Result<(), Error> {
+    let spec: SimSpec = serde_json::from_str(spec_json)?;
+    build::check(&spec)
+}
+
+/// Runs a spec given as JSON and returns the result as JSON.
+pub fn run_json(spec_json: &str) -> Result<String, Error> {
+    let spec: SimSpec = serde_json::from_str(spec_json)?;
+    let out = Simulation::new(spec)?.run()?;
+    Ok(serde_json::to_string(&out)?)
+}

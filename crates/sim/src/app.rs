@@ -1,0 +1,212 @@
+//! Traffic applications: what each end of a flow's connections does when TCP
+//! reports progress. Data always flows src → dst; the "source" endpoint is the
+//! one at the flow's src host.
+//!
+//! - Bulk: the source sends `bytes` (or for ever) and closes.
+//! - Serial: `files` transfers, one after another, each on a new connection;
+//!   the next starts `gap` after the previous file is fully received.
+//! - RequestResponse (netperf TCP_CRR): the client (dst) connects and sends
+//!   `request_bytes`; the server answers with `response_bytes` and closes; the
+//!   client counts a transaction when the whole response has arrived, closes,
+//!   and starts the next one `think` later.
+
+use crate::conn::{end_index, Live};
+use crate::sched::End;
+use crate::spec::{AppSpec, FlowSpec, Initiator};
+use ecnlab_tcp::{AppEvent, TcpConfig, TcpStats};
+use ecnlab_wire::{Duration, Instant};
+
+/// Sum of both endpoints' TCP counters over all of a flow's connections.
+#[derive(Clone, Debug, Default)]
+pub struct StatsSum {
+    pub data_packets_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub ecn_reductions: u64,
+    pub ce_received: u64,
+    pub ece_sent: u64,
+    pub cwr_sent: u64,
+    pub acks_sent: u64,
+}
+
+impl StatsSum {
+    pub fn add(&mut self, s: &TcpStats) {
+        self.data_packets_sent += s.data_packets_sent;
+        self.retransmits += s.retransmits;
+        self.fast_retransmits += s.fast_retransmits;
+        self.timeouts += s.timeouts;
+        self.ecn_reductions += s.ecn_reductions;
+        self.ce_received += s.ce_received;
+        self.ece_sent += s.ece_sent;
+        self.cwr_sent += s.cwr_sent;
+        self.acks_sent += s.acks_sent;
+    }
+}
+
+pub struct FlowState {
+    pub src: u32,
+    pub dst: u32,
+    pub initiator: Initiator,
+    pub app: AppSpec,
+    pub tcp: TcpConfig,
+    pub start: Instant,
+    pub conns_started: u32,
+    pub files_done: u32,
+    pub transactions: u64,
+    /// Payload bytes delivered in order to the dst application.
+    pub delivered: u64,
+    pub delivered_at_warmup: u64,
+    /// When the flow's last byte (or last transaction) arrived.
+    pub completion: Option<Instant>,
+    pub totals: StatsSum,
+    pub ecn_negotiated: bool,
+}
+
+/// What the simulator should do after an application reaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppAction {
+    Nothing,
+    /// Start the flow's next connection at this time.
+    StartNext(Instant),
+}
+
+impl FlowState {
+    pub fn new(spec: &FlowSpec, src: u32, dst: u32) -> Self {
+        FlowState {
+            src,
+            dst,
+            initiator: spec.initiator,
+            app: spec.app.clone(),
+            tcp: spec.tcp.clone(),
+            start: Instant(spec.start_ns),
+            conns_started: 0,
+            files_done: 0,
+            transactions: 0,
+            delivered: 0,
+            delivered_at_warmup: 0,
+            completion: None,
+            totals: StatsSum::default(),
+            ecn_negotiated: false,
+        }
+    }
+
+    /// The endpoint at the src host (the data source).
+    pub fn source_end(&self) -> End {
+        match self.initiator {
+            Initiator::Src => End::Client,
+            Initiator::Dst => End::Server,
+        }
+    }
+
+    /// (client node, server node) of this flow's connections.
+    pub fn client_server_nodes(&self) -> (u32, u32) {
+        match self.initiator {
+            Initiator::Src => (self.src, self.dst),
+            Initiator::Dst => (self.dst, self.src),
+        }
+    }
+
+    pub fn kind_name(&self) -> &'static str {
+        match self.app {
+            AppSpec::Bulk { .. } => "bulk",
+            AppSpec::Serial { .. } => "serial",
+            AppSpec::RequestResponse { .. } => "request_response",
+        }
+    }
+
+    /// Reacts to one TCP event at endpoint `end` of connection `c`.
+    pub fn on_event(&mut self, c: &mut Live, end: End, ev: AppEvent, now: Instant) -> AppAction {
+        let at_source = end == self.source_end();
+        match ev {
+            AppEvent::Connected => {
+                if end == End::Client {
+                    self.ecn_negotiated |= c.client.ecn_negotiated();
+                }
+                self.on_connected(c, end, at_source);
+                AppAction::Nothing
+            }
+            AppEvent::Received(n) if at_source => {
+                self.on_request_bytes(c, end, n);
+                AppAction::Nothing
+            }
+            AppEvent::Received(n) => self.on_delivered(c, end, n, now),
+            AppEvent::PeerClosed => {
+                close_once(c, end);
+                AppAction::Nothing
+            }
+            AppEvent::Closed => AppAction::Nothing,
+        }
+    }
+
+    fn on_connected(&mut self, c: &mut Live, end: End, at_source: bool) {
+        match (&self.app, at_source) {
+            (AppSpec::Bulk { bytes: None }, true) => c.endpoint(end).send_unlimited(),
+            (AppSpec::Bulk { bytes: Some(b) }, true) => {
+                c.endpoint(end).send(*b);
+                close_once(c, end);
+            }
+            (AppSpec::Serial { file_bytes, .. }, true) => {
+                c.endpoint(end).send(*file_bytes);
+                close_once(c, end);
+            }
+            (AppSpec::RequestResponse { request_bytes, .. }, false) => c.endpoint(end).send(*request_bytes),
+            _ => {}
+        }
+    }
+
+    /// Request bytes reaching the source (server) of a request/response flow.
+    fn on_request_bytes(&mut self, c: &mut Live, end: End, n: u64) {
+        if let AppSpec::RequestResponse { request_bytes, response_bytes, .. } = self.app {
+            let before = c.source_bytes_in;
+            c.source_bytes_in += n;
+            if before < request_bytes && c.source_bytes_in >= request_bytes {
+                c.endpoint(end).send(response_bytes);
+                close_once(c, end);
+            }
+        }
+    }
+
+    /// Payload delivered to the dst application.
+    fn on_delivered(&mut self, c: &mut Live, end: End, n: u64, now: Instant) -> AppAction {
+        self.delivered += n;
+        let before = c.sink_bytes;
+        c.sink_bytes += n;
+        let crossed = |target: u64| before < target && c.sink_bytes >= target;
+        match self.app {
+            AppSpec::Bulk { bytes: Some(b) } if crossed(b) => {
+                self.completion = Some(now);
+                AppAction::Nothing
+            }
+            AppSpec::Serial { files, file_bytes, gap_ns } if crossed(file_bytes) => {
+                self.files_done += 1;
+                if self.files_done >= files {
+                    self.completion = Some(now);
+                    AppAction::Nothing
+                } else {
+                    AppAction::StartNext(now + Duration(gap_ns))
+                }
+            }
+            AppSpec::RequestResponse { response_bytes, think_ns, count, .. } if crossed(response_bytes) => {
+                self.transactions += 1;
+                close_once(c, end);
+                if count.is_some_and(|k| self.transactions >= k as u64) {
+                    self.completion = Some(now);
+                    AppAction::Nothing
+                } else {
+                    AppAction::StartNext(now + Duration(think_ns))
+                }
+            }
+            _ => AppAction::Nothing,
+        }
+    }
+}
+
+/// Closes our side once (a second close is not an error, just nothing to do).
+fn close_once(c: &mut Live, end: End) {
+    let i = end_index(end);
+    if !c.closing[i] {
+        c.closing[i] = true;
+        c.endpoint(end).close();
+    }
+}

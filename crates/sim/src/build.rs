@@ -1,0 +1,217 @@
+//! From a `SimSpec` to a ready `Simulation`: check every field first (nothing is
+//! built or written for a spec that fails), then build links, flows, faults,
+//! pcap taps and the first events.
+
+use crate::app::FlowState;
+use crate::error::Error;
+use crate::fault::{Fault, Target};
+use crate::link::{Link, LinkCounters};
+use crate::net::{Topology, NO_ROUTE};
+use crate::pcap::PcapTap;
+use crate::rng::{stream, Stream};
+use crate::sched::{Event, Scheduler};
+use crate::sim::{Series, Simulation};
+use crate::spec::{AppSpec, NodeKind, SimSpec};
+use ecnlab_aqm::AqmQueue;
+use ecnlab_wire::{Duration, Instant};
+use std::collections::HashSet;
+
+/// Validates everything that can be checked without building.
+pub fn check(spec: &SimSpec) -> Result<(), Error> {
+    if spec.duration_ns == 0 {
+        return Err(Error::spec("duration_ns", 0, "must be > 0"));
+    }
+    let topo = Topology::build(spec)?;
+    check_links(spec)?;
+    check_flows(spec, &topo)?;
+    check_faults(spec, &topo)?;
+    if spec.links.iter().any(|l| l.pcap) && spec.pcap_dir.is_none() {
+        return Err(Error::spec("pcap_dir", "null", "required when a link has pcap = true"));
+    }
+    Ok(())
+}
+
+fn check_links(spec: &SimSpec) -> Result<(), Error> {
+    for (i, l) in spec.links.iter().enumerate() {
+        if l.rate_bps == 0 {
+            return Err(Error::spec(format!("links[{i}].rate_bps"), 0, "must be > 0"));
+        }
+        if !(0.0..=1.0).contains(&l.loss) {
+            return Err(Error::spec(format!("links[{i}].loss"), l.loss, "must be in [0, 1]"));
+        }
+        l.queue.validate().map_err(|source| Error::Queue { field: format!("links[{i}].queue"), source })?;
+    }
+    Ok(())
+}
+
+fn check_flows(spec: &SimSpec, topo: &Topology) -> Result<(), Error> {
+    let mut ids = HashSet::new();
+    for (i, f) in spec.flows.iter().enumerate() {
+        if !ids.insert(f.id.as_str()) {
+            return Err(Error::spec(format!("flows[{i}].id"), &f.id, "flow ids must be unique"));
+        }
+        let src = host(topo, &f.src, || format!("flows[{i}].src"))?;
+        let dst = host(topo, &f.dst, || format!("flows[{i}].dst"))?;
+        if src == dst {
+            return Err(Error::spec(format!("flows[{i}].dst"), &f.dst, "must differ from src"));
+        }
+        for (a, b) in [(src, dst), (dst, src)] {
+            if topo.next_link(a, b) == NO_ROUTE {
+                let (na, nb) = (&topo.names[a as usize], &topo.names[b as usize]);
+                return Err(Error::spec(format!("flows[{i}]"), format!("{na} -> {nb}"), "no route between the hosts"));
+            }
+        }
+        f.tcp.validate().map_err(|source| Error::Tcp { field: format!("flows[{i}].tcp"), source })?;
+        check_app(&f.app, i)?;
+    }
+    Ok(())
+}
+
+fn host(topo: &Topology, name: &str, field: impl Fn() -> String) -> Result<u32, Error> {
+    let n = topo.host(name, &field)?;
+    if topo.kinds[n as usize] != NodeKind::Host {
+        return Err(Error::spec(field(), name, "must be a host, not a router"));
+    }
+    Ok(n)
+}
+
+fn check_app(app: &AppSpec, i: usize) -> Result<(), Error> {
+    let positive = |name: &str, v: u64| {
+        if v == 0 {
+            Err(Error::spec(format!("flows[{i}].app.{name}"), 0, "must be > 0"))
+        } else {
+            Ok(())
+        }
+    };
+    match *app {
+        AppSpec::Bulk { bytes } => bytes.map_or(Ok(()), |b| positive("bytes", b)),
+        AppSpec::Serial { files, file_bytes, .. } => {
+            positive("files", files as u64)?;
+            positive("file_bytes", file_bytes)
+        }
+        AppSpec::RequestResponse { request_bytes, response_bytes, count, .. } => {
+            positive("request_bytes", request_bytes)?;
+            positive("response_bytes", response_bytes)?;
+            count.map_or(Ok(()), |k| positive("count", k as u64))
+        }
+    }
+}
+
+fn check_faults(spec: &SimSpec, topo: &Topology) -> Result<(), Error> {
+    for (i, f) in spec.faults.iter().enumerate() {
+        if !topo.link_index.contains_key(&f.link) {
+            return Err(Error::spec(format!("faults[{i}].link"), &f.link, "no such link"));
+        }
+        if !spec.flows.iter().any(|fl| fl.id == f.flow) {
+            return Err(Error::spec(format!("faults[{i}].flow"), &f.flow, "no such flow"));
+        }
+        match (f.nth, f.seq) {
+            (Some(0), None) => return Err(Error::spec(format!("faults[{i}].nth"), 0, "must be >= 1")),
+            (Some(_), None) | (None, Some(_)) => {}
+            _ => return Err(Error::spec(format!("faults[{i}]"), "nth/seq", "give exactly one of nth and seq")),
+        }
+    }
+    Ok(())
+}
+
+/// Builds a checked spec.
+pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
+    let topo = Topology::build(&spec)?;
+    let links = build_links(&spec)?;
+    let flows = build_flows(&spec, &topo)?;
+    let faults = build_faults(&spec, &topo);
+    let taps = open_taps(&spec)?;
+    let sampled = sampled_links(&spec, &topo);
+    let mut sched = Scheduler::new();
+    for (i, f) in flows.iter().enumerate() {
+        sched.schedule(f.start, Event::AppStart { flow: i as u32 });
+    }
+    if !sampled.is_empty() {
+        sched.schedule(Instant::ZERO, Event::Sample);
+    }
+    if spec.warmup_ns > 0 {
+        sched.schedule(Instant(spec.warmup_ns), Event::WarmupEnd);
+    }
+    Ok(Simulation {
+        end: Instant(spec.duration_ns),
+        warmup: Instant(spec.warmup_ns),
+        spec,
+        sched,
+        topo,
+        links,
+        pkts: Default::default(),
+        conns: Default::default(),
+        flows,
+        faults,
+        taps,
+        sampled,
+        forwarded: 0,
+        census: Default::default(),
+    })
+}
+
+fn build_links(spec: &SimSpec) -> Result<Vec<Link>, Error> {
+    let mut links = Vec::with_capacity(spec.links.len());
+    for (i, l) in spec.links.iter().enumerate() {
+        let queue = AqmQueue::new(&l.queue).map_err(|source| Error::Queue { field: format!("links[{i}].queue"), source })?;
+        links.push(Link {
+            rate_bps: l.rate_bps,
+            delay: Duration(l.delay_ns),
+            loss: l.loss,
+            queue,
+            queue_rng: stream(spec.seed, Stream::Queue, i as u32),
+            loss_rng: stream(spec.seed, Stream::LinkLoss, i as u32),
+            busy: false,
+            counters: LinkCounters::default(),
+        });
+    }
+    Ok(links)
+}
+
+fn build_flows(spec: &SimSpec, topo: &Topology) -> Result<Vec<FlowState>, Error> {
+    spec.flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let src = topo.host(&f.src, || format!("flows[{i}].src"))?;
+            let dst = topo.host(&f.dst, || format!("flows[{i}].dst"))?;
+            Ok(FlowState::new(f, src, dst))
+        })
+        .collect()
+}
+
+fn build_faults(spec: &SimSpec, topo: &Topology) -> Vec<Vec<Fault>> {
+    let mut per_link = vec![Vec::new(); spec.links.len()];
+    for f in &spec.faults {
+        let li = topo.link_index[&f.link] as usize;
+        let flow = spec.flows.iter().position(|fl| fl.id == f.flow).expect("checked") as u32;
+        let target = match (f.nth, f.seq) {
+            (Some(n), _) => Target::Nth(n),
+            (None, Some(s)) => Target::Seq(s),
+            (None, None) => unreachable!("checked"),
+        };
+        per_link[li].push(Fault::new(flow, f.action, target));
+    }
+    per_link
+}
+
+fn open_taps(spec: &SimSpec) -> Result<Vec<Option<PcapTap>>, Error> {
+    spec.links
+        .iter()
+        .map(|l| match (&spec.pcap_dir, l.pcap) {
+            (Some(dir), true) => PcapTap::create(std::path::Path::new(dir), &l.name).map(Some),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// Queues sampled for the time series: every link leaving a router.
+fn sampled_links(spec: &SimSpec, topo: &Topology) -> Vec<(u32, Series)> {
+    if spec.sample_interval_ns == 0 {
+        return Vec::new();
+    }
+    (0..spec.links.len() as u32)
+        .filter(|&li| topo.kinds[topo.ends[li as usize].0 as usize] == NodeKind::Router)
+        .map(|li| (li, Series::default()))
+        .collect()
+}

@@ -1,0 +1,25 @@
+//! Errors the engine reports for a spec it cannot run. The Python front
+//! validates first; these are the second line of defence and name the
+//! engine-JSON field, the value and what is allowed.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("engine spec: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("{field} = {value}: {allowed}")]
+    Spec { field: String, value: String, allowed: String },
+    #[error("{field}: {source}")]
+    Queue { field: String, source: ecnlab_aqm::ConfigError },
+    #[error("{field}: {source}")]
+    Tcp { field: String, source: ecnlab_tcp::ConfigError },
+    #[error("pcap {path}: {source}")]
+    Pcap { path: String, source: std::io::Error },
+}
+
+impl Error {
+    pub fn spec(field: impl Into<String>, value: impl std::fmt::Display, allowed: impl Into<String>) -> Self {
+        Error::Spec { field: field.into(), value: value.to_string(), allowed: allowed.into() }
+    }
+}

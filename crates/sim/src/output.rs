@@ -1,0 +1,95 @@
+//! The engine's result, returned to the Python front as JSON. Field names are a
+//! contract for users' scripts (DESIGN.md "Metrics the studies need").
+
+use serde::Serialize;
+
+#[derive(Debug, Serialize)]
+pub struct RunOutput {
+    pub sim: SimOut,
+    pub flows: Vec<FlowOut>,
+    pub queues: Vec<QueueOut>,
+    pub links: Vec<LinkOut>,
+    pub timeseries: TimeSeriesOut,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SimOut {
+    pub sim_time_s: f64,
+    pub events: u64,
+    /// Packets routers sent on (every hop after the first).
+    pub packets_forwarded: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FlowOut {
+    pub id: String,
+    pub kind: &'static str,
+    pub src: String,
+    pub dst: String,
+    pub ecn: bool,
+    pub ecn_negotiated: bool,
+    pub cc: &'static str,
+    pub start_s: f64,
+    pub connections: u32,
+    pub bytes_delivered: u64,
+    pub goodput_bps: f64,
+    pub data_packets_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub ecn_reductions: u64,
+    pub ce_received: u64,
+    pub ece_sent: u64,
+    pub cwr_sent: u64,
+    pub acks_sent: u64,
+    pub completion_time_s: Option<f64>,
+    pub transactions: Option<u64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct QueueOut {
+    pub link: String,
+    pub arrivals: u64,
+    pub enqueued: u64,
+    pub dequeued: u64,
+    pub marks: u64,
+    pub early_drops: u64,
+    /// Early drops of ECN-capable packets (zero whenever the queue has ECN on).
+    pub early_drops_ect: u64,
+    pub forced_drops: u64,
+    pub overflow_drops: u64,
+    pub avg_qlen_pkts: f64,
+    pub max_qlen_pkts: u32,
+    pub avg_qlen_bytes: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LinkOut {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub packets: u64,
+    pub bytes: u64,
+    /// Share of the link's capacity used after the warm-up.
+    pub utilization: f64,
+    pub random_losses: u64,
+    pub fault_drops: u64,
+    pub fault_marks: u64,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct TimeSeriesOut {
+    pub queue: Vec<QueueSeries>,
+}
+
+/// Columnar samples of one queue: instantaneous length and the AQM's average
+/// (null for queues without one).
+#[derive(Debug, Serialize)]
+pub struct QueueSeries {
+    pub link: String,
+    pub t_s: Vec<f64>,
+    pub qlen_pkts: Vec<u32>,
+    pub avg_pkts: Vec<Option<f64>>,
+}

@@ -1,0 +1,74 @@
+//! The simulator's packet: a TCP segment plus the addressing the network needs.
+//! Plain `Copy` data kept in a slab and moved by index between events.
+
+use crate::sched::End;
+use ecnlab_aqm::QueuedPacket;
+use ecnlab_wire::{Ecn, Instant, Segment};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub seg: Segment,
+    /// Index of the flow in the spec.
+    pub flow: u32,
+    /// Connection slot, and the slot's generation when the packet was sent
+    /// (a packet for a slot that has since been reused is discarded).
+    pub slot: u32,
+    pub gen: u32,
+    /// Connection number within the flow (0 = first).
+    pub conn_no: u32,
+    /// The endpoint this packet is addressed to.
+    pub to: End,
+    /// Source and destination host (node indices).
+    pub src: u32,
+    pub dst: u32,
+    /// When the packet entered its current link's queue.
+    pub enqueued_at: Instant,
+}
+
+impl QueuedPacket for Packet {
+    fn wire_len(&self) -> u32 {
+        self.seg.wire_len()
+    }
+    fn ecn(&self) -> Ecn {
+        self.seg.ecn
+    }
+    /// RFC 3168 §5: a router sets CE only on an ECN-capable packet.
+    fn set_ce(&mut self) -> bool {
+        match self.seg.ecn {
+            Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce => {
+                self.seg.ecn = Ecn::Ce;
+                true
+            }
+            Ecn::NotEct => false,
+        }
+    }
+}
+
+/// A slab of packets addressed by index, with a free list: no allocation per packet
+/// once the slab has grown to the number of packets in flight.
+#[derive(Default)]
+pub struct PacketSlab {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketSlab {
+    pub fn insert(&mut self, p: Packet) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            i
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as u32
+        }
+    }
+    /// Removes and returns the packet; the index may be reused afterwards.
+    pub fn take(&mut self, i: u32) -> Packet {
+        self.free.push(i);
+        self.slots[i as usize]
+    }
+    /// Packets currently held (inserted and not yet taken).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}

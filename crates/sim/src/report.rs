@@ -1,0 +1,121 @@
+//! End of run: turn counters into the result the front writes to summary.json.
+//!
+//! Goodput of a flow that finished is its payload over (completion − start);
+//! of one still running at the end, the payload delivered after
+//! max(start, warm-up) over that interval. Link utilisation counts the bytes
+//! whose transmission started after the warm-up.
+
+use crate::app::FlowState;
+use crate::error::Error;
+use crate::output::*;
+use crate::sim::Simulation;
+use ecnlab_wire::Instant;
+
+impl Simulation {
+    pub(crate) fn finish(mut self) -> Result<RunOutput, Error> {
+        let end = self.end;
+        for c in self.conns.iter_live() {
+            let totals = &mut self.flows[c.flow as usize].totals;
+            totals.add(c.client.stats());
+            totals.add(c.server.stats());
+        }
+        for tap in self.taps.iter_mut().flatten() {
+            tap.finish()?;
+        }
+        let flows = self.spec.flows.iter().zip(&self.flows).map(|(s, f)| flow_out(&s.id, f, self.warmup, end, &self.topo.names)).collect();
+        let queues = self.spec.links.iter().zip(&self.links).map(|(s, l)| queue_out(&s.name, l, end)).collect();
+        let links = self.spec.links.iter().zip(&self.links).map(|(s, l)| link_out(s, l, self.warmup, end)).collect();
+        let queue = std::mem::take(&mut self.sampled)
+            .into_iter()
+            .map(|(li, s)| QueueSeries { link: self.spec.links[li as usize].name.clone(), t_s: s.t, qlen_pkts: s.qlen, avg_pkts: s.avg })
+            .collect();
+        Ok(RunOutput {
+            sim: SimOut { sim_time_s: end.as_secs_f64(), events: self.sched.processed(), packets_forwarded: self.forwarded },
+            flows,
+            queues,
+            links,
+            timeseries: TimeSeriesOut { queue },
+        })
+    }
+}
+
+fn goodput_bps(f: &FlowState, warmup: Instant, end: Instant) -> f64 {
+    if let Some(done) = f.completion {
+        let secs = (done - f.start).as_secs_f64();
+        return if secs > 0.0 { f.delivered as f64 * 8.0 / secs } else { 0.0 };
+    }
+    let from = f.start.max(warmup);
+    let base = if warmup > f.start { f.delivered_at_warmup } else { 0 };
+    let secs = (end - from).as_secs_f64();
+    if secs > 0.0 {
+        (f.delivered - base) as f64 * 8.0 / secs
+    } else {
+        0.0
+    }
+}
+
+fn flow_out(id: &str, f: &FlowState, warmup: Instant, end: Instant, names: &[String]) -> FlowOut {
+    let t = &f.totals;
+    let is_rr = f.kind_name() == "request_response";
+    FlowOut {
+        id: id.to_string(),
+        kind: f.kind_name(),
+        src: names[f.src as usize].clone(),
+        dst: names[f.dst as usize].clone(),
+        ecn: f.tcp.ecn,
+        ecn_negotiated: f.ecn_negotiated,
+        cc: f.tcp.variant.name(),
+        start_s: f.start.as_secs_f64(),
+        connections: f.conns_started,
+        bytes_delivered: f.delivered,
+        goodput_bps: goodput_bps(f, warmup, end),
+        data_packets_sent: t.data_packets_sent,
+        retransmits: t.retransmits,
+        fast_retransmits: t.fast_retransmits,
+        timeouts: t.timeouts,
+        ecn_reductions: t.ecn_reductions,
+        ce_received: t.ce_received,
+        ece_sent: t.ece_sent,
+        cwr_sent: t.cwr_sent,
+        acks_sent: t.acks_sent,
+        completion_time_s: f.completion.map(|c| c.as_secs_f64()),
+        transactions: is_rr.then_some(f.transactions),
+    }
+}
+
+fn queue_out(name: &str, l: &crate::link::Link, end: Instant) -> QueueOut {
+    let s = l.queue.stats(end);
+    QueueOut {
+        link: name.to_string(),
+        arrivals: s.arrivals,
+        enqueued: s.enqueued,
+        dequeued: s.dequeued,
+        marks: s.marks,
+        early_drops: s.early_drops,
+        early_drops_ect: l.counters.early_drops_ect,
+        forced_drops: s.forced_drops,
+        overflow_drops: s.overflow_drops,
+        avg_qlen_pkts: s.avg_qlen_pkts,
+        max_qlen_pkts: s.max_qlen_pkts,
+        avg_qlen_bytes: s.avg_qlen_bytes,
+    }
+}
+
+fn link_out(s: &crate::spec::LinkSpec, l: &crate::link::Link, warmup: Instant, end: Instant) -> LinkOut {
+    let c = &l.counters;
+    let secs = (end - warmup).as_secs_f64();
+    let bits = (c.bytes - c.bytes_at_warmup) as f64 * 8.0;
+    LinkOut {
+        name: s.name.clone(),
+        from: s.from.clone(),
+        to: s.to.clone(),
+        rate_bps: s.rate_bps,
+        delay_s: s.delay_ns as f64 / 1e9,
+        packets: c.packets,
+        bytes: c.bytes,
+        utilization: if secs > 0.0 { (bits / (l.rate_bps as f64 * secs)).min(1.0) } else { 0.0 },
+        random_losses: c.random_losses,
+        fault_drops: c.fault_drops,
+        fault_marks: c.fault_marks,
+    }
+}

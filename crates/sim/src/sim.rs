@@ -1,0 +1,323 @@
+//! The simulation: one value per run (no globals), so many runs can go in
+//! parallel. `Simulation::new` validates and builds everything; `run` pops
+//! events until the end time and returns the results.
+
+use crate::app::{AppAction, FlowState};
+use crate::conn::{end_index, peer, ConnTable, Live};
+use crate::error::Error;
+use crate::fault::Fault;
+use crate::link::Link;
+use crate::net::{Topology, NO_ROUTE};
+use crate::packet::{Packet, PacketSlab};
+use crate::pcap::PcapTap;
+use crate::sched::{End, Event, Scheduler};
+use crate::spec::{FaultAction, SimSpec};
+use ecnlab_aqm::DropReason;
+use ecnlab_tcp::{Connection, Role};
+use ecnlab_wire::{Duration, Instant};
+use rand::Rng;
+
+/// Samples of one queue's length over time.
+#[derive(Default)]
+pub(crate) struct Series {
+    pub t: Vec<f64>,
+    pub qlen: Vec<u32>,
+    pub avg: Vec<Option<f64>>,
+}
+
+pub struct Simulation {
+    pub(crate) spec: SimSpec,
+    pub(crate) sched: Scheduler,
+    pub(crate) topo: Topology,
+    pub(crate) links: Vec<Link>,
+    pub(crate) pkts: PacketSlab,
+    pub(crate) conns: ConnTable,
+    pub(crate) flows: Vec<FlowState>,
+    /// Faults per link index.
+    pub(crate) faults: Vec<Vec<Fault>>,
+    pub(crate) taps: Vec<Option<PcapTap>>,
+    /// Sampled links and their series.
+    pub(crate) sampled: Vec<(u32, Series)>,
+    pub(crate) end: Instant,
+    pub(crate) warmup: Instant,
+    pub(crate) forwarded: u64,
+    pub(crate) census: Census,
+}
+
+/// Packet census for conservation checks: every packet a host sends is, at any
+/// time, delivered, discarded (dropped by a queue, a fault, random loss, or
+/// addressed to a finished connection) or still in the network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Census {
+    pub sent: u64,
+    pub delivered: u64,
+    /// Delivered to a host whose connection had already been freed.
+    pub stale: u64,
+}
+
+impl Simulation {
+    /// Validates `spec` and builds the network; nothing runs yet.
+    pub fn new(spec: SimSpec) -> Result<Self, Error> {
+        crate::build::check(&spec)?;
+        crate::build::build(spec)
+    }
+
+    /// Runs to the end time and returns the results.
+    pub fn run(mut self) -> Result<crate::output::RunOutput, Error> {
+        while self.step() {}
+        self.finish()
+    }
+
+    /// Processes one event; false when the run is over.
+    pub fn step(&mut self) -> bool {
+        match self.sched.peek_time() {
+            Some(t) if t <= self.end => {}
+            _ => return false,
+        }
+        let Some((now, ev)) = self.sched.pop() else { return false };
+        match ev {
+            Event::TxDone { link } => self.on_tx_done(link, now),
+            Event::Arrive { link, pkt } => self.on_arrive(link, pkt, now),
+            Event::ConnTimer { slot, gen, end } => self.on_conn_timer(slot, gen, end, now),
+            Event::AppStart { flow } => self.start_connection(flow, now),
+            Event::Sample => self.on_sample(now),
+            Event::WarmupEnd => self.on_warmup_end(),
+        }
+        true
+    }
+
+    pub fn now(&self) -> Instant {
+        self.sched.now()
+    }
+
+    pub fn census(&self) -> Census {
+        self.census
+    }
+
+    /// Packets discarded inside the network so far (queues, faults, random loss).
+    pub fn packets_discarded(&self) -> u64 {
+        let now = self.now();
+        self.links
+            .iter()
+            .map(|l| {
+                let q = l.queue.stats(now);
+                q.early_drops + q.forced_drops + q.overflow_drops + l.counters.fault_drops + l.counters.random_losses
+            })
+            .sum()
+    }
+
+    /// Packets queued or on the wire right now.
+    pub fn packets_in_network(&self) -> u64 {
+        self.pkts.live() as u64 + self.links.iter().map(|l| l.queue.len_pkts() as u64).sum::<u64>()
+    }
+
+    // ----- links -------------------------------------------------------------
+
+    /// A packet enters link `li`: scripted faults, then the queue, then the transmitter.
+    fn send_on_link(&mut self, li: u32, mut p: Packet, now: Instant) {
+        let link_faults = &mut self.faults[li as usize];
+        if !link_faults.is_empty() {
+            let action = link_faults.iter_mut().find_map(|f| f.check(&p));
+            if !self.apply_fault(li, action, &mut p) {
+                return;
+            }
+        }
+        p.enqueued_at = now;
+        let link = &mut self.links[li as usize];
+        if let Err((p, reason)) = link.queue.enqueue(now, p, &mut link.queue_rng) {
+            // Counted by the queue; the sim also checks the rule that an ECN queue
+            // never drops an ECN-capable packet early (it marks it).
+            if reason == DropReason::Early && p.seg.ecn.is_ect() {
+                link.counters.early_drops_ect += 1;
+            }
+            return;
+        }
+        self.try_transmit(li, now);
+    }
+
+    /// Applies a fault's action; false if the packet was dropped.
+    fn apply_fault(&mut self, li: u32, action: Option<FaultAction>, p: &mut Packet) -> bool {
+        use ecnlab_aqm::QueuedPacket;
+        let c = &mut self.links[li as usize].counters;
+        match action {
+            None => true,
+            Some(FaultAction::Mark) if p.set_ce() => {
+                c.fault_marks += 1;
+                true
+            }
+            Some(_) => {
+                c.fault_drops += 1;
+                false
+            }
+        }
+    }
+
+    /// Starts the next transmission on `li` if the transmitter is idle.
+    fn try_transmit(&mut self, li: u32, now: Instant) {
+        let link = &mut self.links[li as usize];
+        let Some(p) = link.start_next(now) else { return };
+        let tx = link.tx_time(p.seg.wire_len());
+        let arrive = now + tx + link.delay;
+        if let Some(tap) = self.taps[li as usize].as_mut() {
+            tap.record(now, &p);
+        }
+        let idx = self.pkts.insert(p);
+        self.sched.schedule(now + tx, Event::TxDone { link: li });
+        self.sched.schedule(arrive, Event::Arrive { link: li, pkt: idx });
+    }
+
+    fn on_tx_done(&mut self, li: u32, now: Instant) {
+        self.links[li as usize].busy = false;
+        self.try_transmit(li, now);
+    }
+
+    fn on_arrive(&mut self, li: u32, idx: u32, now: Instant) {
+        let p = self.pkts.take(idx);
+        let link = &mut self.links[li as usize];
+        if link.loss > 0.0 && link.loss_rng.random::<f64>() < link.loss {
+            link.counters.random_losses += 1;
+            return;
+        }
+        let node = self.topo.ends[li as usize].1;
+        if node == p.dst {
+            self.deliver(p, now);
+        } else {
+            let next = self.topo.next_link(node, p.dst);
+            debug_assert_ne!(next, NO_ROUTE, "routes are checked before the run");
+            if next != NO_ROUTE {
+                self.forwarded += 1;
+                self.send_on_link(next, p, now);
+            }
+        }
+    }
+
+    // ----- connections -------------------------------------------------------
+
+    fn start_connection(&mut self, flow: u32, now: Instant) {
+        let f = &mut self.flows[flow as usize];
+        let (client_node, server_node) = f.client_server_nodes();
+        let conn_no = f.conns_started;
+        f.conns_started += 1;
+        let live = Live {
+            flow,
+            conn_no,
+            client: Connection::new(f.tcp.clone(), Role::Client),
+            server: Connection::new(f.tcp.clone(), Role::Server),
+            client_node,
+            server_node,
+            timer_at: [None, None],
+            sink_bytes: 0,
+            source_bytes_in: 0,
+            closing: [false, false],
+        };
+        let (slot, gen) = self.conns.insert(live);
+        self.touch(slot, gen, End::Client, now);
+    }
+
+    fn deliver(&mut self, p: Packet, now: Instant) {
+        let Some(c) = self.conns.get(p.slot, p.gen) else {
+            self.census.stale += 1;
+            return;
+        };
+        self.census.delivered += 1;
+        c.endpoint(p.to).on_segment(now, &p.seg);
+        self.touch(p.slot, p.gen, p.to, now);
+    }
+
+    fn on_conn_timer(&mut self, slot: u32, gen: u32, end: End, now: Instant) {
+        let Some(c) = self.conns.get(slot, gen) else { return };
+        let i = end_index(end);
+        if c.timer_at[i] != Some(now) {
+            return; // superseded by an earlier timer: lazily cancelled
+        }
+        c.timer_at[i] = None;
+        c.endpoint(end).on_timer(now);
+        self.touch(slot, gen, end, now);
+    }
+
+    /// After any input to an endpoint: run the application on its events, send
+    /// what TCP wants to send, re-arm its timer, and free the slot when done.
+    fn touch(&mut self, slot: u32, gen: u32, end: End, now: Instant) {
+        let Some(c) = self.conns.get(slot, gen) else { return };
+        let flow = c.flow as usize;
+        let mut next_start = None;
+        while let Some(ev) = c.endpoint(end).poll_event() {
+            if let AppAction::StartNext(t) = self.flows[flow].on_event(c, end, ev, now) {
+                next_start = Some(t);
+            }
+        }
+        self.transmit_from(slot, gen, end, now);
+        self.arm_timer(slot, gen, end, now);
+        if let Some(t) = next_start {
+            if t <= self.end {
+                self.sched.schedule(t, Event::AppStart { flow: flow as u32 });
+            }
+        }
+        self.reap(slot, gen);
+    }
+
+    fn transmit_from(&mut self, slot: u32, gen: u32, end: End, now: Instant) {
+        loop {
+            let Some(c) = self.conns.get(slot, gen) else { return };
+            let Some(seg) = c.endpoint(end).poll_transmit(now) else { return };
+            let (src, dst) = (c.node(end), c.node(peer(end)));
+            let p = Packet { seg, flow: c.flow, slot, gen, conn_no: c.conn_no, to: peer(end), src, dst, enqueued_at: now };
+            let li = self.topo.next_link(src, dst);
+            debug_assert_ne!(li, NO_ROUTE, "routes are checked before the run");
+            if li != NO_ROUTE {
+                self.census.sent += 1;
+                self.send_on_link(li, p, now);
+            }
+        }
+    }
+
+    fn arm_timer(&mut self, slot: u32, gen: u32, end: End, now: Instant) {
+        let Some(c) = self.conns.get(slot, gen) else { return };
+        let Some(t) = c.endpoint(end).poll_at() else { return };
+        // A deadline already due is handled at the next nanosecond at the latest,
+        // so a timer that does not clear itself cannot stall the clock.
+        let t = if t <= now { now + Duration(1) } else { t };
+        let i = end_index(end);
+        if c.timer_at[i].is_none_or(|s| t < s) {
+            c.timer_at[i] = Some(t);
+            self.sched.schedule(t, Event::ConnTimer { slot, gen, end });
+        }
+    }
+
+    /// Frees a connection whose endpoints have both finished.
+    fn reap(&mut self, slot: u32, gen: u32) {
+        let Some(c) = self.conns.get(slot, gen) else { return };
+        if !c.both_closed() {
+            return;
+        }
+        if let Some(c) = self.conns.remove(slot) {
+            let totals = &mut self.flows[c.flow as usize].totals;
+            totals.add(c.client.stats());
+            totals.add(c.server.stats());
+        }
+    }
+
+    // ----- measurement -------------------------------------------------------
+
+    fn on_sample(&mut self, now: Instant) {
+        for (li, s) in &mut self.sampled {
+            let q = &self.links[*li as usize].queue;
+            s.t.push(now.as_secs_f64());
+            s.qlen.push(q.len_pkts());
+            s.avg.push(q.avg_estimate());
+        }
+        let dt = Duration(self.spec.sample_interval_ns);
+        if now + dt <= self.end {
+            self.sched.schedule(now + dt, Event::Sample);
+        }
+    }
+
+    fn on_warmup_end(&mut self) {
+        for f in &mut self.flows {
+            f.delivered_at_warmup = f.delivered;
+        }
+        for l in &mut self.links {
+            l.counters.bytes_at_warmup = l.counters.bytes;
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Engine-level behaviour: routing, link timing, applications, determinism.
+
+mod common;
+use common::*;
+use ecnlab_sim::spec::*;
+use ecnlab_sim::{run_json, Simulation};
+use ecnlab_tcp::TcpConfig;
+
+fn run(spec: SimSpec) -> ecnlab_sim::RunOutput {
+    Simulation::new(spec).expect("valid spec").run().expect("run")
+}
+
+#[test]
+fn test_single_bulk_flow_fills_the_bottleneck() {
+    let spec = dumbbell(1, 1_500_000, 20 * MS, droptail(100), TcpConfig::default(), 30 * SEC);
+    let out = run(spec);
+    let f = &out.flows[0];
+    let bottleneck = out.links.iter().find(|l| l.name == "R1->R2").unwrap();
+    assert!(bottleneck.utilization > 0.95, "utilisation {}", bottleneck.utilization);
+    // Goodput is payload only: at most 1460/1500 of the link rate.
+    assert!(f.goodput_bps <= 1_500_000.0 * 1460.0 / 1500.0 + 1.0, "{}", f.goodput_bps);
+    assert!(f.goodput_bps > 0.9 * 1_500_000.0 * 1460.0 / 1500.0, "{}", f.goodput_bps);
+}
+
+#[test]
+fn test_finite_bulk_transfer_completes_with_exact_bytes() {
+    let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 60 * SEC);
+    spec.flows[0].app = AppSpec::Bulk { bytes: Some(1_000_000) };
+    let out = run(spec);
+    let f = &out.flows[0];
+    assert_eq!(f.bytes_delivered, 1_000_000);
+    let t = f.completion_time_s.expect("completed");
+    // 1 MB at 10 Mbit/s needs at least 0.8 s plus a handshake (≥ 2 × 12 ms).
+    assert!(t > 0.8 && t < 5.0, "completion {t}");
+}
+
+#[test]
+fn test_serial_transfers_open_one_connection_per_file() {
+    let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 60 * SEC);
+    spec.flows[0].initiator = Initiator::Dst;
+    spec.flows[0].app = AppSpec::Serial { files: 4, file_bytes: 100_000, gap_ns: 0 };
+    let out = run(spec);
+    let f = &out.flows[0];
+    assert_eq!(f.connections, 4);
+    assert_eq!(f.bytes_delivered, 400_000);
+    assert!(f.completion_time_s.is_some());
+}
+
+#[test]
+fn test_request_response_counts_transactions() {
+    let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 10 * SEC);
+    spec.flows[0].initiator = Initiator::Dst;
+    spec.flows[0].app = AppSpec::RequestResponse { request_bytes: 100, response_bytes: 5000, think_ns: 0, count: Some(5) };
+    let out = run(spec);
+    let f = &out.flows[0];
+    assert_eq!(f.transactions, Some(5));
+    assert_eq!(f.connections, 5);
+    assert_eq!(f.bytes_delivered, 25_000);
+}
+
+#[test]
+fn test_same_spec_gives_identical_json() {
+    let mut spec = dumbbell(4, 1_500_000, 20 * MS, red(5.0, 15.0, 0.1, 60, true, 1_500_000), TcpConfig { ecn: true, ..Default::default() }, 10 * SEC);
+    spec.links[2].loss = 0.01;
+    let json = serde_json::to_string(&spec).unwrap();
+    let a = run_json(&json).unwrap();
+    let b = run_json(&json).unwrap();
+    assert_eq!(a, b);
+    spec.seed = 2;
+    let c = run_json(&serde_json::to_string(&spec).unwrap()).unwrap();
+    assert_ne!(a, c, "a different seed must change a run with random loss and RED");
+}
+
+#[test]
+fn test_bad_spec_names_the_field() {
+    let mut spec = dumbbell(1, 1_500_000, 20 * MS, droptail(100), TcpConfig::default(), SEC);
+    spec.flows[0].dst = "nowhere".into();
+    let err = Simulation::new(spec).err().expect("must fail").to_string();
+    assert_eq!(err, "flows[0].dst = nowhere: no such node");
+}
+
+#[test]
+fn test_no_route_is_reported() {
+    let mut spec = dumbbell(1, 1_500_000, 20 * MS, droptail(100), TcpConfig::default(), SEC);
+    spec.links.retain(|l| l.name != "R2->R1");
+    let err = Simulation::new(spec).err().expect("must fail").to_string();
+    assert!(err.contains("no route"), "{err}");
+}
+
+#[test]
+fn test_packets_are_conserved_end_to_end() {
+    let mut spec = dumbbell(3, 1_500_000, 20 * MS, red(5.0, 15.0, 0.1, 30, false, 1_500_000), TcpConfig::default(), 5 * SEC);
+    spec.links[3].loss = 0.02;
+    let mut sim = Simulation::new(spec).unwrap();
+    let mut steps = 0u64;
+    while sim.step() {
+        steps += 1;
+        if steps % 997 == 0 {
+            let c = sim.census();
+            assert_eq!(c.sent, c.delivered + c.stale + sim.packets_discarded() + sim.packets_in_network(), "at {:?}", sim.now());
+        }
+    }
+    assert!(sim.packets_discarded() > 0, "the test should exercise drops");
+}
