@@ -7,7 +7,7 @@
 //!
 //! | event | Open / Disorder | Cwr (ECN-reduced this window) | Recovery | Loss |
 //! |---|---|---|---|---|
-//! | ECE on an ACK | reduce: ssthresh = max(FlightSize/2, 2·SMSS), cwnd = ssthresh, → Cwr | ignored | ignored | ignored |
+//! | ECE on an ACK | reduce: ssthresh = max(FlightSize/2, 2·SMSS), cwnd = ssthresh, or 1 SMSS if FlightSize < 4·SMSS, → Cwr | ignored | ignored | ignored |
 //! | DupThresh dupACKs | fast retransmit with reduction, → Recovery | fast retransmit, ssthresh kept (RFC 3168 §6.1.2 "should not decrease ... again"), → Recovery | per variant | ignored |
 //! | RTO | ssthresh = max(FlightSize/2, 2·SMSS), cwnd = 1 SMSS, → Loss | cwnd = 1 SMSS, ssthresh kept (reduced within the last RTT, RFC 3168 §6.1.2) | as Open | cwnd = 1 SMSS, ssthresh kept (RFC 5681 §3.1 note on repeated timeouts) |
 //!
@@ -90,17 +90,24 @@ impl Sender {
             && matches!(self.cc.phase, Phase::Open | Phase::Disorder)
     }
 
-    /// RFC 3168 §6.1.2: halve the window, no retransmission, CWR on the next new segment.
+    /// RFC 3168 §6.1.2 (Floyd 1994 §4): halve cwnd and ssthresh, no
+    /// retransmission, CWR on the next new segment. ssthresh keeps RFC 5681's
+    /// floor of two segments; cwnd is halved down to one segment (the floor
+    /// RFC 3168's one-segment rule presupposes, as in ns-2), so a flow with a
+    /// tiny window still backs off when marked.
     fn ecn_reduce(&mut self, now: Instant, st: &mut TcpStats) {
         st.ecn_reductions += 1;
         let one_segment = self.cc.cwnd <= self.cc.mss;
-        self.cc.halve(self.flight_size());
+        let flight = self.flight_size();
+        self.cc.halve(flight);
         if one_segment {
             // "the TCP sender should reset the retransmit timer on receiving the
             // ECN-Echo packet when the congestion window is one"
             self.hold_timer(now);
         } else {
-            self.cc.cwnd = self.cc.ssthresh;
+            // Halving fewer than four segments in flight leaves one segment.
+            let small = flight < 4 * self.cc.mss as u64;
+            self.cc.cwnd = if small { self.cc.mss } else { self.cc.ssthresh };
         }
         self.cc.phase = Phase::Cwr { until: self.max };
         self.reduced_at = self.max;

@@ -329,6 +329,32 @@ cases! { mark_cwnd_one:
     test_tahoe_mark_cwnd_one => Tahoe, false; test_tahoe_mark_cwnd_one_delack => Tahoe, true;
 }
 
+// ---------------------------------------------------------------- mark with a tiny window
+/// The receiver window caps the flight at 3 segments. Segment 10 is marked:
+/// halving a flight of fewer than four segments leaves cwnd at one segment
+/// (RFC 3168 §6.1.2 / Floyd 1994 halve cwnd; ns-2 does the same), while ssthresh
+/// keeps RFC 5681's floor of two. No retransmission, no timeout; the flow then
+/// slow-starts back to ssthresh.
+fn mark_small_window(v: Variant, delack: bool) {
+    let mut cfg = config(v, delack);
+    cfg.rwnd_bytes = 3 * MSS;
+    let net = Net::transfer(cfg, 30_000, vec![mark(Target::Seq(seg(10)))]);
+    check_common(&net, 30_000);
+    let p = first(&net, CaState::Cwr);
+    check(&net, p.high_sent - p.ack.unwrap() < 4 * MSS as u64, "fewer than four segments in flight");
+    check(&net, p.cwnd == MSS && p.ssthresh == 2 * MSS, "cwnd 1 segment, ssthresh 2");
+    let next = net.cc_log.iter().find(|q| q.t > p.t).unwrap();
+    check(&net, next.cwnd == 2 * MSS, "slow start back to ssthresh");
+    let want = Counts { data: 30, retransmits: 0, fast_retransmits: 0, timeouts: 0, ecn_reductions: 1 };
+    assert_eq!(counts(&net.c), want, "{}", net.dump());
+}
+cases! { mark_small_window:
+    test_reno_mark_small_window => Reno, false; test_reno_mark_small_window_delack => Reno, true;
+    test_newreno_mark_small_window => NewReno, false; test_newreno_mark_small_window_delack => NewReno, true;
+    test_sack_mark_small_window => Sack, false; test_sack_mark_small_window_delack => Sack, true;
+    test_tahoe_mark_small_window => Tahoe, false; test_tahoe_mark_small_window_delack => Tahoe, true;
+}
+
 // ---------------------------------------------------------------- mark then timeout
 /// Segment 20 marked; the last two data segments are dropped, so only the FIN
 /// produces a dupACK and the RTO fires. Without delayed ACKs: N = 40, all 40

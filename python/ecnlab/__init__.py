@@ -1,0 +1,31 @@
+"""ecnlab: a deterministic packet-level simulator for ECN/AQM research.
+
+The engine is Rust (``ecnlab._core``); this package reads and validates
+scenario files, runs them and writes self-describing results.
+
+>>> import ecnlab
+>>> result = ecnlab.run("scenarios/dumbbell-red-ecn.toml", out="out/x")  # doctest: +SKIP
+>>> result.flows[["id", "goodput_bps"]]  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+from ecnlab.config import Overrides, ScenarioSource, load_scenario
+from ecnlab.errors import ScenarioError
+from ecnlab.model import Scenario
+from ecnlab.results import RunResult, load_result
+from ecnlab.runner import run
+
+try:
+    __version__ = metadata.version("ecnlab")
+except metadata.PackageNotFoundError:  # running from a source tree without installing
+    __version__ = "0+unknown"
+
+__all__ = ["run", "load_scenario", "validate", "load_result", "ScenarioError", "RunResult", "Scenario", "__version__"]
+
+
+def validate(scenario: ScenarioSource, overrides: Overrides = None, *, seed: int | None = None) -> Scenario:
+    """Validate a scenario (path or dict) with optional overrides; raise ScenarioError if bad."""
+    return load_scenario(scenario, overrides, seed=seed)

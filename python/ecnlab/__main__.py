@@ -1,0 +1,7 @@
+"""``python -m ecnlab``."""
+
+import sys
+
+from ecnlab.cli import main
+
+sys.exit(main())

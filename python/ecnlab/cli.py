@@ -1,0 +1,127 @@
+"""Command line: ``ecnlab run`` and ``ecnlab validate``.
+
+Errors print one line, ``ecnlab: error: FILE: <message>``, and exit with
+status 2; a failed run leaves no output directory behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ecnlab.model import Scenario
+
+__all__ = ["main"]
+
+EXIT_ERROR = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ecnlab", description="Packet-level ECN/AQM simulator.")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (see docs/scenario.md)")
+        sp.add_argument(
+            "--set",
+            dest="overrides",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="override a field; VALUE is a TOML literal or a bare string (repeatable)",
+        )
+        sp.add_argument("--seed", type=int, help="run seed (same as --set seed=N)")
+
+    run = sub.add_parser("run", help="run a scenario and write DIR/summary.json")
+    common(run)
+    run.add_argument("--out", required=True, metavar="DIR", help="result directory (created only on success)")
+    run.add_argument("--quiet", "-q", action="store_true", help="do not print the report")
+    val = sub.add_parser("validate", help="check a scenario file without running it")
+    common(val)
+    val.add_argument(
+        "--show",
+        choices=("resolved", "engine"),
+        help="print the resolved scenario (as TOML, every default filled) or the engine input (JSON)",
+    )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ecnlab`` command; returns the exit status."""
+    args = _parser().parse_args(argv)
+    if args.version:
+        from ecnlab import __version__
+
+        print(f"ecnlab {__version__}")
+        return 0
+    if args.command is None:
+        _parser().print_usage(sys.stderr)
+        return EXIT_ERROR
+    from ecnlab.errors import ScenarioError
+
+    try:
+        if args.command == "validate":
+            return _validate(args)
+        return _run(args)
+    except ScenarioError as e:
+        return _fail(args.scenario, str(e))
+    except KeyboardInterrupt:
+        print("ecnlab: interrupted", file=sys.stderr)
+        return 130
+
+
+def _fail(scenario: str, message: str) -> int:
+    print(f"ecnlab: error: {scenario}: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _load(args: argparse.Namespace) -> Scenario:
+    from ecnlab.config import load_scenario
+
+    return load_scenario(args.scenario, args.overrides, seed=args.seed)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from ecnlab.lower import engine_spec, resolved_scenario
+
+    sc = _load(args)
+    if args.show == "resolved":
+        import tomli_w
+
+        print(tomli_w.dumps(resolved_scenario(sc)), end="")
+    elif args.show == "engine":
+        print(json.dumps(engine_spec(sc), indent=2, ensure_ascii=False))
+    else:
+        topo = sc.topology
+        print(
+            f"{args.scenario}: ok ({len(topo.nodes)} nodes, {len(topo.links)} links, "
+            f"{len(sc.flows)} flows, {len(sc.faults)} faults)"
+        )
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ecnlab.runner import check_out_dir, run_scenario
+    from ecnlab.tables import format_report
+
+    sc = _load(args)
+    out = Path(args.out)
+    check_out_dir(out)
+    try:
+        from ecnlab import _core
+    except ImportError as e:
+        return _fail(args.scenario, f"the engine extension ecnlab._core is not built ({e}); run scripts/setup.sh")
+    try:
+        result = run_scenario(sc, out=out)
+    except _core.EngineError as e:
+        return _fail(args.scenario, f"engine: {e}")
+    if not args.quiet:
+        print(format_report(result.summary))
+        print(f"\nwrote {out / 'summary.json'}")
+    return 0

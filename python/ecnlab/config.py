@@ -1,0 +1,106 @@
+"""Scenario files: TOML (or a dict) → a validated :class:`~ecnlab.model.Scenario`.
+
+Everything is checked before anything runs; the first problem raises
+:class:`~ecnlab.errors.ScenarioError` with a one-line message naming the field
+path, the value and what is allowed. See ``docs/scenario.md`` for the schema.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ecnlab._table import Table, integer, string
+from ecnlab.errors import ScenarioError
+from ecnlab.flows import parse_faults, parse_flows, parse_pcap
+from ecnlab.model import Scenario, TcpSpec
+from ecnlab.overrides import apply_overrides, normalize
+from ecnlab.params import parse_tcp
+from ecnlab.topology import parse_topology
+from ecnlab.units import parse_duration
+
+__all__ = ["load_scenario", "parse_scenario", "read_toml", "ScenarioSource", "Overrides"]
+
+ScenarioSource = str | Path | Mapping[str, Any]
+Overrides = Mapping[str, Any] | Iterable[str] | None
+
+TOP_KEYS = (
+    "name",
+    "description",
+    "seed",
+    "duration",
+    "warmup",
+    "sample_interval",
+    "topology",
+    "tcp",
+    "flows",
+    "faults",
+    "output",
+)
+MAX_SAMPLES = 10_000_000
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The TOML data of ``path``; unreadable or malformed files raise ScenarioError."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as e:
+        raise ScenarioError("", f"cannot read file: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError("", f"not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ScenarioError("", f"not valid UTF-8 TOML: {e.reason}") from None
+
+
+def load_scenario(source: ScenarioSource, overrides: Overrides = None, *, seed: int | None = None) -> Scenario:
+    """Read, override and validate a scenario (a TOML path or a dict of TOML data)."""
+    if isinstance(source, Mapping):
+        data, default_name = dict(source), "scenario"
+    else:
+        data, default_name = read_toml(source), Path(source).stem
+    data = apply_overrides(data, normalize(overrides))
+    if seed is not None:
+        data["seed"] = seed
+    return parse_scenario(data, default_name=default_name)
+
+
+def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -> Scenario:
+    """Validate TOML data (after overrides) into a Scenario."""
+    root = Table(data, "")
+    root.check_keys(TOP_KEYS)
+    name = root.get("name", string, default_name)
+    description = root.get("description", string, "")
+    seed = root.get("seed", integer(0, 2**64 - 1), 1)
+    duration = root.get("duration", lambda v, p: parse_duration(v, p, positive=True))
+    warmup = root.get("warmup", parse_duration, 0)
+    if warmup >= duration:
+        raise ScenarioError("warmup", "must be shorter than duration", root.raw("warmup"))
+    sample = root.get("sample_interval", parse_duration, 0)
+    if sample and duration // sample > MAX_SAMPLES:
+        raise ScenarioError(
+            "sample_interval",
+            f"too small: {duration // sample} samples per queue (max {MAX_SAMPLES})",
+            root.raw("sample_interval"),
+        )
+    tcp = parse_tcp(root.table("tcp"), TcpSpec())
+    topo = parse_topology(root.table("topology"), "topology", mss=tcp.mss)
+    groups, flows = parse_flows(root.tables("flows"), topo, tcp, duration)
+    faults = parse_faults(root.tables("faults"), topo, [f.id for f in flows])
+    pcap = parse_pcap(root.table("output"), topo)
+    return Scenario(
+        name=name,
+        description=description,
+        seed=seed,
+        duration_ns=duration,
+        warmup_ns=warmup,
+        sample_interval_ns=sample,
+        topology=topo,
+        tcp=tcp,
+        groups=tuple(groups),
+        flows=tuple(flows),
+        faults=tuple(faults),
+        pcap=tuple(pcap),
+    )

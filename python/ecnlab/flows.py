@@ -1,0 +1,224 @@
+"""``[[flows]]`` (expanded to concrete flows), ``[[faults]]`` and ``[output]``."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+from typing import Any
+
+from ecnlab._table import Table, choice, integer, string
+from ecnlab.errors import ScenarioError
+from ecnlab.model import AppSpec, Fault, Flow, FlowGroup, TcpSpec, Topology
+from ecnlab.names import NAME_RE, is_glob, match_glob, summarize
+from ecnlab.params import parse_tcp
+from ecnlab.topology import Reachability
+from ecnlab.units import parse_duration, parse_size
+
+__all__ = ["parse_flows", "parse_faults", "parse_pcap", "pcap_file", "FLOW_KINDS"]
+
+FLOW_KINDS = ("bulk", "serial", "request_response")
+_COMMON_KEYS = ("name", "kind", "from", "to", "count", "start", "initiator", "tcp")
+_KIND_KEYS = {
+    "bulk": ("bytes",),
+    "serial": ("files", "file_size", "gap"),
+    "request_response": ("request_size", "response_size", "think", "transactions"),
+}
+_DEFAULT_INITIATOR = {"bulk": "src", "serial": "dst", "request_response": "dst"}
+_FAULT_KEYS = ("link", "flow", "action", "nth", "seq")
+
+
+def parse_flows(
+    tables: list[Table], topo: Topology, tcp: TcpSpec, duration_ns: int
+) -> tuple[list[FlowGroup], list[Flow]]:
+    """Every ``[[flows]]`` entry, and the concrete flows they expand to (ids unique)."""
+    groups: list[FlowGroup] = []
+    flows: list[Flow] = []
+    owner: dict[str, str] = {}
+    reach = Reachability(topo)
+    for index, ft in enumerate(tables):
+        group = _parse_group(index, ft, topo, reach, tcp, duration_ns)
+        expanded = _expand(group)
+        group = replace(group, ids=tuple(f.id for f in expanded))
+        for flow in expanded:
+            if flow.id in owner:
+                where = ft.at("name") if ft.has("name") else ft.path
+                raise ScenarioError(where, f'flow id "{flow.id}" is already used by {owner[flow.id]}')
+            owner[flow.id] = ft.path
+            flows.append(flow)
+        groups.append(group)
+    if not flows:
+        raise ScenarioError("flows", "required: at least one [[flows]] entry")
+    return groups, flows
+
+
+def _parse_group(
+    index: int, ft: Table, topo: Topology, reach: Reachability, base_tcp: TcpSpec, duration_ns: int
+) -> FlowGroup:
+    kind = ft.get("kind", choice(FLOW_KINDS), "bulk")
+    ft.check_keys(_COMMON_KEYS + _KIND_KEYS[kind], context=f'for kind = "{kind}"')
+    name = ft.get("name", string, f"{kind}{index}")
+    if not NAME_RE.match(name):
+        raise ScenarioError(ft.at("name"), "must be letters, digits, '_', '.' or '-'", name)
+    src = _endpoints(ft, "from", topo)
+    dst = _endpoints(ft, "to", topo)
+    if len(src) != len(dst) and len(src) != 1 and len(dst) != 1:
+        raise ScenarioError(
+            ft.at("to"),
+            f"names {len(dst)} hosts but from names {len(src)} (lists and globs pair up in order; "
+            "give equal lengths or a single host on one side)",
+            ft.raw("to"),
+        )
+    n = max(len(src), len(dst))
+    src, dst = (src * n if len(src) == 1 else src), (dst * n if len(dst) == 1 else dst)
+    for a, b in zip(src, dst, strict=False):
+        if a == b:
+            raise ScenarioError(ft.at("to"), f'pairs host "{a}" with itself', ft.raw("to"))
+        if not (reach.ok(a, b) and reach.ok(b, a)):
+            raise ScenarioError(ft.path, f'no route between "{a}" and "{b}" in both directions')
+    start = ft.get("start", parse_duration, 0)
+    if start >= duration_ns:
+        raise ScenarioError(ft.at("start"), "must be before the end of the run (duration)", ft.raw("start"))
+    tcp_table = ft.table("tcp")
+    return FlowGroup(
+        index=index,
+        name=name,
+        app=_parse_app(kind, ft),
+        src=tuple(src),
+        dst=tuple(dst),
+        count=ft.get("count", integer(1, 100_000), 1),
+        start_ns=start,
+        initiator=ft.get("initiator", choice(("src", "dst")), _DEFAULT_INITIATOR[kind]),
+        tcp=parse_tcp(tcp_table, base_tcp),
+    )
+
+
+def _parse_app(kind: str, ft: Table) -> AppSpec:
+    if kind == "bulk":
+        return AppSpec(kind, bytes=ft.get("bytes", parse_size, None))
+    if kind == "serial":
+        return AppSpec(
+            kind,
+            files=ft.get("files", integer(1, 2**32 - 1)),
+            file_bytes=ft.get("file_size", parse_size),
+            gap_ns=ft.get("gap", parse_duration, 0),
+        )
+    return AppSpec(
+        kind,
+        request_bytes=ft.get("request_size", parse_size),
+        response_bytes=ft.get("response_size", parse_size),
+        think_ns=ft.get("think", parse_duration, 0),
+        transactions=ft.get("transactions", integer(1, 2**32 - 1), None),
+    )
+
+
+def _endpoints(ft: Table, key: str, topo: Topology) -> list[str]:
+    """Host names from a name, a glob, or a list of names/globs, in order."""
+    raw = ft.get(key, _str_or_list)
+    items = [raw] if isinstance(raw, str) else raw
+    hosts = topo.hosts
+    kinds = {n.name: n.kind for n in topo.nodes}
+    out: list[str] = []
+    for i, item in enumerate(items):
+        path = ft.at(key) if isinstance(raw, str) else f"{ft.at(key)}[{i}]"
+        if is_glob(item):
+            matched = match_glob(item, hosts)
+            if not matched:
+                raise ScenarioError(path, f"matches no host (hosts: {summarize(hosts)})", item)
+            out += matched
+        elif kinds.get(item) == "router":
+            raise ScenarioError(path, f"is a router; flows run between hosts (hosts: {summarize(hosts)})", item)
+        elif item not in kinds:
+            raise ScenarioError(path, f"no such host (hosts: {summarize(hosts)})", item)
+        else:
+            out.append(item)
+    if not out:
+        raise ScenarioError(ft.at(key), "names no host", raw)
+    return out
+
+
+def _str_or_list(value: Any, path: str) -> str | list[str]:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ScenarioError(path, 'must be a host name, a glob like "s*", or a list of them', value)
+
+
+def _expand(g: FlowGroup) -> list[Flow]:
+    pairs = [(a, b) for a, b in zip(g.src, g.dst, strict=False) for _ in range(g.count)]
+    ids = [g.name] if len(pairs) == 1 else [f"{g.name}_{k}" for k in range(1, len(pairs) + 1)]
+    return [
+        Flow(fid, a, b, g.start_ns, g.initiator, g.app, g.tcp, g.index) for fid, (a, b) in zip(ids, pairs, strict=False)
+    ]
+
+
+def parse_faults(tables: list[Table], topo: Topology, flow_ids: list[str]) -> list[Fault]:
+    """``[[faults]]``: each names an existing link and flow and exactly one of nth / seq."""
+    faults = []
+    for ft in tables:
+        ft.check_keys(_FAULT_KEYS)
+        link = _link(ft, "link", topo)
+        flow = _existing(ft, "flow", flow_ids, "flow")
+        action = ft.get("action", choice(("drop", "mark")))
+        nth = ft.get("nth", integer(1, 2**63 - 1), None)
+        seq = ft.get("seq", integer(1, 2**63 - 1), None)
+        if (nth is None) == (seq is None):
+            raise ScenarioError(ft.path, "give exactly one of nth and seq")
+        faults.append(Fault(link, flow, action, nth, seq))
+    return faults
+
+
+def _existing(t: Table, key: str, names: list[str], what: str) -> str:
+    value = t.get(key, string)
+    if value not in names:
+        close = difflib.get_close_matches(value, names, n=1, cutoff=0.5)
+        hint = f'did you mean "{close[0]}"?' if close else f"flows: {summarize(names)}"
+        raise ScenarioError(t.at(key), f"no such {what} ({hint})", value)
+    return value
+
+
+def _link(t: Table, key: str, topo: Topology) -> str:
+    return check_link(t.get(key, string), t.at(key), topo)
+
+
+def check_link(name: str, path: str, topo: Topology) -> str:
+    """``name`` if it is a link of ``topo``; else an error saying why not."""
+    if name in topo.link_names:
+        return name
+    nodes = {n.name for n in topo.nodes}
+    if "->" not in name:
+        hint = f'links are named "FROM->TO", e.g. "{topo.link_names[0]}"'
+    else:
+        a, b = name.split("->", 1)
+        unknown = [x for x in (a, b) if x not in nodes]
+        if unknown:
+            hint = f'no node "{unknown[0]}"'
+        else:
+            hint = f"{a} has no link to {b}; links from {a}: {summarize(lk.name for lk in topo.links if lk.src == a)}"
+    raise ScenarioError(path, f"no such link ({hint})", name)
+
+
+def parse_pcap(table: Table | None, topo: Topology) -> list[str]:
+    """``[output] pcap``: names of links to capture."""
+    if table is None:
+        return []
+    table.check_keys(("pcap",))
+    raw = table.get("pcap", _str_or_list, [])
+    items = [raw] if isinstance(raw, str) else raw
+    out: list[str] = []
+    for i, name in enumerate(items):
+        path = table.at("pcap") if isinstance(raw, str) else f"{table.at('pcap')}[{i}]"
+        check_link(name, path, topo)
+        if name in out:
+            continue
+        clash = [other for other in out if pcap_file(other) == pcap_file(name)]
+        if clash:
+            raise ScenarioError(path, f'would write the same file {pcap_file(name)} as "{clash[0]}"', name)
+        out.append(name)
+    return out
+
+
+def pcap_file(link: str) -> str:
+    """The file the engine writes a link's capture to: ``R1->R2`` → ``R1-R2.pcap``."""
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in link.replace("->", "-"))
+    return f"{safe}.pcap"

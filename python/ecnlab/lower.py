@@ -1,0 +1,148 @@
+"""A validated Scenario → (a) the resolved scenario dict, (b) the engine's JSON input.
+
+(b) follows ``crates/sim/src/spec.rs`` (``SimSpec``): every node, every
+unidirectional link with its queue, every concrete flow with its full TCP
+configuration; nanoseconds, bits per second and bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ecnlab.model import AppSpec, Link, QueueSpec, Scenario, TcpSpec
+from ecnlab.resolve import app_resolved, tcp_resolved
+from ecnlab.units import ns_to_s
+
+__all__ = ["resolved_scenario", "engine_spec"]
+
+
+def resolved_scenario(sc: Scenario) -> dict[str, Any]:
+    """The scenario in file form with every default filled and units canonical."""
+    flows = []
+    for g in sc.groups:
+        entry: dict[str, Any] = {
+            "name": g.name,
+            "kind": g.app.kind,
+            "from": list(g.src),
+            "to": list(g.dst),
+            "count": g.count,
+            "start": ns_to_s(g.start_ns),
+            "initiator": g.initiator,
+        }
+        entry.update(app_resolved(g.app))
+        entry["tcp"] = tcp_resolved(g.tcp)
+        flows.append(entry)
+    faults = []
+    for f in sc.faults:
+        fault: dict[str, Any] = {"link": f.link, "flow": f.flow, "action": f.action}
+        if f.nth is not None:
+            fault["nth"] = f.nth
+        else:
+            fault["seq"] = f.seq
+        faults.append(fault)
+    return {
+        "name": sc.name,
+        "description": sc.description,
+        "seed": sc.seed,
+        "duration": ns_to_s(sc.duration_ns),
+        "warmup": ns_to_s(sc.warmup_ns),
+        "sample_interval": ns_to_s(sc.sample_interval_ns),
+        "topology": sc.topology.resolved,
+        "tcp": tcp_resolved(sc.tcp),
+        "flows": flows,
+        "faults": faults,
+        "output": {"pcap": list(sc.pcap)},
+    }
+
+
+def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
+    """The engine's input (``SimSpec``) as a JSON-ready dict."""
+    pcap = set(sc.pcap)
+    spec: dict[str, Any] = {
+        "seed": sc.seed,
+        "duration_ns": sc.duration_ns,
+        "warmup_ns": sc.warmup_ns,
+        "sample_interval_ns": sc.sample_interval_ns,
+        "nodes": [{"name": n.name, "kind": n.kind} for n in sc.topology.nodes],
+        "links": [_link(link, link.name in pcap) for link in sc.topology.links],
+        "flows": [
+            {
+                "id": f.id,
+                "src": f.src,
+                "dst": f.dst,
+                "start_ns": f.start_ns,
+                "initiator": f.initiator,
+                "app": _app(f.app),
+                "tcp": _tcp(f.tcp),
+            }
+            for f in sc.flows
+        ],
+        "faults": [{"link": f.link, "flow": f.flow, "action": f.action, "nth": f.nth, "seq": f.seq} for f in sc.faults],
+    }
+    if pcap_dir is not None:
+        spec["pcap_dir"] = pcap_dir
+    return spec
+
+
+def _link(link: Link, pcap: bool) -> dict[str, Any]:
+    return {
+        "name": link.name,
+        "from": link.src,
+        "to": link.dst,
+        "rate_bps": link.rate_bps,
+        "delay_ns": link.delay_ns,
+        "queue": _queue(link.queue, link.rate_bps),
+        "loss": link.loss,
+        "pcap": pcap,
+    }
+
+
+def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": q.kind, "limit_pkts": q.limit_pkts, "limit_bytes": q.limit_bytes}
+    if q.red is not None:
+        r = q.red
+        out.update(
+            min_th=r.min_th,
+            max_th=r.max_th,
+            max_p=r.max_p,
+            wq=r.wq,
+            gentle=r.gentle,
+            wait=r.wait,
+            mode=r.mode,
+            mean_pkt_bytes=r.mean_pkt_size,
+            link_rate_bps=rate_bps,
+            ecn=r.ecn,
+        )
+    return out
+
+
+def _app(a: AppSpec) -> dict[str, Any]:
+    if a.kind == "bulk":
+        return {"kind": "bulk", "bytes": a.bytes}
+    if a.kind == "serial":
+        return {"kind": "serial", "files": a.files, "file_bytes": a.file_bytes, "gap_ns": a.gap_ns}
+    return {
+        "kind": "request_response",
+        "request_bytes": a.request_bytes,
+        "response_bytes": a.response_bytes,
+        "think_ns": a.think_ns,
+        "count": a.transactions,
+    }
+
+
+def _tcp(t: TcpSpec) -> dict[str, Any]:
+    return {
+        "variant": t.variant,
+        "mss": t.mss,
+        "init_cwnd_segments": t.init_cwnd,
+        "rwnd_bytes": t.rwnd_bytes,
+        "delayed_ack": t.delayed_ack,
+        "delack_timeout_ns": t.delack_timeout_ns,
+        "ecn": t.ecn,
+        "ecn_plus": t.ecn_plus,
+        "clock_granularity_ns": t.clock_granularity_ns,
+        "min_rto_ns": t.min_rto_ns,
+        "initial_rto_ns": t.initial_rto_ns,
+        "max_rto_ns": t.max_rto_ns,
+        "dupack_threshold": t.dupack_threshold,
+    }

@@ -1,0 +1,183 @@
+"""Typed, validated scenario: what :mod:`ecnlab.config` produces and :mod:`ecnlab.lower` consumes.
+
+All quantities are in canonical integer units: nanoseconds (``*_ns``),
+bits per second (``*_bps``) and bytes (``*_bytes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "QueueSpec",
+    "RedSpec",
+    "TcpSpec",
+    "Node",
+    "Link",
+    "Topology",
+    "AppSpec",
+    "FlowGroup",
+    "Flow",
+    "Fault",
+    "Scenario",
+]
+
+
+@dataclass(frozen=True)
+class RedSpec:
+    """RED parameters (thresholds in packets, or in ``mean_pkt_size`` units in byte mode)."""
+
+    min_th: float
+    max_th: float
+    max_p: float
+    wq: float
+    ecn: bool
+    gentle: bool
+    wait: bool
+    mode: str
+    mean_pkt_size: int
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """An output queue: ``droptail``, ``red`` or ``red_star``; exactly one limit is set."""
+
+    kind: str
+    limit_pkts: int | None
+    limit_bytes: int | None
+    red: RedSpec | None = None
+
+
+@dataclass(frozen=True)
+class TcpSpec:
+    """TCP settings of a flow (both endpoints); mirrors the engine's ``TcpConfig``."""
+
+    variant: str = "reno"
+    mss: int = 1460
+    init_cwnd: int = 2
+    rwnd_bytes: int = 65535
+    delayed_ack: bool = True
+    delack_timeout_ns: int = 100_000_000
+    ecn: bool = False
+    ecn_plus: bool = False
+    clock_granularity_ns: int = 1_000_000
+    min_rto_ns: int = 1_000_000_000
+    initial_rto_ns: int = 1_000_000_000
+    max_rto_ns: int = 60_000_000_000
+    dupack_threshold: int = 3
+
+
+@dataclass(frozen=True)
+class Node:
+    """A host (ends connections) or a router (forwards)."""
+
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """A unidirectional link named ``FROM->TO`` with its output queue at ``src``."""
+
+    name: str
+    src: str
+    dst: str
+    rate_bps: int
+    delay_ns: int
+    queue: QueueSpec
+    loss: float = 0.0
+
+
+@dataclass(frozen=True)
+class Topology:
+    """The expanded network plus the resolved form of the topology table."""
+
+    kind: str
+    nodes: tuple[Node, ...]
+    links: tuple[Link, ...]
+    resolved: dict[str, Any]
+
+    @property
+    def hosts(self) -> list[str]:
+        """Names of the hosts."""
+        return [n.name for n in self.nodes if n.kind == "host"]
+
+    @property
+    def link_names(self) -> list[str]:
+        """Names of all links, in order."""
+        return [link.name for link in self.links]
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    """What a flow's application does; only the fields of its ``kind`` are meaningful."""
+
+    kind: str
+    bytes: int | None = None
+    files: int = 0
+    file_bytes: int = 0
+    gap_ns: int = 0
+    request_bytes: int = 0
+    response_bytes: int = 0
+    think_ns: int = 0
+    transactions: int | None = None
+
+
+@dataclass(frozen=True)
+class FlowGroup:
+    """One ``[[flows]]`` entry with defaults filled and ``from``/``to`` expanded."""
+
+    index: int
+    name: str
+    app: AppSpec
+    src: tuple[str, ...]
+    dst: tuple[str, ...]
+    count: int
+    start_ns: int
+    initiator: str
+    tcp: TcpSpec
+    ids: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One concrete flow (one application instance between two hosts)."""
+
+    id: str
+    src: str
+    dst: str
+    start_ns: int
+    initiator: str
+    app: AppSpec
+    tcp: TcpSpec
+    group: int
+
+
+@dataclass(frozen=True)
+class Fault:
+    """At ``link``, drop or mark the ``nth`` packet of ``flow`` (or the one carrying ``seq``)."""
+
+    link: str
+    flow: str
+    action: str
+    nth: int | None
+    seq: int | None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario."""
+
+    name: str
+    description: str
+    seed: int
+    duration_ns: int
+    warmup_ns: int
+    sample_interval_ns: int
+    topology: Topology
+    tcp: TcpSpec
+    groups: tuple[FlowGroup, ...]
+    flows: tuple[Flow, ...]
+    faults: tuple[Fault, ...]
+    pcap: tuple[str, ...]

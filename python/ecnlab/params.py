@@ -1,0 +1,113 @@
+"""Parsing the ``[tcp]`` table (and per-flow ``tcp`` overrides) and queue tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ecnlab._table import Table, boolean, choice, integer, number
+from ecnlab.errors import ScenarioError
+from ecnlab.model import QueueSpec, RedSpec, TcpSpec
+from ecnlab.units import parse_duration, parse_size
+
+__all__ = [
+    "TCP_VARIANTS",
+    "QUEUE_KINDS",
+    "DEFAULT_QUEUE_LIMIT",
+    "TCP_KEYS",
+    "parse_tcp",
+    "parse_queue",
+    "default_queue",
+]
+
+TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+QUEUE_KINDS = ("droptail", "red", "red_star")
+RED_MODES = ("packet", "byte")
+DEFAULT_QUEUE_LIMIT = 1000
+U32_MAX = 2**32 - 1
+
+
+def _dur(positive: bool) -> Callable[[Any, str], int]:
+    return lambda v, p: parse_duration(v, p, positive=positive)
+
+
+# scenario key -> (TcpSpec attribute, parser)
+TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
+    "variant": ("variant", choice(TCP_VARIANTS)),
+    "mss": ("mss", integer(1, 65495)),
+    "init_cwnd": ("init_cwnd", integer(1, 65535)),
+    "rwnd": ("rwnd_bytes", lambda v, p: parse_size(v, p, max_bytes=U32_MAX)),
+    "delayed_ack": ("delayed_ack", boolean),
+    "delack_timeout": ("delack_timeout_ns", _dur(True)),
+    "ecn": ("ecn", boolean),
+    "ecn_plus": ("ecn_plus", boolean),
+    "clock_granularity": ("clock_granularity_ns", _dur(True)),
+    "min_rto": ("min_rto_ns", _dur(False)),
+    "initial_rto": ("initial_rto_ns", _dur(True)),
+    "max_rto": ("max_rto_ns", _dur(True)),
+    "dupack_threshold": ("dupack_threshold", integer(1, 1000)),
+}
+
+
+def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
+    """``base`` with the keys of ``table`` applied, then cross-checked."""
+    if table is None:
+        return base
+    table.check_keys(TCP_KEYS)
+    changes = {attr: table.get(key, parse) for key, (attr, parse) in TCP_KEYS.items() if table.has(key)}
+    tcp = replace(base, **changes)
+    if tcp.min_rto_ns > tcp.max_rto_ns:
+        key = "min_rto" if table.has("min_rto") else "max_rto"
+        raise ScenarioError(table.at(key), "must satisfy min_rto <= max_rto", table.raw(key))
+    if tcp.initial_rto_ns > tcp.max_rto_ns:
+        key = "initial_rto" if table.has("initial_rto") else "max_rto"
+        raise ScenarioError(table.at(key), "must satisfy initial_rto <= max_rto", table.raw(key))
+    return tcp
+
+
+_LIMIT_KEYS = ("kind", "limit", "limit_bytes")
+_RED_KEYS = ("min_th", "max_th", "max_p", "wq", "ecn", "gentle", "wait", "mode", "mean_pkt_size")
+
+
+def default_queue() -> QueueSpec:
+    """DropTail with room for ``DEFAULT_QUEUE_LIMIT`` packets."""
+    return QueueSpec(kind="droptail", limit_pkts=DEFAULT_QUEUE_LIMIT, limit_bytes=None)
+
+
+def parse_queue(table: Table | None, *, fallback: QueueSpec, mss: int) -> QueueSpec:
+    """A queue table; ``fallback`` when the table is absent.
+
+    ``mss`` is the default TCP MSS: RED's ``mean_pkt_size`` defaults to ``mss + 40``.
+    """
+    if table is None:
+        return fallback
+    kind = table.get("kind", choice(QUEUE_KINDS), "droptail")
+    allowed = _LIMIT_KEYS + (_RED_KEYS if kind != "droptail" else ())
+    table.check_keys(allowed, context=f'for kind = "{kind}"')
+    if table.has("limit") and table.has("limit_bytes"):
+        raise ScenarioError(table.path, "give limit (packets) or limit_bytes, not both")
+    limit_pkts: int | None = table.get("limit", integer(1, U32_MAX), None)
+    limit_bytes: int | None = table.get("limit_bytes", parse_size, None)
+    if limit_pkts is None and limit_bytes is None:
+        limit_pkts = DEFAULT_QUEUE_LIMIT
+    red = _parse_red(table, mss) if kind != "droptail" else None
+    return QueueSpec(kind=kind, limit_pkts=limit_pkts, limit_bytes=limit_bytes, red=red)
+
+
+def _parse_red(table: Table, mss: int) -> RedSpec:
+    min_th = table.get("min_th", number(0), required_note="RED needs min_th and max_th")
+    max_th = table.get("max_th", number(0, open_lo=True), required_note="RED needs min_th and max_th")
+    if min_th >= max_th:
+        raise ScenarioError(table.at("min_th"), f"must be < max_th ({table.raw('max_th')})", table.raw("min_th"))
+    return RedSpec(
+        min_th=min_th,
+        max_th=max_th,
+        max_p=table.get("max_p", number(0, 1, open_lo=True), 0.1),
+        wq=table.get("wq", number(0, 1, open_lo=True), 0.002),
+        ecn=table.get("ecn", boolean, False),
+        gentle=table.get("gentle", boolean, False),
+        wait=table.get("wait", boolean, True),
+        mode=table.get("mode", choice(RED_MODES), "packet"),
+        mean_pkt_size=table.get("mean_pkt_size", integer(1, 65535), mss + 40),
+    )

@@ -1,0 +1,73 @@
+"""Typed parts back to scenario-file form with every default filled (the *resolved* scenario).
+
+The resolved form uses the scenario file's keys in canonical units: durations
+in seconds, rates in bit/s, sizes in bytes. Loading it again gives the same
+run (tests check this round trip).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ecnlab.model import AppSpec, QueueSpec, TcpSpec
+from ecnlab.units import ns_to_s
+
+__all__ = ["queue_resolved", "tcp_resolved", "app_resolved"]
+
+
+def queue_resolved(q: QueueSpec) -> dict[str, Any]:
+    """A queue table with every key present."""
+    out: dict[str, Any] = {"kind": q.kind}
+    if q.limit_bytes is not None:
+        out["limit_bytes"] = q.limit_bytes
+    else:
+        out["limit"] = q.limit_pkts
+    if q.red is not None:
+        r = q.red
+        out.update(
+            min_th=r.min_th,
+            max_th=r.max_th,
+            max_p=r.max_p,
+            wq=r.wq,
+            ecn=r.ecn,
+            gentle=r.gentle,
+            wait=r.wait,
+            mode=r.mode,
+            mean_pkt_size=r.mean_pkt_size,
+        )
+    return out
+
+
+def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
+    """A ``[tcp]`` table with every key present."""
+    return {
+        "variant": t.variant,
+        "mss": t.mss,
+        "init_cwnd": t.init_cwnd,
+        "rwnd": t.rwnd_bytes,
+        "delayed_ack": t.delayed_ack,
+        "delack_timeout": ns_to_s(t.delack_timeout_ns),
+        "ecn": t.ecn,
+        "ecn_plus": t.ecn_plus,
+        "clock_granularity": ns_to_s(t.clock_granularity_ns),
+        "min_rto": ns_to_s(t.min_rto_ns),
+        "initial_rto": ns_to_s(t.initial_rto_ns),
+        "max_rto": ns_to_s(t.max_rto_ns),
+        "dupack_threshold": t.dupack_threshold,
+    }
+
+
+def app_resolved(a: AppSpec) -> dict[str, Any]:
+    """The kind-specific keys of a ``[[flows]]`` entry (optional ones only when set)."""
+    if a.kind == "bulk":
+        return {} if a.bytes is None else {"bytes": a.bytes}
+    if a.kind == "serial":
+        return {"files": a.files, "file_size": a.file_bytes, "gap": ns_to_s(a.gap_ns)}
+    out: dict[str, Any] = {
+        "request_size": a.request_bytes,
+        "response_size": a.response_bytes,
+        "think": ns_to_s(a.think_ns),
+    }
+    if a.transactions is not None:
+        out["transactions"] = a.transactions
+    return out

@@ -1,0 +1,149 @@
+"""Run results: ``summary.json`` (self-describing, deterministic) and :class:`RunResult`."""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "FORMAT_VERSION",
+    "build_summary",
+    "jain",
+    "dumps",
+    "write_summary",
+    "RunResult",
+    "load_result",
+    "git_commit",
+]
+
+FORMAT_VERSION = 1
+SUMMARY_FILE = "summary.json"
+
+
+def jain(values: list[float]) -> float | None:
+    """Jain's fairness index (Σx)² / (n·Σx²); None for no values or all zero."""
+    if not values:
+        return None
+    squares = sum(x * x for x in values)
+    if squares == 0:
+        return None
+    return sum(values) ** 2 / (len(values) * squares)
+
+
+@functools.cache
+def git_commit() -> tuple[str, bool | None]:
+    """(HEAD commit, dirty?) of the source tree ecnlab runs from; ("unknown", None) outside one."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "Cargo.toml").is_file() or not (root / "crates" / "sim").is_dir():
+        return "unknown", None
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", None
+    return head or "unknown", bool(status.strip())
+
+
+def build_summary(*, scenario: dict[str, Any], engine: dict[str, Any], wall_s: float, version: str) -> dict[str, Any]:
+    """The summary.json document for one run."""
+    commit, dirty = git_commit()
+    sim = dict(engine["sim"])
+    sim["wall_s"] = round(wall_s, 6)
+    flows = engine["flows"]
+    summary: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "ecnlab_version": version,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "scenario": scenario,
+        "seed": scenario["seed"],
+        "sim": sim,
+        "flows": flows,
+        "queues": engine["queues"],
+        "links": engine["links"],
+        "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
+    }
+    if scenario.get("sample_interval") and engine.get("timeseries"):
+        summary["timeseries"] = engine["timeseries"]
+    return summary
+
+
+def dumps(summary: dict[str, Any]) -> str:
+    """Deterministic JSON text: insertion-ordered keys, indent 2, trailing newline."""
+    return json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
+    """Write ``directory/summary.json``."""
+    path = directory / SUMMARY_FILE
+    path.write_text(dumps(summary), encoding="utf-8")
+    return path
+
+
+@dataclass
+class RunResult:
+    """One run: the summary dict, plus its tables as pandas DataFrames."""
+
+    summary: dict[str, Any]
+    out: Path | None = None
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow (``id``, ``goodput_bps``, ``retransmits``, ...)."""
+        return _frame(self.summary["flows"])
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """One row per link queue (``link``, ``arrivals``, ``marks``, ...)."""
+        return _frame(self.summary["queues"])
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """One row per link (``name``, ``utilization``, ...)."""
+        return _frame(self.summary["links"])
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        """Sampled queue length, long form: ``link``, ``t_s``, ``qlen_pkts``, ``avg_pkts``."""
+        import pandas as pd
+
+        rows = self.summary.get("timeseries", {}).get("queue", [])
+        frames = [
+            pd.DataFrame({"link": s["link"], "t_s": s["t_s"], "qlen_pkts": s["qlen_pkts"], "avg_pkts": s["avg_pkts"]})
+            for s in rows
+        ]
+        if not frames:
+            return pd.DataFrame(columns=["link", "t_s", "qlen_pkts", "avg_pkts"])
+        return pd.concat(frames, ignore_index=True)
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame.from_records(rows)
+
+
+def load_result(path: str | Path) -> RunResult:
+    """A result directory (or its summary.json) read back; checks ``format_version``."""
+    p = Path(path)
+    file = p / SUMMARY_FILE if p.is_dir() else p
+    summary = json.loads(file.read_text(encoding="utf-8"))
+    version = summary.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ValueError(f"{file}: format_version {version!r} is not supported (this ecnlab reads {FORMAT_VERSION})")
+    return RunResult(summary, file.parent)

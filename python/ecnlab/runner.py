@@ -1,0 +1,122 @@
+"""``ecnlab.run``: validate, lower, run the engine with the GIL released, write results.
+
+Output directories appear only for runs that succeed: results are written into
+a temporary directory beside ``out`` and renamed into place at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+from ecnlab.config import Overrides, ScenarioSource, load_scenario
+from ecnlab.errors import ScenarioError
+from ecnlab.lower import engine_spec, resolved_scenario
+from ecnlab.model import Scenario
+from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, write_summary
+
+__all__ = ["run", "run_scenario", "check_out_dir"]
+
+
+class Engine(Protocol):
+    """What the runner needs from ``ecnlab._core``."""
+
+    def run(self, spec_json: str) -> str: ...
+
+    def version(self) -> str: ...
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse an ``out`` that exists and is not an earlier ecnlab result directory."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ScenarioError("--out", "exists and is not a directory", str(out))
+    if out.is_dir() and any(out.iterdir()) and not (out / SUMMARY_FILE).is_file():
+        raise ScenarioError("--out", "exists and is not an ecnlab result directory (no summary.json)", str(out))
+
+
+def run(
+    scenario: ScenarioSource,
+    *,
+    seed: int | None = None,
+    overrides: Overrides = None,
+    out: str | Path | None = None,
+) -> RunResult:
+    """Validate ``scenario`` (path or dict), run it, and return its results.
+
+    With ``out``, also write ``out/summary.json`` and any pcaps; an existing
+    result directory there is replaced only once the new run has succeeded.
+    """
+    sc = load_scenario(scenario, overrides, seed=seed)
+    return run_scenario(sc, out=Path(out) if out is not None else None)
+
+
+def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:
+    """Run an already validated scenario."""
+    from ecnlab import _core
+
+    resolved = resolved_scenario(sc)
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="ecnlab-") as tmp:
+            summary = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
+        return RunResult(summary, None)
+    check_out_dir(out)
+    created = _make_parents(out.parent)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        summary = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
+        write_summary(staging, summary)
+        _replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        for d in reversed(created):
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        raise
+    return RunResult(summary, out)
+
+
+def _run_engine(core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None) -> dict[str, Any]:
+    spec = engine_spec(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
+    t0 = time.perf_counter()
+    text = core.run(json.dumps(spec))
+    wall = time.perf_counter() - t0
+    return build_summary(scenario=resolved, engine=json.loads(text), wall_s=wall, version=core.version())
+
+
+def _make_parents(parent: Path) -> list[Path]:
+    """Create missing parent directories; return those created (outermost first)."""
+    missing = []
+    p = parent.absolute()
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    missing.reverse()
+    for d in missing:
+        d.mkdir()
+    return missing
+
+
+def _replace(staging: Path, out: Path) -> None:
+    """Move ``staging`` to ``out``, replacing an earlier result directory there."""
+    os.chmod(staging, 0o755 & ~_umask())
+    if not out.exists():
+        staging.rename(out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    old.rmdir()
+    out.rename(old)
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,102 @@
+"""The short text report ``ecnlab run`` prints, made from a summary dict only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["format_report"]
+
+MAX_QUEUE_ROWS = 12
+
+
+def _signals(q: dict[str, Any]) -> int:
+    return int(q["marks"] + q["early_drops"] + q["forced_drops"] + q["overflow_drops"])
+
+
+def _table(headers: Sequence[str], rows: list[Sequence[Any]]) -> list[str]:
+    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = []
+    for r in cells:
+        first = r[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=False)]
+        lines.append("  ".join([first, *rest]).rstrip())
+    return lines
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def _node_kinds(summary: dict[str, Any]) -> dict[str, str]:
+    """Node kinds, from the resolved scenario stored in the summary."""
+    from ecnlab.config import parse_scenario
+
+    try:
+        sc = parse_scenario(summary["scenario"])
+    except Exception:  # an older or hand-edited summary: fall back to names
+        return {}
+    return {n.name: n.kind for n in sc.topology.nodes}
+
+
+def format_report(summary: dict[str, Any]) -> str:
+    """Flows, router queues with arrivals, router-to-router link utilisation, fairness."""
+    sc = summary["scenario"]
+    sim = summary["sim"]
+    kinds = _node_kinds(summary)
+    links = {link["name"]: link for link in summary["links"]}
+
+    def is_router(name: str) -> bool:
+        return kinds.get(name) == "router"
+
+    out = [
+        f"{sc['name']}: seed {summary['seed']}, {sim['sim_time_s']:g} s simulated in {sim['wall_s']:.2f} s "
+        f"({sim['events']:,} events, {sim['packets_forwarded']:,} packets forwarded)",
+        "",
+    ]
+    out += _table(
+        ["flow", "goodput Mbit/s", "retransmits", "timeouts", "ECN reductions"],
+        [
+            [f["id"], f["goodput_bps"] / 1e6, f["retransmits"], f["timeouts"], f["ecn_reductions"]]
+            for f in summary["flows"]
+        ],
+    )
+    queues = [
+        q for q in summary["queues"] if q["arrivals"] > 0 and q["link"] in links and is_router(links[q["link"]]["from"])
+    ]
+    quiet: list[dict[str, Any]] = []
+    if len(queues) > MAX_QUEUE_ROWS:  # keep the report short: fold queues that neither marked nor dropped
+        busy = [q for q in queues if _signals(q) or is_router(links[q["link"]]["to"])]
+        quiet = [q for q in queues if q not in busy]
+        queues = busy
+    if queues:
+        out.append("")
+        out += _table(
+            ["queue", "arrivals", "marks", "early drops", "forced drops", "overflow drops", "avg qlen pkts"],
+            [
+                [
+                    q["link"],
+                    q["arrivals"],
+                    q["marks"],
+                    q["early_drops"],
+                    q["forced_drops"],
+                    q["overflow_drops"],
+                    q["avg_qlen_pkts"],
+                ]
+                for q in queues
+            ],
+        )
+    if quiet:
+        out.append(f"(+{len(quiet)} other router queues with arrivals but no marks or drops)")
+    core = [link for link in summary["links"] if is_router(link["from"]) and is_router(link["to"])]
+    if core:
+        out.append("")
+        out += _table(["link", "utilisation"], [[link["name"], link["utilization"]] for link in core])
+    fairness = summary.get("fairness")
+    out += ["", f"Jain fairness (bulk flows): {'-' if fairness is None else f'{fairness:.4f}'}"]
+    return "\n".join(out)

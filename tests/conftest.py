@@ -1,0 +1,82 @@
+"""Shared helpers: a small scenario, and running the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "scenarios"
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+
+# A small dumbbell used by the error, lowering and end-to-end tests.
+SMALL = """\
+seed = 1
+duration = "5s"
+
+[topology]
+kind = "dumbbell"
+pairs = 10
+access_rate = "10Mbit"
+access_delay = "1ms"
+bottleneck_rate = "1.5Mbit"
+bottleneck_delay = "20ms"
+
+[topology.bottleneck_queue]
+kind = "red"
+limit = 60
+min_th = 5
+max_th = 15
+max_p = 0.1
+wq = 0.002
+ecn = true
+
+[tcp]
+ecn = true
+
+[[flows]]
+kind = "bulk"
+from = "s*"
+to = "r*"
+"""
+
+
+@dataclass
+class Cli:
+    """The outcome of one ``python -m ecnlab`` call."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str, cwd: Path) -> Cli:
+    """Run ``python -m ecnlab ARGS`` in ``cwd`` (the package from this source tree)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ecnlab", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+    return Cli(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """``tmp_path/s.toml`` holding the small dumbbell."""
+    path = tmp_path / "s.toml"
+    path.write_text(SMALL)
+    return path
+
+
+def check_snapshot(name: str, text: str) -> None:
+    """Compare ``text`` with ``tests/snapshots/NAME``; ECNLAB_UPDATE_SNAPSHOTS=1 rewrites it."""
+    path = SNAPSHOTS / name
+    if os.environ.get("ECNLAB_UPDATE_SNAPSHOTS") == "1":
+        path.write_text(text)
+    assert path.exists(), f"missing snapshot {path}; run with ECNLAB_UPDATE_SNAPSHOTS=1 to create it"
+    assert text == path.read_text(), f"{name} changed; if intended, rerun with ECNLAB_UPDATE_SNAPSHOTS=1"

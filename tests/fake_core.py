@@ -1,0 +1,117 @@
+"""A stand-in for ``ecnlab._core`` that answers in the engine's result format without simulating.
+
+Used to test the Python side (summary, report, output directories) in
+isolation; the real engine is exercised by the ``engine``-marked tests.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+class EngineError(Exception):
+    """Mirror of ``ecnlab._core.EngineError``."""
+
+
+class FakeCore:
+    """``run`` returns deterministic numbers derived from the spec; ``fail`` makes it raise."""
+
+    EngineError = EngineError
+
+    def __init__(self, fail: str | None = None) -> None:
+        self.fail = fail
+        self.specs: list[dict[str, Any]] = []
+
+    def version(self) -> str:
+        return "0.0.0-fake"
+
+    def run(self, spec_json: str) -> str:
+        spec = json.loads(spec_json)
+        self.specs.append(spec)
+        if spec.get("pcap_dir"):
+            for link in spec["links"]:
+                if link["pcap"]:
+                    (Path(spec["pcap_dir"]) / (link["name"].replace("->", "-") + ".pcap")).write_bytes(b"")
+        if self.fail:
+            raise EngineError(self.fail)
+        return json.dumps(fake_output(spec))
+
+
+def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
+    """A result in the engine's format: numbers depend only on the spec."""
+    dur = spec["duration_ns"] / 1e9
+    routers = {n["name"] for n in spec["nodes"] if n["kind"] == "router"}
+    flows = [
+        {
+            "id": f["id"],
+            "kind": f["app"]["kind"],
+            "src": f["src"],
+            "dst": f["dst"],
+            "ecn": f["tcp"]["ecn"],
+            "ecn_negotiated": f["tcp"]["ecn"],
+            "cc": f["tcp"]["variant"],
+            "start_s": f["start_ns"] / 1e9,
+            "connections": 1,
+            "bytes_delivered": 100_000 * (i + 1),
+            "goodput_bps": 100_000.0 * (i + 1),
+            "data_packets_sent": 70,
+            "retransmits": i,
+            "fast_retransmits": i,
+            "timeouts": 0,
+            "ecn_reductions": 2 if f["tcp"]["ecn"] else 0,
+            "ce_received": 2,
+            "ece_sent": 2,
+            "cwr_sent": 2,
+            "acks_sent": 40,
+            "completion_time_s": None,
+            "transactions": None,
+        }
+        for i, f in enumerate(spec["flows"])
+    ]
+    queues = []
+    for link in spec["links"]:
+        core = link["from"] in routers and link["to"] in routers
+        queues.append(
+            {
+                "link": link["name"],
+                "arrivals": 100 if link["from"] in routers else 0,
+                "enqueued": 95,
+                "dequeued": 95,
+                "marks": 3 if core else 0,
+                "early_drops": 1 if core else 0,
+                "early_drops_ect": 0,
+                "forced_drops": 0,
+                "overflow_drops": 1 if core else 0,
+                "avg_qlen_pkts": 4.25,
+                "max_qlen_pkts": 12,
+                "avg_qlen_bytes": 6375.0,
+            }
+        )
+    links = [
+        {
+            "name": link["name"],
+            "from": link["from"],
+            "to": link["to"],
+            "rate_bps": link["rate_bps"],
+            "delay_s": link["delay_ns"] / 1e9,
+            "packets": 100,
+            "bytes": 150_000,
+            "utilization": 0.5,
+            "random_losses": 0,
+            "fault_drops": 0,
+            "fault_marks": 0,
+        }
+        for link in spec["links"]
+    ]
+    series = []
+    if spec["sample_interval_ns"]:
+        series = [{"link": spec["links"][0]["name"], "t_s": [0.0, 0.1], "qlen_pkts": [0, 2], "avg_pkts": [None, None]}]
+    return {
+        "sim": {"sim_time_s": dur, "events": 1000, "packets_forwarded": 500},
+        "flows": flows,
+        "queues": queues,
+        "links": links,
+        "timeseries": {"queue": series},
+    }

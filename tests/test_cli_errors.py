@@ -1,0 +1,291 @@
+"""Bad scenarios through the real CLI: exit 2, one exact line, no traceback, no output directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import SMALL, run_cli
+
+HOSTS = "hosts: r1..r10, s1..s10"
+DUMBBELL_KEYS = (
+    "access_delay, access_loss, access_rate, bottleneck_delay, bottleneck_queue, bottleneck_rate, "
+    "default_queue, hosts, kind, pairs, reverse_queue"
+)
+
+# (test id, text edit as (old, new) or None, --set arguments, expected message after "FILE: ")
+CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
+    (
+        "unknown-key-typo",
+        ("[topology.bottleneck_queue]", "[topology.bottleneck_queu]"),
+        [],
+        f'topology.bottleneck_queu: unknown key for kind = "dumbbell", did you mean "bottleneck_queue"? '
+        f"(allowed: {DUMBBELL_KEYS})",
+    ),
+    (
+        "unknown-top-level-key",
+        ('duration = "5s"', 'duraton = "5s"'),
+        [],
+        'duraton: unknown key, did you mean "duration"? (allowed: description, duration, faults, flows, '
+        "name, output, sample_interval, seed, tcp, topology, warmup)",
+    ),
+    (
+        "unknown-tcp-key",
+        None,
+        ["tcp.ecm=true"],
+        'tcp.ecm: unknown key, did you mean "ecn"? (allowed: clock_granularity, delack_timeout, delayed_ack, '
+        "dupack_threshold, ecn, ecn_plus, init_cwnd, initial_rto, max_rto, min_rto, mss, rwnd, variant)",
+    ),
+    (
+        "red-key-on-droptail",
+        None,
+        ["topology.reverse_queue.min_th=5"],
+        'topology.reverse_queue.min_th: unknown key for kind = "droptail" (allowed: kind, limit, limit_bytes)',
+    ),
+    (
+        "min_th-equals-max_th",
+        None,
+        ["topology.bottleneck_queue.min_th=15"],
+        "topology.bottleneck_queue.min_th = 15: must be < max_th (15)",
+    ),
+    (
+        "min_th-above-max_th",
+        None,
+        ["topology.bottleneck_queue.min_th=20.5"],
+        "topology.bottleneck_queue.min_th = 20.5: must be < max_th (15)",
+    ),
+    (
+        "max_p-above-1",
+        None,
+        ["topology.bottleneck_queue.max_p=1.5"],
+        "topology.bottleneck_queue.max_p = 1.5: must be in (0, 1]",
+    ),
+    (
+        "max_p-zero",
+        None,
+        ["topology.bottleneck_queue.max_p=0"],
+        "topology.bottleneck_queue.max_p = 0: must be in (0, 1]",
+    ),
+    ("wq-zero", None, ["topology.bottleneck_queue.wq=0.0"], "topology.bottleneck_queue.wq = 0.0: must be in (0, 1]"),
+    (
+        "max_p-not-a-number",
+        None,
+        ["topology.bottleneck_queue.max_p=high"],
+        'topology.bottleneck_queue.max_p = "high": must be a number, not a string',
+    ),
+    (
+        "negative-rate",
+        None,
+        ["topology.bottleneck_rate=-1.5Mbit"],
+        'topology.bottleneck_rate = "-1.5Mbit": must be > 0 bit/s',
+    ),
+    ("zero-rate-number", None, ["topology.access_rate=0"], "topology.access_rate = 0: must be > 0 bit/s"),
+    (
+        "bad-rate-unit",
+        None,
+        ["topology.bottleneck_rate=1.5Mbyte"],
+        'topology.bottleneck_rate = "1.5Mbyte": not a rate (use a number of bit/s or a string like '
+        '"1.5Mbit", "10Mbps", "100kbit", "1Gbit")',
+    ),
+    ("negative-delay", None, ["topology.access_delay=-1ms"], 'topology.access_delay = "-1ms": must be >= 0'),
+    (
+        "bad-duration-unit",
+        None,
+        ["duration=5parsecs"],
+        'duration = "5parsecs": not a duration (use a number of seconds or a string like "20ms", "1.5s", '
+        '"100us"; units: ns, us, ms, s)',
+    ),
+    ("zero-duration", None, ["duration=0"], "duration = 0: must be > 0"),
+    ("warmup-too-long", None, ["warmup=5s"], 'warmup = "5s": must be shorter than duration'),
+    (
+        "unknown-queue-kind",
+        None,
+        ["topology.bottleneck_queue.kind=blue"],
+        'topology.bottleneck_queue.kind = "blue": must be one of droptail, red, red_star',
+    ),
+    (
+        "unknown-tcp-variant",
+        None,
+        ["tcp.variant=cubic"],
+        'tcp.variant = "cubic": must be one of tahoe, reno, newreno, sack',
+    ),
+    (
+        "tcp-variant-typo",
+        None,
+        ['tcp.variant="renoo"'],
+        'tcp.variant = "renoo": must be one of tahoe, reno, newreno, sack (did you mean "reno"?)',
+    ),
+    (
+        "unknown-flow-kind",
+        None,
+        ["flows[0].kind=udp"],
+        'flows[0].kind = "udp": must be one of bulk, serial, request_response',
+    ),
+    ("flow-missing-host", None, ["flows[0].to=r11"], f'flows[0].to = "r11": no such host ({HOSTS})'),
+    (
+        "flow-to-router",
+        None,
+        ["flows[0].to=R2"],
+        f'flows[0].to = "R2": is a router; flows run between hosts ({HOSTS})',
+    ),
+    ("flow-glob-matches-nothing", None, ["flows[0].from=x*"], f'flows[0].from = "x*": matches no host ({HOSTS})'),
+    (
+        "flow-list-missing-host",
+        None,
+        ['flows[0].from=["s1", "s99"]', 'flows[0].to=["r1", "r2"]'],
+        f'flows[0].from[1] = "s99": no such host ({HOSTS})',
+    ),
+    (
+        "flow-lists-unequal",
+        None,
+        ['flows[0].to=["r1", "r2"]'],
+        'flows[0].to = ["r1", "r2"]: names 2 hosts but from names 10 (lists and globs pair up in order; '
+        "give equal lengths or a single host on one side)",
+    ),
+    (
+        "flow-wrong-kind-key",
+        None,
+        ["flows[0].files=3"],
+        'flows[0].files: unknown key for kind = "bulk" (allowed: '
+        "bytes, count, from, initiator, kind, name, start, tcp, to)",
+    ),
+    ("flow-tcp-override", None, ["flows[0].tcp.mss=0"], "flows[0].tcp.mss = 0: must be in [1, 65495]"),
+    (
+        "serial-missing-files",
+        None,
+        ["flows[0].kind=serial", "flows[0].file_size=1MB"],
+        "flows[0].files: required key is missing",
+    ),
+    (
+        "bad-size",
+        None,
+        ["flows[0].bytes=20 parsecs"],
+        'flows[0].bytes = "20 parsecs": not a size (use a number of '
+        'bytes or a string like "1500B", "64KB", "20MB", "1MiB")',
+    ),
+    ("seed-wrong-type", None, ["seed=x"], 'seed = "x": must be an integer, not a string'),
+    ("seed-negative", None, ["seed=-1"], "seed = -1: must be in [0, 18446744073709551615]"),
+    (
+        "host-override-missing",
+        None,
+        ["topology.hosts.s11.access_delay=5ms"],
+        f"topology.hosts.s11: no such host ({HOSTS})",
+    ),
+    (
+        "fault-missing-link",
+        None,
+        ['faults=[{link = "R1->R3", flow = "bulk0_1", action = "drop", nth = 3}]'],
+        'faults[0].link = "R1->R3": no such link (no node "R3")',
+    ),
+    (
+        "fault-link-not-adjacent",
+        None,
+        ['faults=[{link = "s1->r1", flow = "bulk0_1", action = "drop", nth = 3}]'],
+        'faults[0].link = "s1->r1": no such link (s1 has no link to r1; links from s1: s1->R1)',
+    ),
+    (
+        "fault-missing-flow",
+        None,
+        ['faults=[{link = "R1->R2", flow = "nope", action = "drop", nth = 3}]'],
+        'faults[0].flow = "nope": no such flow (flows: bulk0_1..bulk0_10)',
+    ),
+    (
+        "fault-both-nth-and-seq",
+        None,
+        ['faults=[{link = "R1->R2", flow = "bulk0_1", action = "mark", nth = 3, seq = 1}]'],
+        "faults[0]: give exactly one of nth and seq",
+    ),
+    (
+        "fault-neither-nth-nor-seq",
+        None,
+        ['faults=[{link = "R1->R2", flow = "bulk0_1", action = "mark"}]'],
+        "faults[0]: give exactly one of nth and seq",
+    ),
+    ("pcap-missing-link", None, ['output.pcap=["R2->R3"]'], 'output.pcap[0] = "R2->R3": no such link (no node "R3")'),
+    (
+        "pcap-not-a-link-name",
+        None,
+        ['output.pcap="R1"'],
+        'output.pcap = "R1": no such link (links are named "FROM->TO", e.g. "s1->R1")',
+    ),
+    (
+        "limit-and-limit_bytes",
+        None,
+        ["topology.bottleneck_queue.limit_bytes=90000"],
+        "topology.bottleneck_queue: give limit (packets) or limit_bytes, not both",
+    ),
+    ("set-without-equals", None, ["tcp.ecn"], "--set: expected KEY=VALUE, got 'tcp.ecn'"),
+    ("set-bad-index", None, ["flows[3].count=2"], "--set flows[3].count: flows has 1 entries (index from 0)"),
+    ("toml-syntax", ('duration = "5s"', "duration = "), [], "not valid TOML: Invalid value (at line 2, column 12)"),
+]
+
+
+@pytest.mark.parametrize(("edit", "sets", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_scenario_exits_2_with_one_line(
+    tmp_path: Path, edit: tuple[str, str] | None, sets: list[str], message: str
+) -> None:
+    text = SMALL
+    if edit is not None:
+        assert edit[0] in text
+        text = text.replace(edit[0], edit[1], 1)
+    (tmp_path / "s.toml").write_text(text)
+    args = ["run", "s.toml", "--out", "results/x"]
+    for s in sets:
+        args += ["--set", s]
+    r = run_cli(*args, cwd=tmp_path)
+    assert r.stderr == f"ecnlab: error: s.toml: {message}\n"
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "results").exists(), "a failed run must leave no output directory"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_validate_reports_the_same_line(tmp_path: Path, small: Path) -> None:
+    r = run_cli("validate", "s.toml", "--set", "topology.bottleneck_queue.max_p=1.5", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == "ecnlab: error: s.toml: topology.bottleneck_queue.max_p = 1.5: must be in (0, 1]\n"
+
+
+def test_validate_ok(tmp_path: Path, small: Path) -> None:
+    r = run_cli("validate", "s.toml", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout == "s.toml: ok (22 nodes, 42 links, 10 flows, 0 faults)\n"
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    r = run_cli("run", "nope.toml", "--out", "x", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == "ecnlab: error: nope.toml: cannot read file: No such file or directory\n"
+    assert not (tmp_path / "x").exists()
+
+
+def test_out_dir_that_is_not_a_result_dir_is_refused(tmp_path: Path, small: Path) -> None:
+    keep = tmp_path / "precious"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("mine")
+    r = run_cli("run", "s.toml", "--out", "precious", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == (
+        'ecnlab: error: s.toml: --out = "precious": exists and is not an ecnlab result directory (no summary.json)\n'
+    )
+    assert sorted(p.name for p in keep.iterdir()) == ["notes.txt"]
+
+
+def test_seed_flag_must_be_an_integer(tmp_path: Path, small: Path) -> None:
+    r = run_cli("run", "s.toml", "--out", "x", "--seed", "abc", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "invalid int value" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_validate_show_resolved_is_a_scenario_file(tmp_path: Path, small: Path) -> None:
+    r = run_cli("validate", "s.toml", "--show", "resolved", "--set", "tcp.variant=sack", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+    (tmp_path / "resolved.toml").write_text(r.stdout)
+    assert 'variant = "sack"' in r.stdout and "mean_pkt_size = 1500" in r.stdout
+    a = run_cli("validate", "resolved.toml", "--show", "engine", cwd=tmp_path)
+    b = run_cli("validate", "s.toml", "--show", "engine", "--set", "tcp.variant=sack", cwd=tmp_path)
+    assert a.returncode == b.returncode == 0
+    assert a.stdout == b.stdout and '"duration_ns": 5000000000' in a.stdout

@@ -1,0 +1,98 @@
+"""The examples in docs/scenario.md are valid."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from typing import Any
+
+import pytest
+
+from conftest import ROOT
+from ecnlab import load_scenario
+from ecnlab.errors import ScenarioError
+
+DOC = (ROOT / "docs" / "scenario.md").read_text()
+BLOCKS = re.findall(r"```toml\n(.*?)```", DOC, re.S)
+
+
+def _block(first_line: str) -> str:
+    found = [b for b in BLOCKS if b.startswith(first_line)]
+    assert len(found) == 1, first_line
+    return found[0]
+
+
+def test_every_toml_block_parses() -> None:
+    assert len(BLOCKS) >= 9
+    for block in BLOCKS:
+        tomllib.loads(block)
+
+
+def test_the_opening_example_is_a_scenario() -> None:
+    sc = load_scenario(tomllib.loads(BLOCKS[0]))
+    assert [f.id for f in sc.flows] == [f"reno_{i}" for i in range(1, 11)]
+
+
+def test_dumbbell_tcp_flows_faults_output_examples_together() -> None:
+    top = _block('name = "ecn-vs-drop"')
+    text = "\n".join(
+        [
+            top,
+            _block('[topology]\nkind = "dumbbell"'),
+            _block("[tcp]"),
+            _block("[[flows]]"),
+            _block("[[faults]]"),
+            _block("[output]"),
+        ]
+    )
+    sc = load_scenario(tomllib.loads(text))
+    ids = [f.id for f in sc.flows]
+    assert ids[:10] == [f"reno_{i}" for i in range(1, 11)]
+    assert ids[10:18] == [f"fanin_{i}" for i in range(1, 9)]
+    assert [(f.src, f.dst) for f in sc.flows[10:12]] == [("s1", "r1"), ("s1", "r1")]
+    assert ids[18:] == ["serial2", "request_response3"]
+    assert {lk.name: lk.delay_ns for lk in sc.topology.links}["s3->R1"] == 5_000_000
+    assert len(sc.faults) == 2 and sc.pcap == ("R1->R2", "r1->R2")
+
+
+def test_queue_example() -> None:
+    data: dict[str, Any] = tomllib.loads(BLOCKS[0])
+    data["topology"]["bottleneck_queue"] = tomllib.loads(_block("[topology.bottleneck_queue]"))["topology"][
+        "bottleneck_queue"
+    ]
+    q = load_scenario(data).topology.links[20].queue
+    assert q.limit_bytes == 90_000 and q.red is not None and q.red.mode == "byte"
+
+
+def test_explicit_example() -> None:
+    data = tomllib.loads(_block('[topology]\nkind = "explicit"'))
+    data.update(duration=1, flows=[{"from": "client", "to": "server"}])
+    sc = load_scenario(data)
+    assert [lk.name for lk in sc.topology.links] == [
+        "client->A",
+        "A->client",
+        "A->server",
+        "server->A",
+        "server->client",
+    ]
+
+
+@pytest.mark.parametrize(
+    "line", [ln for ln in DOC.splitlines() if ln.startswith("ecnlab: error: s.toml: ") and "..." not in ln]
+)
+def test_documented_error_lines_are_real(line: str) -> None:
+    """Each documented message comes out of the small test scenario with a matching edit."""
+    from conftest import SMALL
+
+    message = line.removeprefix("ecnlab: error: s.toml: ")
+    edits = {
+        "topology.bottleneck_queue.max_p": {"topology.bottleneck_queue.max_p": 1.5},
+        "topology.bottleneck_queue.min_th": {"topology.bottleneck_queue.min_th": 15},
+        "flows[0].to": {"flows[0].to": "r11"},
+        "tcp.variant": {"tcp.variant": "cubic"},
+        "topology.bottleneck_rate": {"topology.bottleneck_rate": "-1.5Mbit"},
+    }
+    edit = next(v for k, v in edits.items() if message.startswith(k + " "))
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(tomllib.loads(SMALL), edit)
+    assert str(e.value) == message

@@ -1,0 +1,142 @@
+"""ecnlab's pcaps read back by an independent reader (tshark).
+
+One ECN flow crosses a dumbbell; a scripted fault CE-marks its 6th packet on
+the bottleneck. Captures of the path before the mark (s1->R1), after it
+(R2->r1) and of the returning ACKs (r1->R2) must show the RFC 3168 handshake
+and echo exactly, with correct checksums throughout.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import ecnlab
+
+pytestmark = pytest.mark.engine
+
+SCENARIO = """
+seed = 3
+duration = "3s"
+
+[topology]
+kind = "dumbbell"
+pairs = 1
+access_rate = "10Mbit"
+access_delay = "1ms"
+bottleneck_rate = "1.5Mbit"
+bottleneck_delay = "10ms"
+
+[topology.bottleneck_queue]
+kind = "droptail"
+limit = 100
+
+[tcp]
+variant = "sack"
+ecn = true
+
+[[flows]]
+name = "f"
+kind = "bulk"
+from = "s1"
+to = "r1"
+bytes = 200000
+
+[[faults]]
+link = "R1->R2"
+flow = "f"
+action = "mark"
+nth = 6
+
+[output]
+pcap = ["s1->R1", "R2->r1", "r1->R2"]
+"""
+
+FIELDS = [
+    "ip.dsfield.ecn",
+    "tcp.flags.syn",
+    "tcp.flags.ack",
+    "tcp.flags.ece",
+    "tcp.flags.cwr",
+    "tcp.len",
+    "tcp.options.sack_le",
+    "ip.checksum.status",
+    "tcp.checksum.status",
+]
+
+
+def _read(pcap: Path) -> list[dict[str, str]]:
+    cmd = [
+        "tshark",
+        "-r",
+        str(pcap),
+        "-o",
+        "tcp.check_checksum:TRUE",
+        "-o",
+        "ip.check_checksum:TRUE",
+        "-T",
+        "fields",
+        "-E",
+        "separator=|",
+    ]
+    for f in FIELDS:
+        cmd += ["-e", f]
+    text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [dict(zip(FIELDS, line.split("|"), strict=False)) for line in text.splitlines()]
+
+
+def _is(v: str) -> bool:
+    return v in ("1", "True")
+
+
+@pytest.fixture(scope="module")
+def captures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, str]]]:
+    assert shutil.which("tshark"), "tshark is not installed: `make setup` installs it"
+    d = tmp_path_factory.mktemp("pcap")
+    scenario = d / "s.toml"
+    scenario.write_text(SCENARIO)
+    ecnlab.run(scenario, out=d / "out")
+    files = {p.name: p for p in (d / "out").glob("*.pcap")}
+    return {name: _read(files[f"{name}.pcap"]) for name in ("s1-R1", "R2-r1", "r1-R2")}
+
+
+def test_every_checksum_is_good(captures: dict) -> None:
+    for rows in captures.values():
+        assert rows
+        for r in rows:
+            assert r["ip.checksum.status"] == "1" and r["tcp.checksum.status"] == "1", (
+                r
+            )  # 1 = Good (0 Bad, 2 Unverified)
+
+
+def test_handshake_negotiates_ecn(captures: dict) -> None:
+    syn = captures["s1-R1"][0]
+    assert _is(syn["tcp.flags.syn"]) and not _is(syn["tcp.flags.ack"])
+    assert _is(syn["tcp.flags.ece"]) and _is(syn["tcp.flags.cwr"])
+    assert syn["ip.dsfield.ecn"] == "0"  # SYN is Not-ECT
+    synack = captures["r1-R2"][0]
+    assert _is(synack["tcp.flags.syn"]) and _is(synack["tcp.flags.ack"])
+    assert _is(synack["tcp.flags.ece"]) and not _is(synack["tcp.flags.cwr"])
+    assert synack["ip.dsfield.ecn"] == "0"  # no ECN+: SYN-ACK is Not-ECT
+
+
+def test_data_is_ect0_and_exactly_one_packet_arrives_ce(captures: dict) -> None:
+    sent = [r for r in captures["s1-R1"] if int(r["tcp.len"]) > 0]
+    assert sent and all(r["ip.dsfield.ecn"] == "2" for r in sent)  # ECT(0) = 2, no retransmissions
+    arrived = [r for r in captures["R2-r1"] if int(r["tcp.len"]) > 0]
+    assert [r["ip.dsfield.ecn"] for r in arrived].count("3") == 1  # CE = 3
+
+
+def test_receiver_echoes_ece_until_cwr(captures: dict) -> None:
+    acks = [r for r in captures["r1-R2"] if not _is(r["tcp.flags.syn"])]
+    ece = [_is(r["tcp.flags.ece"]) for r in acks]
+    assert any(ece)
+    first = ece.index(True)
+    last = len(ece) - 1 - ece[::-1].index(True)
+    assert all(ece[first : last + 1])  # one contiguous run of ECE
+    assert all(r["ip.dsfield.ecn"] == "0" for r in acks)  # pure ACKs are Not-ECT
+    cwr = [r for r in captures["s1-R1"] if _is(r["tcp.flags.cwr"]) and not _is(r["tcp.flags.syn"])]
+    assert len(cwr) == 1 and int(cwr[0]["tcp.len"]) > 0  # CWR once, on new data

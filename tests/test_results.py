@@ -1,0 +1,183 @@
+"""Results without the engine: summary.json, the report, output directories (with a fake engine)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ecnlab
+from conftest import SMALL
+from ecnlab.results import FORMAT_VERSION, build_summary, dumps, jain, load_result
+from ecnlab.tables import format_report
+from fake_core import FakeCore, fake_output
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeCore:
+    core = FakeCore()
+    monkeypatch.setitem(sys.modules, "ecnlab._core", core)
+    monkeypatch.setattr(ecnlab, "_core", core, raising=False)
+    return core
+
+
+@pytest.mark.parametrize(
+    ("values", "index"),
+    [([], None), ([0.0, 0.0], None), ([5.0], 1.0), ([1.0, 1.0, 1.0], 1.0), ([1.0, 0.0], 0.5), ([3.0, 1.0], 0.8)],
+)
+def test_jain(values: list[float], index: float | None) -> None:
+    got = jain(values)
+    assert got == index if index is None else math.isclose(got or 0.0, index)
+
+
+def test_summary_layout() -> None:
+    scenario = {"seed": 9, "name": "x", "sample_interval": 0}
+    engine: dict[str, Any] = {
+        "sim": {"sim_time_s": 1.0, "events": 3, "packets_forwarded": 2},
+        "flows": [
+            {"id": "a", "kind": "bulk", "goodput_bps": 3.0},
+            {"id": "b", "kind": "bulk", "goodput_bps": 1.0},
+            {"id": "c", "kind": "serial", "goodput_bps": 100.0},
+        ],
+        "queues": [],
+        "links": [],
+        "timeseries": {"queue": []},
+    }
+    s = build_summary(scenario=scenario, engine=engine, wall_s=0.1234567, version="9.9")
+    assert list(s) == [
+        "format_version",
+        "ecnlab_version",
+        "git_commit",
+        "git_dirty",
+        "scenario",
+        "seed",
+        "sim",
+        "flows",
+        "queues",
+        "links",
+        "fairness",
+    ]
+    assert (s["format_version"], s["ecnlab_version"], s["seed"]) == (FORMAT_VERSION, "9.9", 9)
+    assert s["sim"] == {"sim_time_s": 1.0, "events": 3, "packets_forwarded": 2, "wall_s": 0.123457}
+    assert math.isclose(s["fairness"], 0.8)  # bulk flows only
+    assert isinstance(s["git_commit"], str) and s["git_commit"]
+    assert dumps(s) == dumps(json.loads(dumps(s))) and dumps(s).endswith("}\n")
+
+
+def test_run_writes_summary_and_pcaps_and_nothing_else(tmp_path: Path, fake: FakeCore) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SMALL + '\n[output]\npcap = ["R1->R2"]\n')
+    result = ecnlab.run(scenario, out=tmp_path / "deep" / "res", seed=4, overrides={"tcp.variant": "sack"})
+    out = tmp_path / "deep" / "res"
+    assert sorted(p.name for p in out.iterdir()) == ["R1-R2.pcap", "summary.json"]
+    assert sorted(p.name for p in (tmp_path / "deep").iterdir()) == ["res"]  # no staging leftovers
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary == result.summary
+    assert summary["seed"] == 4 and summary["scenario"]["tcp"]["variant"] == "sack"
+    assert fake.specs[0]["seed"] == 4 and fake.specs[0]["flows"][0]["tcp"]["variant"] == "sack"
+    assert fake.specs[0]["pcap_dir"] != str(out)  # written beside, renamed at the end
+    assert "timeseries" not in summary
+    assert result.flows.shape == (10, len(summary["flows"][0]))
+    assert list(result.queues["link"])[:2] == ["s1->R1", "R1->s1"]
+    assert result.links.set_index("name").loc["R1->R2", "utilization"] == 0.5
+    assert list(result.timeseries.columns) == ["link", "t_s", "qlen_pkts", "avg_pkts"]
+
+
+def test_same_run_gives_identical_bytes_apart_from_wall_time(tmp_path: Path, fake: FakeCore) -> None:
+    texts = []
+    for i in range(2):
+        ecnlab.run(tomllib.loads(SMALL), out=tmp_path / f"r{i}")
+        data = json.loads((tmp_path / f"r{i}" / "summary.json").read_text())
+        data["sim"]["wall_s"] = 0
+        texts.append(dumps(data))
+    assert texts[0] == texts[1]
+
+
+def test_failed_run_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    core = FakeCore(fail="boom")
+    monkeypatch.setitem(sys.modules, "ecnlab._core", core)
+    monkeypatch.setattr(ecnlab, "_core", core, raising=False)
+    with pytest.raises(core.EngineError, match="boom"):
+        ecnlab.run(tomllib.loads(SMALL + '\n[output]\npcap = ["R1->R2"]\n'), out=tmp_path / "a" / "b" / "out")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_rerun_replaces_an_earlier_result(tmp_path: Path, fake: FakeCore) -> None:
+    out = tmp_path / "res"
+    ecnlab.run(tomllib.loads(SMALL), out=out, seed=1)
+    (out / "stale.txt").write_text("old")
+    ecnlab.run(tomllib.loads(SMALL), out=out, seed=2)
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
+    assert json.loads((out / "summary.json").read_text())["seed"] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]
+
+
+def test_timeseries_frame(fake: FakeCore) -> None:
+    result = ecnlab.run(tomllib.loads(SMALL), overrides=["sample_interval=100ms"])
+    assert result.out is None
+    ts = result.timeseries
+    assert list(ts["link"]) == ["s1->R1", "s1->R1"] and list(ts["qlen_pkts"]) == [0, 2]
+
+
+def test_report_and_load_result(tmp_path: Path, fake: FakeCore) -> None:
+    ecnlab.run(tomllib.loads(SMALL), out=tmp_path / "r")
+    loaded = load_result(tmp_path / "r")
+    report = format_report(loaded.summary)
+    lines = report.splitlines()
+    assert lines[0].startswith("scenario: seed 1, 5 s simulated in ")
+    assert lines[2].split() == ["flow", "goodput", "Mbit/s", "retransmits", "timeouts", "ECN", "reductions"]
+    assert lines[3].split() == ["bulk0_1", "0.100", "0", "0", "2"]
+    # 22 router queues have arrivals; only the busy ones are listed, the rest folded into one line
+    assert [ln.split()[0] for ln in lines if ln.startswith("R1->R2") or ln.startswith("R2->R1")] == [
+        "R1->R2",
+        "R2->R1",
+        "R1->R2",
+        "R2->R1",
+    ]
+    assert "(+20 other router queues with arrivals but no marks or drops)" in lines
+    assert lines[-1] == "Jain fairness (bulk flows): 0.7857"
+
+
+def test_load_result_rejects_other_format_versions(tmp_path: Path) -> None:
+    (tmp_path / "summary.json").write_text('{"format_version": 99}')
+    with pytest.raises(ValueError, match="format_version 99 is not supported"):
+        load_result(tmp_path)
+
+
+def test_cli_run_prints_report(tmp_path: Path, fake: FakeCore, capsys: pytest.CaptureFixture[str]) -> None:
+    from ecnlab.cli import main
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SMALL)
+    assert main(["run", str(scenario), "--out", str(tmp_path / "o"), "--set", "tcp.ecn=false"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "bulk0_10" in out and out.rstrip().endswith(f"wrote {tmp_path / 'o' / 'summary.json'}")
+    assert fake.specs[0]["flows"][0]["tcp"]["ecn"] is False
+
+
+def test_cli_engine_error_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ecnlab.cli import main
+
+    core = FakeCore(fail="flows[0].tcp: mss too small")
+    monkeypatch.setitem(sys.modules, "ecnlab._core", core)
+    monkeypatch.setattr(ecnlab, "_core", core, raising=False)
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SMALL)
+    assert main(["run", str(scenario), "--out", str(tmp_path / "o")]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"ecnlab: error: {scenario}: engine: flows[0].tcp: mss too small\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_fake_output_matches_contract_keys() -> None:
+    """The fake must stay in the engine's format (checked against the real one in test_engine.py)."""
+    out = fake_output({"duration_ns": 1, "nodes": [], "links": [], "flows": [], "sample_interval_ns": 0})
+    assert list(out) == ["sim", "flows", "queues", "links", "timeseries"]

@@ -1,0 +1,141 @@
+"""Units in scenario files: durations, rates and sizes."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ecnlab.errors import ScenarioError
+from ecnlab.units import ns_to_s, parse_duration, parse_rate, parse_size
+
+
+@pytest.mark.parametrize(
+    ("value", "ns"),
+    [
+        (1, 1_000_000_000),
+        (0, 0),
+        (0.02, 20_000_000),
+        (1.5, 1_500_000_000),
+        ("20ms", 20_000_000),
+        ("1.5s", 1_500_000_000),
+        ("100us", 100_000),
+        ("100µs", 100_000),
+        ("7ns", 7),
+        (" 60 s ", 60_000_000_000),
+        ("0.1ms", 100_000),
+        ("1e-3s", 1_000_000),
+        (".5s", 500_000_000),
+    ],
+)
+def test_duration_to_ns(value: object, ns: int) -> None:
+    assert parse_duration(value, "d") == ns
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("20", "not a duration"),
+        ("20 minutes", "not a duration"),
+        ("ms", "not a duration"),
+        ("-1ms", "must be >= 0"),
+        (-0.5, "must be >= 0"),
+        (True, "must be a duration"),
+        ([1], "must be a duration"),
+        (float("inf"), "must be a finite number"),
+        ("1e99s", "too large"),
+    ],
+)
+def test_bad_duration(value: object, message: str) -> None:
+    with pytest.raises(ScenarioError, match=message) as e:
+        parse_duration(value, "warmup")
+    assert e.value.path == "warmup"
+
+
+def test_positive_duration_rejects_zero() -> None:
+    with pytest.raises(ScenarioError, match="must be > 0"):
+        parse_duration("0s", "duration", positive=True)
+
+
+@pytest.mark.parametrize(
+    ("value", "bps"),
+    [
+        (1_500_000, 1_500_000),
+        (1.5e6, 1_500_000),
+        ("1.5Mbit", 1_500_000),
+        ("10Mbps", 10_000_000),
+        ("10mbit", 10_000_000),
+        ("100kbit", 100_000),
+        ("100Kbps", 100_000),
+        ("1Gbit", 1_000_000_000),
+        ("64bit", 64),
+        ("2.5 Gbit/s", 2_500_000_000),
+    ],
+)
+def test_rate_to_bps(value: object, bps: int) -> None:
+    assert parse_rate(value, "r") == bps
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("-1.5Mbit", "must be > 0"),
+        (0, "must be > 0"),
+        ("1.5MB", "not a rate"),
+        ("fast", "not a rate"),
+        (False, "must be a rate"),
+    ],
+)
+def test_bad_rate(value: object, message: str) -> None:
+    with pytest.raises(ScenarioError, match=message):
+        parse_rate(value, "rate")
+
+
+@pytest.mark.parametrize(
+    ("value", "size"),
+    [
+        (1500, 1500),
+        (1500.0, 1500),
+        ("1500B", 1500),
+        ("64KB", 64_000),
+        ("64KiB", 65_536),
+        ("20MB", 20_000_000),
+        ("20MiB", 20 * 2**20),
+        ("1.5GB", 1_500_000_000),
+        ("2 kb", 2000),
+    ],
+)
+def test_size_to_bytes(value: object, size: int) -> None:
+    assert parse_size(value, "s") == size
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (0, "must be > 0"),
+        (1.5, "whole number"),
+        ("20Mb/s", "not a size"),
+        ("-1KB", "must be > 0"),
+        ("1x", "not a size"),
+    ],
+)
+def test_bad_size(value: object, message: str) -> None:
+    with pytest.raises(ScenarioError, match=message):
+        parse_size(value, "bytes")
+
+
+@given(st.integers(min_value=0, max_value=10**15))
+def test_resolved_seconds_round_trip(ns: int) -> None:
+    assert parse_duration(ns_to_s(ns), "d") == ns
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["ns", "us", "ms", "s"]))
+def test_integer_durations_are_exact(n: int, unit: str) -> None:
+    scale = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}[unit]
+    assert parse_duration(f"{n}{unit}", "d") == n * scale
+
+
+@given(st.integers(min_value=1, max_value=10**6), st.sampled_from(["k", "M", "G"]))
+def test_integer_rates_are_exact(n: int, prefix: str) -> None:
+    scale = {"k": 10**3, "M": 10**6, "G": 10**9}[prefix]
+    assert parse_rate(f"{n}{prefix}bit", "r") == n * scale
