@@ -9,12 +9,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-create_exception!(
-    ecnlab._core,
-    EngineError,
-    PyException,
-    "The engine rejected its input or failed during a run."
-);
+create_exception!(ecnlab._core, EngineError, PyException, "The engine rejected its input or failed during a run.");
 
 /// The ecnlab version this extension was built from (the Cargo workspace version).
 #[pyfunction]
@@ -28,16 +23,14 @@ fn version() -> &'static str {
 /// simulations in parallel (a run is a value; the engine has no globals).
 #[pyfunction]
 fn run(py: Python<'_>, spec_json: String) -> PyResult<String> {
-    py.detach(move || ecnlab_sim::run_json(&spec_json))
-        .map_err(|e| EngineError::new_err(e.to_string()))
+    py.detach(move || ecnlab_sim::run_json(&spec_json)).map_err(|e| EngineError::new_err(e.to_string()))
 }
 
 /// `TcpConfig::default()` as JSON, so the front can check that its documented
 /// defaults match the engine's.
 #[pyfunction]
 fn default_tcp_config() -> PyResult<String> {
-    serde_json::to_string(&ecnlab_tcp::TcpConfig::default())
-        .map_err(|e| EngineError::new_err(e.to_string()))
+    serde_json::to_string(&ecnlab_tcp::TcpConfig::default()).map_err(|e| EngineError::new_err(e.to_string()))
 }
 
 #[pymodule]

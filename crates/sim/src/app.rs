@@ -16,34 +16,6 @@ use crate::spec::{AppSpec, FlowSpec, Initiator};
 use ecnlab_tcp::{AppEvent, TcpConfig, TcpStats};
 use ecnlab_wire::{Duration, Instant};
 
-/// Sum of both endpoints' TCP counters over all of a flow's connections.
-#[derive(Clone, Debug, Default)]
-pub struct StatsSum {
-    pub data_packets_sent: u64,
-    pub retransmits: u64,
-    pub fast_retransmits: u64,
-    pub timeouts: u64,
-    pub ecn_reductions: u64,
-    pub ce_received: u64,
-    pub ece_sent: u64,
-    pub cwr_sent: u64,
-    pub acks_sent: u64,
-}
-
-impl StatsSum {
-    pub fn add(&mut self, s: &TcpStats) {
-        self.data_packets_sent += s.data_packets_sent;
-        self.retransmits += s.retransmits;
-        self.fast_retransmits += s.fast_retransmits;
-        self.timeouts += s.timeouts;
-        self.ecn_reductions += s.ecn_reductions;
-        self.ce_received += s.ce_received;
-        self.ece_sent += s.ece_sent;
-        self.cwr_sent += s.cwr_sent;
-        self.acks_sent += s.acks_sent;
-    }
-}
-
 pub struct FlowState {
     pub src: u32,
     pub dst: u32,
@@ -59,7 +31,8 @@ pub struct FlowState {
     pub delivered_at_warmup: u64,
     /// When the flow's last byte (or last transaction) arrived.
     pub completion: Option<Instant>,
-    pub totals: StatsSum,
+    /// Both endpoints' TCP counters summed over all of the flow's connections.
+    pub totals: TcpStats,
     pub ecn_negotiated: bool,
 }
 
@@ -86,7 +59,7 @@ impl FlowState {
             delivered: 0,
             delivered_at_warmup: 0,
             completion: None,
-            totals: StatsSum::default(),
+            totals: TcpStats::default(),
             ecn_negotiated: false,
         }
     }

@@ -153,7 +153,8 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
 fn build_links(spec: &SimSpec) -> Result<Vec<Link>, Error> {
     let mut links = Vec::with_capacity(spec.links.len());
     for (i, l) in spec.links.iter().enumerate() {
-        let queue = AqmQueue::new(&l.queue).map_err(|source| Error::Queue { field: format!("links[{i}].queue"), source })?;
+        let queue =
+            AqmQueue::new(&l.queue).map_err(|source| Error::Queue { field: format!("links[{i}].queue"), source })?;
         links.push(Link {
             rate_bps: l.rate_bps,
             delay: Duration(l.delay_ns),

@@ -89,5 +89,8 @@ impl PcapTap {
 
 /// File name for a link name such as "R1->R2" → "R1-R2".
 fn sanitize(link: &str) -> String {
-    link.replace("->", "-").chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+    link.replace("->", "-")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect()
 }

@@ -16,21 +16,36 @@ impl Simulation {
         let end = self.end;
         for c in self.conns.iter_live() {
             let totals = &mut self.flows[c.flow as usize].totals;
-            totals.add(c.client.stats());
-            totals.add(c.server.stats());
+            totals.accumulate(c.client.stats());
+            totals.accumulate(c.server.stats());
         }
         for tap in self.taps.iter_mut().flatten() {
             tap.finish()?;
         }
-        let flows = self.spec.flows.iter().zip(&self.flows).map(|(s, f)| flow_out(&s.id, f, self.warmup, end, &self.topo.names)).collect();
+        let flows = self
+            .spec
+            .flows
+            .iter()
+            .zip(&self.flows)
+            .map(|(s, f)| flow_out(&s.id, f, self.warmup, end, &self.topo.names))
+            .collect();
         let queues = self.spec.links.iter().zip(&self.links).map(|(s, l)| queue_out(&s.name, l, end)).collect();
         let links = self.spec.links.iter().zip(&self.links).map(|(s, l)| link_out(s, l, self.warmup, end)).collect();
         let queue = std::mem::take(&mut self.sampled)
             .into_iter()
-            .map(|(li, s)| QueueSeries { link: self.spec.links[li as usize].name.clone(), t_s: s.t, qlen_pkts: s.qlen, avg_pkts: s.avg })
+            .map(|(li, s)| QueueSeries {
+                link: self.spec.links[li as usize].name.clone(),
+                t_s: s.t,
+                qlen_pkts: s.qlen,
+                avg_pkts: s.avg,
+            })
             .collect();
         Ok(RunOutput {
-            sim: SimOut { sim_time_s: end.as_secs_f64(), events: self.sched.processed(), packets_forwarded: self.forwarded },
+            sim: SimOut {
+                sim_time_s: end.as_secs_f64(),
+                events: self.sched.processed(),
+                packets_forwarded: self.forwarded,
+            },
             flows,
             queues,
             links,

@@ -261,7 +261,8 @@ impl Simulation {
             let Some(c) = self.conns.get(slot, gen) else { return };
             let Some(seg) = c.endpoint(end).poll_transmit(now) else { return };
             let (src, dst) = (c.node(end), c.node(peer(end)));
-            let p = Packet { seg, flow: c.flow, slot, gen, conn_no: c.conn_no, to: peer(end), src, dst, enqueued_at: now };
+            let p =
+                Packet { seg, flow: c.flow, slot, gen, conn_no: c.conn_no, to: peer(end), src, dst, enqueued_at: now };
             let li = self.topo.next_link(src, dst);
             debug_assert_ne!(li, NO_ROUTE, "routes are checked before the run");
             if li != NO_ROUTE {
@@ -292,8 +293,8 @@ impl Simulation {
         }
         if let Some(c) = self.conns.remove(slot) {
             let totals = &mut self.flows[c.flow as usize].totals;
-            totals.add(c.client.stats());
-            totals.add(c.server.stats());
+            totals.accumulate(c.client.stats());
+            totals.accumulate(c.server.stats());
         }
     }
 

@@ -87,10 +87,22 @@ pub enum AppSpec {
     /// One connection; `bytes = None` sends for ever.
     Bulk { bytes: Option<u64> },
     /// `files` transfers of `file_bytes`, one after another, a new connection each.
-    Serial { files: u32, file_bytes: u64, #[serde(default)] gap_ns: u64 },
+    Serial {
+        files: u32,
+        file_bytes: u64,
+        #[serde(default)]
+        gap_ns: u64,
+    },
     /// netperf TCP_CRR: connect, request, response, close; repeat after `think_ns`.
     /// `count = None` repeats until the run ends.
-    RequestResponse { request_bytes: u64, response_bytes: u64, #[serde(default)] think_ns: u64, #[serde(default)] count: Option<u32> },
+    RequestResponse {
+        request_bytes: u64,
+        response_bytes: u64,
+        #[serde(default)]
+        think_ns: u64,
+        #[serde(default)]
+        count: Option<u32>,
+    },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

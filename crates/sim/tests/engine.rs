@@ -50,7 +50,8 @@ fn test_serial_transfers_open_one_connection_per_file() {
 fn test_request_response_counts_transactions() {
     let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 10 * SEC);
     spec.flows[0].initiator = Initiator::Dst;
-    spec.flows[0].app = AppSpec::RequestResponse { request_bytes: 100, response_bytes: 5000, think_ns: 0, count: Some(5) };
+    spec.flows[0].app =
+        AppSpec::RequestResponse { request_bytes: 100, response_bytes: 5000, think_ns: 0, count: Some(5) };
     let out = run(spec);
     let f = &out.flows[0];
     assert_eq!(f.transactions, Some(5));
@@ -60,7 +61,14 @@ fn test_request_response_counts_transactions() {
 
 #[test]
 fn test_same_spec_gives_identical_json() {
-    let mut spec = dumbbell(4, 1_500_000, 20 * MS, red(5.0, 15.0, 0.1, 60, true, 1_500_000), TcpConfig { ecn: true, ..Default::default() }, 10 * SEC);
+    let mut spec = dumbbell(
+        4,
+        1_500_000,
+        20 * MS,
+        red(5.0, 15.0, 0.1, 60, true, 1_500_000),
+        TcpConfig { ecn: true, ..Default::default() },
+        10 * SEC,
+    );
     spec.links[2].loss = 0.01;
     let json = serde_json::to_string(&spec).unwrap();
     let a = run_json(&json).unwrap();
@@ -89,15 +97,21 @@ fn test_no_route_is_reported() {
 
 #[test]
 fn test_packets_are_conserved_end_to_end() {
-    let mut spec = dumbbell(3, 1_500_000, 20 * MS, red(5.0, 15.0, 0.1, 30, false, 1_500_000), TcpConfig::default(), 5 * SEC);
+    let mut spec =
+        dumbbell(3, 1_500_000, 20 * MS, red(5.0, 15.0, 0.1, 30, false, 1_500_000), TcpConfig::default(), 5 * SEC);
     spec.links[3].loss = 0.02;
     let mut sim = Simulation::new(spec).unwrap();
     let mut steps = 0u64;
     while sim.step() {
         steps += 1;
-        if steps % 997 == 0 {
+        if steps.is_multiple_of(997) {
             let c = sim.census();
-            assert_eq!(c.sent, c.delivered + c.stale + sim.packets_discarded() + sim.packets_in_network(), "at {:?}", sim.now());
+            assert_eq!(
+                c.sent,
+                c.delivered + c.stale + sim.packets_discarded() + sim.packets_in_network(),
+                "at {:?}",
+                sim.now()
+            );
         }
     }
     assert!(sim.packets_discarded() > 0, "the test should exercise drops");

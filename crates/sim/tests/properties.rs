@@ -53,7 +53,7 @@ proptest! {
         let mut n = 0u64;
         while sim.step() {
             n += 1;
-            if n % 101 == 0 {
+            if n.is_multiple_of(101) {
                 let c = sim.census();
                 prop_assert_eq!(c.sent, c.delivered + c.stale + sim.packets_discarded() + sim.packets_in_network());
             }

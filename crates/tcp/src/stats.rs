@@ -34,3 +34,35 @@ pub struct TcpStats {
     /// SYN or SYN-ACK retransmissions.
     pub syn_retransmits: u64,
 }
+
+impl TcpStats {
+    /// Adds another endpoint's counters (a flow's totals over its connections).
+    pub fn accumulate(&mut self, o: &TcpStats) {
+        let TcpStats {
+            packets_sent,
+            data_packets_sent,
+            data_bytes_sent,
+            retransmits,
+            fast_retransmits,
+            timeouts,
+            ecn_reductions,
+            ce_received,
+            ece_sent,
+            cwr_sent,
+            acks_sent,
+            syn_retransmits,
+        } = o;
+        self.packets_sent += packets_sent;
+        self.data_packets_sent += data_packets_sent;
+        self.data_bytes_sent += data_bytes_sent;
+        self.retransmits += retransmits;
+        self.fast_retransmits += fast_retransmits;
+        self.timeouts += timeouts;
+        self.ecn_reductions += ecn_reductions;
+        self.ce_received += ce_received;
+        self.ece_sent += ece_sent;
+        self.cwr_sent += cwr_sent;
+        self.acks_sent += acks_sent;
+        self.syn_retransmits += syn_retransmits;
+    }
+}

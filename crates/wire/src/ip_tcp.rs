@@ -105,13 +105,7 @@ pub fn emit_ipv4_tcp(
     Ok(())
 }
 
-fn emit_ipv4_header(
-    ip: &mut Ipv4Packet<&mut [u8]>,
-    ecn: Ecn,
-    total_len: u16,
-    ident: u16,
-    ep: &Endpoints,
-) {
+fn emit_ipv4_header(ip: &mut Ipv4Packet<&mut [u8]>, ecn: Ecn, total_len: u16, ident: u16, ep: &Endpoints) {
     ip.set_version_and_header_len(4, ipv4::HEADER_LEN);
     ip.set_dscp(0);
     ip.set_ecn(ecn);

@@ -67,12 +67,7 @@ impl<W: Write> PcapWriter<W> {
 
     /// Appends a packet of which only `captured` is at hand (for example just
     /// the headers) while the packet on the wire was `orig_len` bytes long.
-    pub fn write_packet_with_orig_len(
-        &mut self,
-        ts: Instant,
-        captured: &[u8],
-        orig_len: u32,
-    ) -> io::Result<()> {
+    pub fn write_packet_with_orig_len(&mut self, ts: Instant, captured: &[u8], orig_len: u32) -> io::Result<()> {
         let caplen = captured.len().min(self.snaplen as usize);
         let orig_len = orig_len.max(caplen as u32);
         self.out.write_all(&record_header(ts, caplen as u32, orig_len))?;

@@ -133,9 +133,7 @@ fn parse_tlv(kind: u8, rest: &[u8]) -> Option<(TcpOption<'_>, usize)> {
     let option = match (kind, data.len()) {
         (kind::MSS, 2) => TcpOption::MaxSegmentSize(u16::from_be_bytes([data[0], data[1]])),
         (kind::SACK_PERMITTED, 0) => TcpOption::SackPermitted,
-        (kind::SACK, n) if n > 0 && n % 8 == 0 && n / 8 <= MAX_SACK_BLOCKS => {
-            TcpOption::Sack(parse_sack(data))
-        }
+        (kind::SACK, n) if n > 0 && n % 8 == 0 && n / 8 <= MAX_SACK_BLOCKS => TcpOption::Sack(parse_sack(data)),
         (kind::MSS | kind::SACK_PERMITTED | kind::SACK, _) => return None,
         _ => TcpOption::Unknown { kind, data },
     };

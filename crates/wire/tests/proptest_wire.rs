@@ -4,9 +4,7 @@
 //! CE marking keeping the RFC 1071 header checksum valid.
 
 use ecnlab_wire::ip_tcp::MAX_IPV4_LEN;
-use ecnlab_wire::{
-    emit_ipv4_tcp, parse_ipv4_tcp, Ecn, Endpoints, Ipv4Packet, Segment, TcpFlags, TcpPacket,
-};
+use ecnlab_wire::{emit_ipv4_tcp, parse_ipv4_tcp, Ecn, Endpoints, Ipv4Packet, Segment, TcpFlags, TcpPacket};
 use proptest::prelude::*;
 
 fn ecn() -> impl Strategy<Value = Ecn> {
@@ -14,15 +12,16 @@ fn ecn() -> impl Strategy<Value = Ecn> {
 }
 
 fn endpoints() -> impl Strategy<Value = Endpoints> {
-    (any::<[u8; 4]>(), any::<[u8; 4]>(), any::<u16>(), any::<u16>(), any::<u32>(), any::<u32>())
-        .prop_map(|(src_addr, dst_addr, src_port, dst_port, src_isn, dst_isn)| Endpoints {
+    (any::<[u8; 4]>(), any::<[u8; 4]>(), any::<u16>(), any::<u16>(), any::<u32>(), any::<u32>()).prop_map(
+        |(src_addr, dst_addr, src_port, dst_port, src_isn, dst_isn)| Endpoints {
             src_addr,
             dst_addr,
             src_port,
             dst_port,
             src_isn,
             dst_isn,
-        })
+        },
+    )
 }
 
 /// Segments whose wire form is exact: 32-bit sequence space, window ≤ 65535,
@@ -30,9 +29,7 @@ fn endpoints() -> impl Strategy<Value = Endpoints> {
 fn segment() -> impl Strategy<Value = Segment> {
     let sack = prop::collection::vec((any::<u32>(), any::<u32>()), 0..=4);
     (any::<u32>(), any::<u32>(), any::<u8>(), 0..=1500u32, any::<u16>())
-        .prop_flat_map(move |head| {
-            (Just(head), any::<Option<u16>>(), any::<bool>(), sack.clone(), ecn())
-        })
+        .prop_flat_map(move |head| (Just(head), any::<Option<u16>>(), any::<bool>(), sack.clone(), ecn()))
         .prop_map(|((seq, ack, flags, payload_len, window), mss, sack_permitted, blocks, ecn)| {
             let flags = TcpFlags(flags);
             let mut seg = Segment {

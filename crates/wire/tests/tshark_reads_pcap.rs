@@ -41,13 +41,8 @@ const FIELDS: [&str; 12] = [
 /// `(from_client, time ns, segment)` for the seven packets of the trace.
 fn trace() -> Vec<(bool, u64, Segment)> {
     let ack = TcpFlags::ACK;
-    let syn = Segment {
-        flags: TcpFlags::SYN,
-        window: 65535,
-        mss: Some(1460),
-        sack_permitted: true,
-        ..Segment::default()
-    };
+    let syn =
+        Segment { flags: TcpFlags::SYN, window: 65535, mss: Some(1460), sack_permitted: true, ..Segment::default() };
     let data = |seq: u64, ecn, extra: TcpFlags| Segment {
         seq,
         ack: 1,

@@ -30,17 +30,34 @@ pub fn red(min_th: f64, max_th: f64, max_p: f64, limit: u32, ecn: bool, rate_bps
 }
 
 fn link(from: &str, to: &str, rate_bps: u64, delay_ns: u64, queue: QueueConfig) -> LinkSpec {
-    LinkSpec { name: format!("{from}->{to}"), from: from.into(), to: to.into(), rate_bps, delay_ns, queue, loss: 0.0, pcap: false }
+    LinkSpec {
+        name: format!("{from}->{to}"),
+        from: from.into(),
+        to: to.into(),
+        rate_bps,
+        delay_ns,
+        queue,
+        loss: 0.0,
+        pcap: false,
+    }
 }
 
 /// Dumbbell: s1..sN — R1 — R2 — r1..rN; access 10×bottleneck rate, 1 ms;
 /// `queue` on R1->R2; one bulk flow s_i → r_i per pair with `tcp`.
-pub fn dumbbell(n: usize, rate_bps: u64, delay_ns: u64, queue: QueueConfig, tcp: TcpConfig, duration_ns: u64) -> SimSpec {
+pub fn dumbbell(
+    n: usize,
+    rate_bps: u64,
+    delay_ns: u64,
+    queue: QueueConfig,
+    tcp: TcpConfig,
+    duration_ns: u64,
+) -> SimSpec {
     let mut nodes = vec![
         NodeSpec { name: "R1".into(), kind: NodeKind::Router },
         NodeSpec { name: "R2".into(), kind: NodeKind::Router },
     ];
-    let mut links = vec![link("R1", "R2", rate_bps, delay_ns, queue), link("R2", "R1", rate_bps, delay_ns, droptail(1000))];
+    let mut links =
+        vec![link("R1", "R2", rate_bps, delay_ns, queue), link("R2", "R1", rate_bps, delay_ns, droptail(1000))];
     let mut flows = Vec::new();
     for i in 1..=n {
         let (s, r) = (format!("s{i}"), format!("r{i}"));

@@ -6,10 +6,7 @@ use super::*;
 /// Checksum by hand: 4502+0014+1c46+4000+4006+0a00+0001+0a00+0002 = f565
 /// (no carries), complemented: 0a9a.
 fn golden() -> [u8; 20] {
-    [
-        0x45, 0x02, 0x00, 0x14, 0x1c, 0x46, 0x40, 0x00, 0x40, 0x06, 0x0a, 0x9a, 10, 0, 0, 1, 10, 0,
-        0, 2,
-    ]
+    [0x45, 0x02, 0x00, 0x14, 0x1c, 0x46, 0x40, 0x00, 0x40, 0x06, 0x0a, 0x9a, 10, 0, 0, 1, 10, 0, 0, 2]
 }
 
 #[test]
@@ -46,10 +43,7 @@ fn test_deconstruct() {
 #[test]
 fn test_check_len_rejects_inconsistent_lengths() {
     let mut b = golden();
-    assert_eq!(
-        Ipv4Packet::new_checked(&b[..19]).unwrap_err(),
-        Ipv4Error::Truncated { len: 19, need: 20 }
-    );
+    assert_eq!(Ipv4Packet::new_checked(&b[..19]).unwrap_err(), Ipv4Error::Truncated { len: 19, need: 20 });
     b[0] = 0x44; // IHL 4
     assert!(matches!(Ipv4Packet::new_checked(&b[..]), Err(Ipv4Error::BadHeaderLen { .. })));
     b[0] = 0x46; // IHL 6: 24-byte header in a 20-byte buffer
@@ -58,10 +52,7 @@ fn test_check_len_rejects_inconsistent_lengths() {
     b[3] = 19; // total length below header
     assert!(matches!(Ipv4Packet::new_checked(&b[..]), Err(Ipv4Error::TotalLenBelowHeader { .. })));
     b[3] = 21;
-    assert!(matches!(
-        Ipv4Packet::new_checked(&b[..]),
-        Err(Ipv4Error::TotalLenBeyondBuffer { total_len: 21, len: 20 })
-    ));
+    assert!(matches!(Ipv4Packet::new_checked(&b[..]), Err(Ipv4Error::TotalLenBeyondBuffer { total_len: 21, len: 20 })));
 }
 
 #[test]

@@ -9,8 +9,8 @@ const DST: [u8; 4] = [10, 0, 0, 2];
 /// window 0x1000, checksum 0, urgent 0, options MSS 1460, payload "ab".
 fn sample() -> [u8; 26] {
     [
-        0x04, 0xd2, 0x00, 0x50, 0x01, 0x02, 0x03, 0x04, 0x0a, 0x0b, 0x0c, 0x0d, 0x60, 0x50, 0x10,
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x04, 0x05, 0xb4, b'a', b'b',
+        0x04, 0xd2, 0x00, 0x50, 0x01, 0x02, 0x03, 0x04, 0x0a, 0x0b, 0x0c, 0x0d, 0x60, 0x50, 0x10, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x02, 0x04, 0x05, 0xb4, b'a', b'b',
     ]
 }
 
@@ -31,20 +31,11 @@ fn test_deconstruct() {
 #[test]
 fn test_check_len_rejects_bad_offsets() {
     let mut b = sample();
-    assert_eq!(
-        TcpPacket::new_checked(&b[..19]).unwrap_err(),
-        TcpError::Truncated { len: 19, need: 20 }
-    );
+    assert_eq!(TcpPacket::new_checked(&b[..19]).unwrap_err(), TcpError::Truncated { len: 19, need: 20 });
     b[12] = 0x40;
-    assert_eq!(
-        TcpPacket::new_checked(&b[..]).unwrap_err(),
-        TcpError::BadHeaderLen { header_len: 16 }
-    );
+    assert_eq!(TcpPacket::new_checked(&b[..]).unwrap_err(), TcpError::BadHeaderLen { header_len: 16 });
     b[12] = 0xf0;
-    assert_eq!(
-        TcpPacket::new_checked(&b[..]).unwrap_err(),
-        TcpError::Truncated { len: 26, need: 60 }
-    );
+    assert_eq!(TcpPacket::new_checked(&b[..]).unwrap_err(), TcpError::Truncated { len: 26, need: 60 });
 }
 
 fn options_of(opts: &[u8]) -> Vec<Result<TcpOption<'_>, TcpError>> {
