@@ -10,7 +10,7 @@ from conftest import SMALL, run_cli
 
 HOSTS = "hosts: r1..r10, s1..s10"
 DUMBBELL_KEYS = (
-    "access_delay, access_loss, access_rate, bottleneck_delay, bottleneck_queue, bottleneck_rate, "
+    "access_corrupt, access_delay, access_loss, access_rate, bottleneck_delay, bottleneck_queue, bottleneck_rate, "
     "default_queue, hosts, kind, pairs, reverse_queue"
 )
 
@@ -28,7 +28,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         ('duration = "5s"', 'duraton = "5s"'),
         [],
         'duraton: unknown key, did you mean "duration"? (allowed: description, duration, faults, flows, '
-        "name, output, sample_interval, seed, tcp, topology, warmup)",
+        "name, output, sample_interval, seed, stop_when_complete, tcp, topology, warmup)",
     ),
     (
         "unknown-tcp-key",

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ecnlab._table import Table, integer, string
+from ecnlab._table import Table, boolean, integer, string
 from ecnlab.errors import ScenarioError
 from ecnlab.flows import parse_faults, parse_flows, parse_pcap
 from ecnlab.model import Scenario, TcpSpec
@@ -33,6 +33,7 @@ TOP_KEYS = (
     "duration",
     "warmup",
     "sample_interval",
+    "stop_when_complete",
     "topology",
     "tcp",
     "flows",
@@ -90,6 +91,14 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
     groups, flows = parse_flows(root.tables("flows"), topo, tcp, duration)
     faults = parse_faults(root.tables("faults"), topo, [f.id for f in flows])
     pcap = parse_pcap(root.table("output"), topo)
+    stop_when_complete = root.get("stop_when_complete", boolean, False)
+    if stop_when_complete:
+        for f in flows:
+            if not f.app.is_finite():
+                raise ScenarioError(
+                    f"flows[{f.group}]",
+                    "stop_when_complete = true needs finite work (bulk bytes, or request_response transactions)",
+                )
     return Scenario(
         name=name,
         description=description,
@@ -103,4 +112,5 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
         flows=tuple(flows),
         faults=tuple(faults),
         pcap=tuple(pcap),
+        stop_when_complete=stop_when_complete,
     )

@@ -47,6 +47,7 @@ def resolved_scenario(sc: Scenario) -> dict[str, Any]:
         "duration": ns_to_s(sc.duration_ns),
         "warmup": ns_to_s(sc.warmup_ns),
         "sample_interval": ns_to_s(sc.sample_interval_ns),
+        "stop_when_complete": sc.stop_when_complete,
         "topology": sc.topology.resolved,
         "tcp": tcp_resolved(sc.tcp),
         "flows": flows,
@@ -63,6 +64,7 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
         "duration_ns": sc.duration_ns,
         "warmup_ns": sc.warmup_ns,
         "sample_interval_ns": sc.sample_interval_ns,
+        "stop_when_complete": sc.stop_when_complete,
         "nodes": [{"name": n.name, "kind": n.kind} for n in sc.topology.nodes],
         "links": [_link(link, link.name in pcap) for link in sc.topology.links],
         "flows": [
@@ -93,6 +95,7 @@ def _link(link: Link, pcap: bool) -> dict[str, Any]:
         "delay_ns": link.delay_ns,
         "queue": _queue(link.queue, link.rate_bps),
         "loss": link.loss,
+        "corrupt": link.corrupt,
         "pcap": pcap,
     }
 

@@ -87,6 +87,7 @@ class Link:
     delay_ns: int
     queue: QueueSpec
     loss: float = 0.0
+    corrupt: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,14 @@ class AppSpec:
     response_bytes: int = 0
     think_ns: int = 0
     transactions: int | None = None
+
+    def is_finite(self) -> bool:
+        """False for work without end (unlimited bulk, endless transactions)."""
+        if self.kind == "bulk":
+            return self.bytes is not None
+        if self.kind == "request_response":
+            return self.transactions is not None
+        return True
 
 
 @dataclass(frozen=True)
@@ -181,3 +190,4 @@ class Scenario:
     flows: tuple[Flow, ...]
     faults: tuple[Fault, ...]
     pcap: tuple[str, ...]
+    stop_when_complete: bool = False

@@ -22,6 +22,7 @@ _DUMBBELL_KEYS = (
     "access_rate",
     "access_delay",
     "access_loss",
+    "access_corrupt",
     "bottleneck_rate",
     "bottleneck_delay",
     "hosts",
@@ -29,10 +30,10 @@ _DUMBBELL_KEYS = (
     "reverse_queue",
     "default_queue",
 )
-_HOST_KEYS = ("access_rate", "access_delay", "access_loss")
+_HOST_KEYS = ("access_rate", "access_delay", "access_loss", "access_corrupt")
 _EXPLICIT_KEYS = ("kind", "nodes", "links", "default_queue")
 _NODE_KEYS = ("name", "kind")
-_LINK_KEYS = ("from", "to", "rate", "delay", "queue", "reverse_queue", "duplex", "loss")
+_LINK_KEYS = ("from", "to", "rate", "delay", "queue", "reverse_queue", "duplex", "loss", "corrupt")
 _loss = number(0, 1, open_hi=True)
 
 
@@ -56,6 +57,7 @@ def _dumbbell(t: Table, mss: int) -> Topology:
     rate = t.get("access_rate", parse_rate)
     delay = t.get("access_delay", _delay)
     loss = t.get("access_loss", _loss, 0.0)
+    corrupt = t.get("access_corrupt", _loss, 0.0)
     b_rate = t.get("bottleneck_rate", parse_rate)
     b_delay = t.get("bottleneck_delay", _delay)
     default_q = parse_queue(t.table("default_queue"), fallback=default_queue(), mss=mss)
@@ -64,7 +66,7 @@ def _dumbbell(t: Table, mss: int) -> Topology:
     senders = [f"s{i}" for i in range(1, pairs + 1)]
     receivers = [f"r{i}" for i in range(1, pairs + 1)]
     hosts = senders + receivers
-    access: dict[str, tuple[int, int, float]] = {h: (rate, delay, loss) for h in hosts}
+    access: dict[str, tuple[int, int, float, float]] = {h: (rate, delay, loss, corrupt) for h in hosts}
     overrides: dict[str, dict[str, Any]] = {}
     hosts_table = t.table("hosts")
     if hosts_table is not None:
@@ -74,28 +76,35 @@ def _dumbbell(t: Table, mss: int) -> Topology:
             ht = hosts_table.table(name)
             assert ht is not None
             ht.check_keys(_HOST_KEYS)
-            h_rate, h_delay, h_loss = access[name]
+            h_rate, h_delay, h_loss, h_corrupt = access[name]
             h_rate = ht.get("access_rate", parse_rate, h_rate)
             h_delay = ht.get("access_delay", _delay, h_delay)
             h_loss = ht.get("access_loss", _loss, h_loss)
-            access[name] = (h_rate, h_delay, h_loss)
-            overrides[name] = {"access_rate": h_rate, "access_delay": ns_to_s(h_delay), "access_loss": h_loss}
+            h_corrupt = ht.get("access_corrupt", _loss, h_corrupt)
+            access[name] = (h_rate, h_delay, h_loss, h_corrupt)
+            overrides[name] = {
+                "access_rate": h_rate,
+                "access_delay": ns_to_s(h_delay),
+                "access_loss": h_loss,
+                "access_corrupt": h_corrupt,
+            }
 
     nodes = [Node(h, "host") for h in hosts] + [Node("R1", "router"), Node("R2", "router")]
     links: list[Link] = []
     for s in senders:
-        r, d, lo = access[s]
-        links += [Link(f"{s}->R1", s, "R1", r, d, default_q, lo), Link(f"R1->{s}", "R1", s, r, d, default_q, lo)]
+        r, d, lo, co = access[s]
+        links += [Link(f"{s}->R1", s, "R1", r, d, default_q, lo, co), Link(f"R1->{s}", "R1", s, r, d, default_q, lo, co)]
     links += [Link("R1->R2", "R1", "R2", b_rate, b_delay, fwd_q), Link("R2->R1", "R2", "R1", b_rate, b_delay, rev_q)]
     for h in receivers:
-        r, d, lo = access[h]
-        links += [Link(f"R2->{h}", "R2", h, r, d, default_q, lo), Link(f"{h}->R2", h, "R2", r, d, default_q, lo)]
+        r, d, lo, co = access[h]
+        links += [Link(f"R2->{h}", "R2", h, r, d, default_q, lo, co), Link(f"{h}->R2", h, "R2", r, d, default_q, lo, co)]
     resolved = {
         "kind": "dumbbell",
         "pairs": pairs,
         "access_rate": rate,
         "access_delay": ns_to_s(delay),
         "access_loss": loss,
+        "access_corrupt": corrupt,
         "bottleneck_rate": b_rate,
         "bottleneck_delay": ns_to_s(b_delay),
         "hosts": {name: overrides[name] for name in hosts if name in overrides},
@@ -165,15 +174,24 @@ def _explicit_link(
     delay = lt.get("delay", _delay)
     duplex = lt.get("duplex", boolean, True)
     loss = lt.get("loss", _loss, 0.0)
+    corrupt = lt.get("corrupt", _loss, 0.0)
     queue = parse_queue(lt.table("queue"), fallback=default_q, mss=mss)
     if lt.has("reverse_queue") and not duplex:
         raise ScenarioError(lt.at("reverse_queue"), "only allowed on a duplex link (duplex = true)")
     rev_queue = parse_queue(lt.table("reverse_queue"), fallback=default_q, mss=mss)
-    links = [Link(f"{a}->{b}", a, b, rate, delay, queue, loss)]
-    entry: dict[str, Any] = {"from": a, "to": b, "rate": rate, "delay": ns_to_s(delay), "duplex": duplex, "loss": loss}
+    links = [Link(f"{a}->{b}", a, b, rate, delay, queue, loss, corrupt)]
+    entry: dict[str, Any] = {
+        "from": a,
+        "to": b,
+        "rate": rate,
+        "delay": ns_to_s(delay),
+        "duplex": duplex,
+        "loss": loss,
+        "corrupt": corrupt,
+    }
     entry["queue"] = queue_resolved(queue)
     if duplex:
-        links.append(Link(f"{b}->{a}", b, a, rate, delay, rev_queue, loss))
+        links.append(Link(f"{b}->{a}", b, a, rate, delay, rev_queue, loss, corrupt))
         entry["reverse_queue"] = queue_resolved(rev_queue)
     return links, entry
 

@@ -146,6 +146,11 @@ impl<P: QueuedPacket> AqmQueue<P> {
     }
 
     /// Removes the head packet, if any.
+    /// The queued packets, head first.
+    pub fn iter(&self) -> impl Iterator<Item = &P> {
+        self.fifo.iter().map(|e| &e.pkt)
+    }
+
     pub fn dequeue(&mut self, now: Instant) -> Option<P> {
         let Entry { pkt, since, len } = self.fifo.pop_front()?;
         self.stats.advance(now, self.len_pkts() + 1, self.len_bytes);
@@ -237,6 +242,9 @@ mod tests {
             mean_pkt_bytes: 1000,
             link_rate_bps: 8_000_000,
             ecn,
+            personality: Default::default(),
+            mark_p: None,
+            adaptive: false,
         }
     }
 

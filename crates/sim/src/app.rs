@@ -16,6 +16,22 @@ use crate::spec::{AppSpec, FlowSpec, Initiator};
 use ecnlab_tcp::{AppEvent, TcpConfig, TcpStats};
 use ecnlab_wire::{Duration, Instant};
 
+/// Where a flow's packets (both directions, every connection) went: every
+/// packet sent is delivered, stale (for a connection already freed),
+/// dropped, corrupted, or still in the network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCensus {
+    pub sent: u64,
+    pub delivered: u64,
+    pub stale: u64,
+    /// Dropped by a queue, a scripted fault or random loss.
+    pub dropped: u64,
+    /// Arrived damaged and discarded.
+    pub corrupted: u64,
+    /// Of those, data packets that reached their destination host damaged.
+    pub corrupted_data_at_host: u64,
+}
+
 pub struct FlowState {
     pub src: u32,
     pub dst: u32,
@@ -34,6 +50,9 @@ pub struct FlowState {
     /// Both endpoints' TCP counters summed over all of the flow's connections.
     pub totals: TcpStats,
     pub ecn_negotiated: bool,
+    pub census: FlowCensus,
+    /// TCP counters of the endpoints at the dst host only (the receiver side).
+    pub dst_totals: TcpStats,
 }
 
 /// What the simulator should do after an application reaction.
@@ -61,7 +80,20 @@ impl FlowState {
             completion: None,
             totals: TcpStats::default(),
             ecn_negotiated: false,
+            census: FlowCensus::default(),
+            dst_totals: TcpStats::default(),
         }
+    }
+
+    /// Adds a connection's TCP counters to the flow's totals.
+    pub fn add_connection_stats(&mut self, c: &Live) {
+        self.totals.accumulate(c.client.stats());
+        self.totals.accumulate(c.server.stats());
+        let dst = match self.source_end() {
+            End::Client => &c.server,
+            End::Server => &c.client,
+        };
+        self.dst_totals.accumulate(dst.stats());
     }
 
     /// The endpoint at the src host (the data source).

@@ -25,6 +25,11 @@ pub fn check(spec: &SimSpec) -> Result<(), Error> {
     check_links(spec)?;
     check_flows(spec, &topo)?;
     check_faults(spec, &topo)?;
+    if spec.stop_when_complete {
+        if let Some(i) = spec.flows.iter().position(|f| !f.app.is_finite()) {
+            return Err(Error::spec(format!("flows[{i}].app"), &spec.flows[i].id, "stop_when_complete needs every flow to have a finite amount of work"));
+        }
+    }
     if spec.links.iter().any(|l| l.pcap) && spec.pcap_dir.is_none() {
         return Err(Error::spec("pcap_dir", "null", "required when a link has pcap = true"));
     }
@@ -38,6 +43,9 @@ fn check_links(spec: &SimSpec) -> Result<(), Error> {
         }
         if !(0.0..=1.0).contains(&l.loss) {
             return Err(Error::spec(format!("links[{i}].loss"), l.loss, "must be in [0, 1]"));
+        }
+        if !(0.0..=1.0).contains(&l.corrupt) {
+            return Err(Error::spec(format!("links[{i}].corrupt"), l.corrupt, "must be in [0, 1]"));
         }
         l.queue.validate().map_err(|source| Error::Queue { field: format!("links[{i}].queue"), source })?;
     }
@@ -132,6 +140,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
     if spec.warmup_ns > 0 {
         sched.schedule(Instant(spec.warmup_ns), Event::WarmupEnd);
     }
+    let flows_len = flows.len();
     Ok(Simulation {
         end: Instant(spec.duration_ns),
         warmup: Instant(spec.warmup_ns),
@@ -147,6 +156,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         sampled,
         forwarded: 0,
         census: Default::default(),
+        pending_flows: flows_len,
     })
 }
 
@@ -159,6 +169,7 @@ fn build_links(spec: &SimSpec) -> Result<Vec<Link>, Error> {
             rate_bps: l.rate_bps,
             delay: Duration(l.delay_ns),
             loss: l.loss,
+            corrupt: l.corrupt,
             queue,
             queue_rng: stream(spec.seed, Stream::Queue, i as u32),
             loss_rng: stream(spec.seed, Stream::LinkLoss, i as u32),

@@ -14,6 +14,8 @@ pub enum Error {
     Queue { field: String, source: ecnlab_aqm::ConfigError },
     #[error("{field}: {source}")]
     Tcp { field: String, source: ecnlab_tcp::ConfigError },
+    #[error("flow {flow} did not finish its work by {time_s} s (delivered {delivered} bytes): raise the duration or check the scenario")]
+    Incomplete { flow: String, time_s: f64, delivered: u64 },
     #[error("pcap {path}: {source}")]
     Pcap { path: String, source: std::io::Error },
 }

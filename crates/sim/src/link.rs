@@ -12,6 +12,8 @@ pub struct Link {
     pub rate_bps: u64,
     pub delay: Duration,
     pub loss: f64,
+    /// Probability a packet arrives damaged and is discarded by the next node.
+    pub corrupt: f64,
     pub queue: AqmQueue<Packet>,
     pub queue_rng: SimRng,
     pub loss_rng: SimRng,
@@ -28,6 +30,7 @@ pub struct LinkCounters {
     /// Bytes transmitted before the warm-up ended.
     pub bytes_at_warmup: u64,
     pub random_losses: u64,
+    pub corrupted: u64,
     pub fault_drops: u64,
     pub fault_marks: u64,
     /// ECN-capable packets dropped by an early (probabilistic) AQM decision.

@@ -44,6 +44,18 @@ pub struct FlowOut {
     pub acks_sent: u64,
     pub completion_time_s: Option<f64>,
     pub transactions: Option<u64>,
+    /// Data packets that reached the dst host, duplicates and corrupted ones included.
+    pub data_packets_received: u64,
+    /// Of those, packets that arrived damaged and were discarded.
+    pub corrupted_received: u64,
+    /// Pure ACKs sent by the dst (receiving) side.
+    pub dst_acks_sent: u64,
+    /// Packet accounting of both directions: sent = delivered + dropped + corrupted + in flight.
+    pub pkts_sent: u64,
+    pub pkts_delivered: u64,
+    pub pkts_dropped: u64,
+    pub pkts_corrupted: u64,
+    pub pkts_in_flight: u64,
 }
 
 #[derive(Debug, Serialize)]

@@ -67,6 +67,15 @@ impl PacketSlab {
         self.free.push(i);
         self.slots[i as usize]
     }
+    /// Packets currently held, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
+        let mut free = vec![false; self.slots.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        self.slots.iter().zip(free).filter(|(_, f)| !f).map(|(p, _)| p)
+    }
+
     /// Packets currently held (inserted and not yet taken).
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()

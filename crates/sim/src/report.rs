@@ -14,11 +14,13 @@ use ecnlab_wire::Instant;
 impl Simulation {
     pub(crate) fn finish(mut self) -> Result<RunOutput, Error> {
         let end = self.end;
-        for c in self.conns.iter_live() {
-            let totals = &mut self.flows[c.flow as usize].totals;
-            totals.accumulate(c.client.stats());
-            totals.accumulate(c.server.stats());
+        if self.spec.stop_when_complete && self.pending_flows > 0 {
+            return Err(self.incomplete_error());
         }
+        for c in self.conns.iter_live() {
+            self.flows[c.flow as usize].add_connection_stats(c);
+        }
+        let in_flight = self.in_flight_per_flow();
         for tap in self.taps.iter_mut().flatten() {
             tap.finish()?;
         }
@@ -27,7 +29,8 @@ impl Simulation {
             .flows
             .iter()
             .zip(&self.flows)
-            .map(|(s, f)| flow_out(&s.id, f, self.warmup, end, &self.topo.names))
+            .zip(in_flight)
+            .map(|((s, f), n)| flow_out(&s.id, f, n, self.warmup, end, &self.topo.names))
             .collect();
         let queues = self.spec.links.iter().zip(&self.links).map(|(s, l)| queue_out(&s.name, l, end)).collect();
         let links = self.spec.links.iter().zip(&self.links).map(|(s, l)| link_out(s, l, self.warmup, end)).collect();
@@ -54,6 +57,31 @@ impl Simulation {
     }
 }
 
+impl Simulation {
+    /// Packets of each flow still queued or on a wire (counted where they are).
+    fn in_flight_per_flow(&self) -> Vec<u64> {
+        let mut n = vec![0u64; self.flows.len()];
+        for l in &self.links {
+            for p in l.queue.iter() {
+                n[p.flow as usize] += 1;
+            }
+        }
+        for p in self.pkts.iter() {
+            n[p.flow as usize] += 1;
+        }
+        n
+    }
+
+    fn incomplete_error(&self) -> Error {
+        let (i, f) = self.flows.iter().enumerate().find(|(_, f)| f.completion.is_none()).expect("a flow is pending");
+        Error::Incomplete {
+            flow: self.spec.flows[i].id.clone(),
+            time_s: self.end.as_secs_f64(),
+            delivered: f.delivered,
+        }
+    }
+}
+
 fn goodput_bps(f: &FlowState, warmup: Instant, end: Instant) -> f64 {
     if let Some(done) = f.completion {
         let secs = (done - f.start).as_secs_f64();
@@ -69,7 +97,7 @@ fn goodput_bps(f: &FlowState, warmup: Instant, end: Instant) -> f64 {
     }
 }
 
-fn flow_out(id: &str, f: &FlowState, warmup: Instant, end: Instant, names: &[String]) -> FlowOut {
+fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Instant, names: &[String]) -> FlowOut {
     let t = &f.totals;
     let is_rr = f.kind_name() == "request_response";
     FlowOut {
@@ -95,6 +123,14 @@ fn flow_out(id: &str, f: &FlowState, warmup: Instant, end: Instant, names: &[Str
         acks_sent: t.acks_sent,
         completion_time_s: f.completion.map(|c| c.as_secs_f64()),
         transactions: is_rr.then_some(f.transactions),
+        data_packets_received: f.dst_totals.data_packets_received + f.census.corrupted_data_at_host,
+        corrupted_received: f.census.corrupted_data_at_host,
+        dst_acks_sent: f.dst_totals.acks_sent,
+        pkts_sent: f.census.sent,
+        pkts_delivered: f.census.delivered + f.census.stale,
+        pkts_dropped: f.census.dropped,
+        pkts_corrupted: f.census.corrupted,
+        pkts_in_flight: in_flight,
     }
 }
 

@@ -42,6 +42,8 @@ pub struct Simulation {
     pub(crate) warmup: Instant,
     pub(crate) forwarded: u64,
     pub(crate) census: Census,
+    /// Flows that have not finished their work (for `stop_when_complete`).
+    pub(crate) pending_flows: usize,
 }
 
 /// Packet census for conservation checks: every packet a host sends is, at any
@@ -101,7 +103,8 @@ impl Simulation {
             .iter()
             .map(|l| {
                 let q = l.queue.stats(now);
-                q.early_drops + q.forced_drops + q.overflow_drops + l.counters.fault_drops + l.counters.random_losses
+                let c = &l.counters;
+                q.early_drops + q.forced_drops + q.overflow_drops + c.fault_drops + c.random_losses + c.corrupted
             })
             .sum()
     }
@@ -119,6 +122,7 @@ impl Simulation {
         if !link_faults.is_empty() {
             let action = link_faults.iter_mut().find_map(|f| f.check(&p));
             if !self.apply_fault(li, action, &mut p) {
+                self.flows[p.flow as usize].census.dropped += 1;
                 return;
             }
         }
@@ -130,6 +134,7 @@ impl Simulation {
             if reason == DropReason::Early && p.seg.ecn.is_ect() {
                 link.counters.early_drops_ect += 1;
             }
+            self.flows[p.flow as usize].census.dropped += 1;
             return;
         }
         self.try_transmit(li, now);
@@ -173,12 +178,23 @@ impl Simulation {
 
     fn on_arrive(&mut self, li: u32, idx: u32, now: Instant) {
         let p = self.pkts.take(idx);
+        let node = self.topo.ends[li as usize].1;
         let link = &mut self.links[li as usize];
         if link.loss > 0.0 && link.loss_rng.random::<f64>() < link.loss {
             link.counters.random_losses += 1;
+            self.flows[p.flow as usize].census.dropped += 1;
             return;
         }
-        let node = self.topo.ends[li as usize].1;
+        if link.corrupt > 0.0 && link.loss_rng.random::<f64>() < link.corrupt {
+            // Arrives damaged: the next node discards it on the checksum.
+            link.counters.corrupted += 1;
+            let census = &mut self.flows[p.flow as usize].census;
+            census.corrupted += 1;
+            if node == p.dst && p.seg.payload_len > 0 {
+                census.corrupted_data_at_host += 1;
+            }
+            return;
+        }
         if node == p.dst {
             self.deliver(p, now);
         } else {
@@ -215,11 +231,14 @@ impl Simulation {
     }
 
     fn deliver(&mut self, p: Packet, now: Instant) {
+        let census = &mut self.flows[p.flow as usize].census;
         let Some(c) = self.conns.get(p.slot, p.gen) else {
             self.census.stale += 1;
+            census.stale += 1;
             return;
         };
         self.census.delivered += 1;
+        census.delivered += 1;
         c.endpoint(p.to).on_segment(now, &p.seg);
         self.touch(p.slot, p.gen, p.to, now);
     }
@@ -240,11 +259,15 @@ impl Simulation {
     fn touch(&mut self, slot: u32, gen: u32, end: End, now: Instant) {
         let Some(c) = self.conns.get(slot, gen) else { return };
         let flow = c.flow as usize;
+        let was_done = self.flows[flow].completion.is_some();
         let mut next_start = None;
         while let Some(ev) = c.endpoint(end).poll_event() {
             if let AppAction::StartNext(t) = self.flows[flow].on_event(c, end, ev, now) {
                 next_start = Some(t);
             }
+        }
+        if !was_done && self.flows[flow].completion.is_some() {
+            self.on_flow_complete(now);
         }
         self.transmit_from(slot, gen, end, now);
         self.arm_timer(slot, gen, end, now);
@@ -267,6 +290,7 @@ impl Simulation {
             debug_assert_ne!(li, NO_ROUTE, "routes are checked before the run");
             if li != NO_ROUTE {
                 self.census.sent += 1;
+                self.flows[p.flow as usize].census.sent += 1;
                 self.send_on_link(li, p, now);
             }
         }
@@ -285,6 +309,13 @@ impl Simulation {
         }
     }
 
+    fn on_flow_complete(&mut self, now: Instant) {
+        self.pending_flows = self.pending_flows.saturating_sub(1);
+        if self.spec.stop_when_complete && self.pending_flows == 0 {
+            self.end = now; // every flow is done: the run ends here
+        }
+    }
+
     /// Frees a connection whose endpoints have both finished.
     fn reap(&mut self, slot: u32, gen: u32) {
         let Some(c) = self.conns.get(slot, gen) else { return };
@@ -292,9 +323,7 @@ impl Simulation {
             return;
         }
         if let Some(c) = self.conns.remove(slot) {
-            let totals = &mut self.flows[c.flow as usize].totals;
-            totals.accumulate(c.client.stats());
-            totals.accumulate(c.server.stats());
+            self.flows[c.flow as usize].add_connection_stats(&c);
         }
     }
 

@@ -29,6 +29,10 @@ pub struct SimSpec {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
+    /// End the run when every flow has finished its work (all flows must be
+    /// finite); `duration_ns` is then a limit, and reaching it is an error.
+    #[serde(default)]
+    pub stop_when_complete: bool,
     /// Directory for pcap files of links with `pcap = true` (`<dir>/<link name>.pcap`).
     #[serde(default)]
     pub pcap_dir: Option<String>,
@@ -64,6 +68,11 @@ pub struct LinkSpec {
     /// Bernoulli loss probability applied to each packet as it leaves the link.
     #[serde(default)]
     pub loss: f64,
+    /// Probability that a packet arrives damaged: the next node discards it
+    /// (an error model in the style of ns-2's ErrorModel; counted as corrupted,
+    /// not lost, so receiver overhead can include it).
+    #[serde(default)]
+    pub corrupt: f64,
     /// Write `<pcap_dir>/<name>.pcap` with every packet that enters the link.
     #[serde(default)]
     pub pcap: bool,
@@ -103,6 +112,17 @@ pub enum AppSpec {
         #[serde(default)]
         count: Option<u32>,
     },
+}
+
+impl AppSpec {
+    /// False for work without end (unlimited bulk, endless transactions).
+    pub fn is_finite(&self) -> bool {
+        match self {
+            AppSpec::Bulk { bytes } => bytes.is_some(),
+            AppSpec::Serial { .. } => true,
+            AppSpec::RequestResponse { count, .. } => count.is_some(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

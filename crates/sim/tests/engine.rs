@@ -116,3 +116,45 @@ fn test_packets_are_conserved_end_to_end() {
     }
     assert!(sim.packets_discarded() > 0, "the test should exercise drops");
 }
+
+#[test]
+fn test_corrupted_packets_reach_the_receiver_and_are_counted() {
+    let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 60 * SEC);
+    spec.flows[0].app = AppSpec::Bulk { bytes: Some(1_000_000) };
+    let r2_r1 = spec.links.iter().position(|l| l.name == "R2->r1").unwrap();
+    spec.links[r2_r1].corrupt = 0.02;
+    let out = run(spec);
+    let f = &out.flows[0];
+    assert_eq!(f.bytes_delivered, 1_000_000);
+    assert!(f.corrupted_received > 0, "2 % of ~700 data packets");
+    assert!(f.pkts_corrupted >= f.corrupted_received);
+    // Every payload byte arrives once at least; duplicates and damaged copies come on top.
+    let min_pkts = 1_000_000u64.div_ceil(1460);
+    assert!(f.data_packets_received >= min_pkts + f.corrupted_received);
+    assert_eq!(f.pkts_sent, f.pkts_delivered + f.pkts_dropped + f.pkts_corrupted + f.pkts_in_flight);
+    assert_eq!(f.pkts_in_flight, 0, "the transfer finished and both ends closed long before 60 s");
+}
+
+#[test]
+fn test_stop_when_complete_ends_at_the_last_transfer() {
+    let mut spec = dumbbell(2, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 60 * SEC);
+    for f in &mut spec.flows {
+        f.initiator = Initiator::Dst;
+        f.app = AppSpec::Serial { files: 3, file_bytes: 100_000, gap_ns: 0 };
+    }
+    spec.stop_when_complete = true;
+    let out = run(spec.clone());
+    let last = out.flows.iter().map(|f| f.completion_time_s.unwrap()).fold(0.0, f64::max);
+    assert_eq!(out.sim.sim_time_s, last);
+    spec.duration_ns = 100 * MS;
+    let err = Simulation::new(spec).unwrap().run().unwrap_err().to_string();
+    assert!(err.starts_with("flow bulk1 did not finish its work by 0.1 s"), "{err}");
+}
+
+#[test]
+fn test_stop_when_complete_refuses_endless_flows() {
+    let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), SEC);
+    spec.stop_when_complete = true;
+    let err = Simulation::new(spec).err().unwrap().to_string();
+    assert!(err.contains("stop_when_complete needs every flow to have a finite amount of work"), "{err}");
+}

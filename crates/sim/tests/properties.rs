@@ -22,6 +22,7 @@ prop_compose! {
         v in variant(),
         limit in 5u32..40,
         loss_pct in 0u32..4,
+        corrupt_pct in 0u32..3,
         seed in any::<u64>(),
         faults in proptest::collection::vec((1u64..60, any::<bool>()), 0..4),
         bytes in 20_000u64..200_000,
@@ -35,6 +36,7 @@ prop_compose! {
             f.app = AppSpec::Bulk { bytes: Some(bytes) };
         }
         spec.links[2].loss = loss_pct as f64 / 100.0;
+        spec.links[5].corrupt = corrupt_pct as f64 / 100.0;
         for (nth, mark) in faults {
             let action = if mark { FaultAction::Mark } else { FaultAction::Drop };
             spec.faults.push(FaultSpec { link: "R1->R2".into(), flow: "bulk1".into(), action, nth: Some(nth), seq: None });
@@ -59,6 +61,9 @@ proptest! {
             }
         }
         let out = sim.run().unwrap();
+        for f in &out.flows {
+            prop_assert_eq!(f.pkts_sent, f.pkts_delivered + f.pkts_dropped + f.pkts_corrupted + f.pkts_in_flight, "flow {}", f.id);
+        }
         for (f, w) in out.flows.iter().zip(want) {
             prop_assert_eq!(f.bytes_delivered, w, "flow {} delivered {} of {}", f.id, f.bytes_delivered, w);
             prop_assert!(f.completion_time_s.is_some());

@@ -148,6 +148,9 @@ impl Connection {
     }
 
     pub fn on_segment(&mut self, now: Instant, seg: &Segment) {
+        if seg.payload_len > 0 {
+            self.stats.data_packets_received += 1;
+        }
         match self.state {
             State::Closed => {}
             State::Listen => self.on_syn(seg),

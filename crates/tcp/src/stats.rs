@@ -33,6 +33,8 @@ pub struct TcpStats {
     pub acks_sent: u64,
     /// SYN or SYN-ACK retransmissions.
     pub syn_retransmits: u64,
+    /// Segments with a payload that reached this endpoint, duplicates included.
+    pub data_packets_received: u64,
 }
 
 impl TcpStats {
@@ -51,6 +53,7 @@ impl TcpStats {
             cwr_sent,
             acks_sent,
             syn_retransmits,
+            data_packets_received,
         } = o;
         self.packets_sent += packets_sent;
         self.data_packets_sent += data_packets_sent;
@@ -64,5 +67,6 @@ impl TcpStats {
         self.cwr_sent += cwr_sent;
         self.acks_sent += acks_sent;
         self.syn_retransmits += syn_retransmits;
+        self.data_packets_received += data_packets_received;
     }
 }

@@ -26,6 +26,9 @@ pub fn red(min_th: f64, max_th: f64, max_p: f64, limit: u32, ecn: bool, rate_bps
         mean_pkt_bytes: 1500,
         link_rate_bps: rate_bps,
         ecn,
+        personality: Default::default(),
+        mark_p: None,
+        adaptive: false,
     })
 }
 
@@ -38,6 +41,7 @@ fn link(from: &str, to: &str, rate_bps: u64, delay_ns: u64, queue: QueueConfig) 
         delay_ns,
         queue,
         loss: 0.0,
+        corrupt: 0.0,
         pcap: false,
     }
 }
@@ -85,6 +89,7 @@ pub fn dumbbell(
         links,
         flows,
         faults: vec![],
+        stop_when_complete: false,
         pcap_dir: None,
     }
 }
