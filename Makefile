@@ -4,7 +4,7 @@
 CARGO ?= cargo
 VENV  := .venv
 
-.PHONY: all setup test test-rust test-python lint demo clean
+.PHONY: all setup test test-rust test-python lint demo clean bench-emu
 
 all: test
 
@@ -30,6 +30,11 @@ lint: setup
 	$(VENV)/bin/ruff format --check python tests
 	$(VENV)/bin/mypy -p ecnlab
 	$(CARGO) clippy -p ecnlab-py --release --quiet -- -D warnings
+
+# Live-emulation router benchmark (root): shaping accuracy at 10 and 100 Mbit/s,
+# lateness, forwarding capacity (docs/emulation.md). Not part of `make test`.
+bench-emu: setup
+	$(VENV)/bin/python -m ecnlab.emu.bench
 
 demo: setup
 	@scripts/demo.sh

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Set up everything ecnlab needs, from the project's own files; safe to re-run.
 #
-#   1. Debian packages the tests use (tshark tcpdump tcptrace), only if missing.
+#   1. Debian packages the tests use (tshark tcpdump tcptrace chromium iproute2), only if missing.
 #   2. A Rust toolchain (rustup, minimal profile) if cargo is missing.
 #   3. .venv with the pinned Python dependencies of pyproject.toml (re-installed
 #      only when pyproject.toml changes).
 #   4. The engine extension ecnlab._core, built in release mode into the venv
 #      (cargo is incremental, so an unchanged tree rebuilds in about a second).
+#   5. The live-emulation router binary ecnlab-router (release), for `ecnlab emulate`.
 #
 # Environment: PYTHON (default python3), CARGO_TARGET_DIR (default target/).
 set -euo pipefail
@@ -29,7 +30,9 @@ quiet() {  # run a command, showing its output only if it fails
 hash_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
 # --- 1. Debian packages ---------------------------------------------------------------
-DEB_PACKAGES=(tshark tcpdump tcptrace)
+DEB_PACKAGES=(tshark tcpdump tcptrace chromium)  # chromium: the report test renders report.html headless
+DEB_PACKAGES+=(iproute2)  # ip, ss, nstat: live emulation (ecnlab emulate, tests/test_emu.py)
+DEB_PACKAGES+=(ns2)  # ns-2's `ns`: tests/test_peers.py compares ecnlab with ns-2 (bench: ecnlab bench peers)
 if command -v dpkg-query >/dev/null; then
     missing=()
     for pkg in "${DEB_PACKAGES[@]}"; do
@@ -80,7 +83,9 @@ import tomllib
 p = tomllib.load(open("pyproject.toml", "rb"))
 for r in p["build-system"]["requires"] + p["project"]["dependencies"]:
     print(r)
-for group in p["project"].get("optional-dependencies", {}).values():
+for name, group in p["project"].get("optional-dependencies", {}).items():
+    if name == "peers":  # ns-3 (~1 GB): installed on demand by `ecnlab bench peers`
+        continue
     for r in group:
         print(r)
 PY
@@ -100,4 +105,8 @@ if [[ $(cat "$STAMPS/install" 2>/dev/null) != "$install_key" ]] || ! "$VENV/bin/
 else
     quiet maturin develop --release --skip-install
 fi
+
+# --- 5. The live-emulation router -------------------------------------------------------
+# ecnlab emulate runs target/release/ecnlab-router (or $CARGO_TARGET_DIR/release/...).
+quiet cargo build --release -p ecnlab-emu
 say "ready ($("$VENV/bin/python" -c 'import ecnlab._core as c; print("ecnlab", c.version())'))"

@@ -120,7 +120,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "unknown-flow-kind",
         None,
         ["flows[0].kind=udp"],
-        'flows[0].kind = "udp": must be one of bulk, serial, request_response',
+        'flows[0].kind = "udp": must be one of bulk, serial, request_response, telnet, ftp_arrivals',
     ),
     ("flow-missing-host", None, ["flows[0].to=r11"], f'flows[0].to = "r11": no such host ({HOSTS})'),
     (

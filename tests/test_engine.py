@@ -149,7 +149,10 @@ def test_seed_changes_the_run(tmp_path: Path) -> None:
     assert a["flows"] != b["flows"] or a["queues"] != b["queues"]
 
 
-@pytest.mark.parametrize("scenario", sorted(p.name for p in SCENARIOS.glob("*.toml")))
+# scenarios/sweep-*.toml are sweep files (docs/sweeps.md), run by tests/test_sweep_run.py
+@pytest.mark.parametrize(
+    "scenario", sorted(p.name for p in SCENARIOS.glob("*.toml") if not p.name.startswith("sweep-"))
+)
 def test_every_example_scenario_runs(tmp_path: Path, scenario: str) -> None:
     result = ecnlab.run(SCENARIOS / scenario, out=tmp_path / "out")
     s = result.summary

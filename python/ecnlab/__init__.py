@@ -11,6 +11,8 @@ scenario files, runs them and writes self-describing results.
 from __future__ import annotations
 
 from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
@@ -18,14 +20,42 @@ from ecnlab.model import Scenario
 from ecnlab.results import RunResult, load_result
 from ecnlab.runner import run
 
+if TYPE_CHECKING:
+    from ecnlab.store import SweepResults
+
 try:
     __version__ = metadata.version("ecnlab")
 except metadata.PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0+unknown"
 
-__all__ = ["run", "load_scenario", "validate", "load_result", "ScenarioError", "RunResult", "Scenario", "__version__"]
+__all__ = [
+    "run",
+    "load_scenario",
+    "validate",
+    "load_result",
+    "load",
+    "plot",
+    "ScenarioError",
+    "RunResult",
+    "Scenario",
+    "__version__",
+]
 
 
 def validate(scenario: ScenarioSource, overrides: Overrides = None, *, seed: int | None = None) -> Scenario:
     """Validate a scenario (path or dict) with optional overrides; raise ScenarioError if bad."""
     return load_scenario(scenario, overrides, seed=seed)
+
+
+def load(path: str | Path) -> SweepResults:
+    """A sweep directory (``ecnlab sweep --out DIR``) read back: ``.runs``, ``.flows``, ``.queues``, ``.manifest``."""
+    from ecnlab.store import load as _load
+
+    return _load(path)
+
+
+def plot(results: str | Path | SweepResults, **kwargs: Any) -> list[Path]:
+    """``ecnlab plot`` from Python: ``plot(DIR, x="max_p", y="goodput_bps", hue="ecn")`` → [png, svg]."""
+    from ecnlab.plots import plot as _plot
+
+    return _plot(results, **kwargs)

@@ -1,4 +1,6 @@
-"""Command line: ``ecnlab run`` and ``ecnlab validate``.
+"""Command line: ``ecnlab run`` and ``ecnlab validate`` (and ``sweep``, ``plot``, ``report``, ``reproduce``:
+:mod:`ecnlab.sweep.commands`; ``emulate``, ``compare``: :mod:`ecnlab.emu.commands`; ``bench``:
+:mod:`ecnlab.bench.commands`).
 
 Errors print one line, ``ecnlab: error: FILE: <message>``, and exit with
 status 2; a failed run leaves no output directory behind.
@@ -49,6 +51,15 @@ def _parser() -> argparse.ArgumentParser:
         choices=("resolved", "engine"),
         help="print the resolved scenario (as TOML, every default filled) or the engine input (JSON)",
     )
+    from ecnlab.sweep.commands import add_parsers as add_sweep_parsers
+
+    add_sweep_parsers(sub)  # sweep, plot, report, reproduce
+    from ecnlab.emu.commands import add_parsers as add_emu_parsers
+
+    add_emu_parsers(sub)  # emulate, compare
+    from ecnlab.bench.commands import add_parsers as add_bench_parsers
+
+    add_bench_parsers(sub)  # bench peers
     return p
 
 
@@ -63,6 +74,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         _parser().print_usage(sys.stderr)
         return EXIT_ERROR
+    from ecnlab.sweep.commands import COMMANDS as SWEEP_COMMANDS
+
+    if args.command in SWEEP_COMMANDS:
+        from ecnlab.sweep.commands import dispatch
+
+        return dispatch(args)
+    from ecnlab.emu.commands import COMMANDS as EMU_COMMANDS
+
+    if args.command in EMU_COMMANDS:
+        from ecnlab.emu.commands import dispatch as emu_dispatch
+
+        return emu_dispatch(args)
+    from ecnlab.bench.commands import COMMANDS as BENCH_COMMANDS
+
+    if args.command in BENCH_COMMANDS:
+        from ecnlab.bench.commands import dispatch as bench_dispatch
+
+        return bench_dispatch(args)
     from ecnlab.errors import ScenarioError
 
     try:

@@ -16,14 +16,16 @@ from ecnlab.units import parse_duration, parse_size
 
 __all__ = ["parse_flows", "parse_faults", "parse_pcap", "pcap_file", "FLOW_KINDS"]
 
-FLOW_KINDS = ("bulk", "serial", "request_response")
+FLOW_KINDS = ("bulk", "serial", "request_response", "telnet", "ftp_arrivals")
 _COMMON_KEYS = ("name", "kind", "from", "to", "count", "start", "initiator", "tcp")
 _KIND_KEYS = {
     "bulk": ("bytes",),
     "serial": ("files", "file_size", "gap"),
     "request_response": ("request_size", "response_size", "think", "transactions"),
+    "telnet": ("interarrival", "mean_interarrival", "write_size"),
+    "ftp_arrivals": ("min_size", "max_size", "mean_gap"),
 }
-_DEFAULT_INITIATOR = {"bulk": "src", "serial": "dst", "request_response": "dst"}
+_DEFAULT_INITIATOR = {"bulk": "src", "serial": "dst", "request_response": "dst", "telnet": "src", "ftp_arrivals": "src"}
 _FAULT_KEYS = ("link", "flow", "action", "nth", "seq")
 
 
@@ -75,8 +77,8 @@ def _parse_group(
             raise ScenarioError(ft.at("to"), f'pairs host "{a}" with itself', ft.raw("to"))
         if not (reach.ok(a, b) and reach.ok(b, a)):
             raise ScenarioError(ft.path, f'no route between "{a}" and "{b}" in both directions')
-    start = ft.get("start", parse_duration, 0)
-    if start >= duration_ns:
+    start, spread = ft.get("start", _start_range, (0, 0))
+    if start + spread >= duration_ns:
         raise ScenarioError(ft.at("start"), "must be before the end of the run (duration)", ft.raw("start"))
     tcp_table = ft.table("tcp")
     return FlowGroup(
@@ -87,12 +89,33 @@ def _parse_group(
         dst=tuple(dst),
         count=ft.get("count", integer(1, 100_000), 1),
         start_ns=start,
+        start_spread_ns=spread,
         initiator=ft.get("initiator", choice(("src", "dst")), _DEFAULT_INITIATOR[kind]),
         tcp=parse_tcp(tcp_table, base_tcp),
     )
 
 
+def _start_range(value: Any, path: str) -> tuple[int, int]:
+    """``start``: a duration, or ``"A..B"`` for a start drawn uniformly per flow from [A, B] (start, spread)."""
+    if isinstance(value, str) and ".." in value:
+        lo_text, hi_text = value.split("..", 1)
+        lo, hi = parse_duration(lo_text.strip(), path), parse_duration(hi_text.strip(), path)
+        if hi < lo:
+            raise ScenarioError(path, 'a range "A..B" needs A <= B', value)
+        return lo, hi - lo
+    return parse_duration(value, path), 0
+
+
 def _parse_app(kind: str, ft: Table) -> AppSpec:
+    if kind == "telnet":
+        return _parse_telnet(ft)
+    if kind == "ftp_arrivals":
+        min_bytes = ft.get("min_size", _positive_size)
+        max_bytes = ft.get("max_size", _positive_size)
+        if max_bytes < min_bytes:
+            raise ScenarioError(ft.at("max_size"), f"must be >= min_size ({min_bytes} bytes)", ft.raw("max_size"))
+        mean_gap = ft.get("mean_gap", lambda v, p: parse_duration(v, p, positive=True))
+        return AppSpec(kind, min_bytes=min_bytes, max_bytes=max_bytes, mean_gap_ns=mean_gap)
     if kind == "bulk":
         return AppSpec(kind, bytes=ft.get("bytes", parse_size, None))
     if kind == "serial":
@@ -109,6 +132,32 @@ def _parse_app(kind: str, ft: Table) -> AppSpec:
         think_ns=ft.get("think", parse_duration, 0),
         transactions=ft.get("transactions", integer(1, 2**32 - 1), None),
     )
+
+
+def _parse_telnet(ft: Table) -> AppSpec:
+    """Telnet: tcplib interarrivals (default) or exponential ones with ``mean_interarrival``."""
+    interarrival = ft.get("interarrival", choice(("tcplib", "exponential")), "tcplib")
+    if interarrival == "exponential":
+        mean = ft.get(
+            "mean_interarrival",
+            lambda v, p: parse_duration(v, p, positive=True),
+            required_note='interarrival = "exponential" needs its mean',
+        )
+    elif ft.has("mean_interarrival"):
+        raise ScenarioError(
+            ft.at("mean_interarrival"), 'only with interarrival = "exponential"', ft.raw("mean_interarrival")
+        )
+    else:
+        mean = 0
+    write = ft.get("write_size", integer(1, 65_535), 1)
+    return AppSpec("telnet", interarrival=interarrival, mean_interarrival_ns=mean, write_bytes=write)
+
+
+def _positive_size(value: Any, path: str) -> int:
+    n = parse_size(value, path)
+    if n <= 0:
+        raise ScenarioError(path, "must be > 0", value)
+    return n
 
 
 def _endpoints(ft: Table, key: str, topo: Topology) -> list[str]:
@@ -148,7 +197,8 @@ def _expand(g: FlowGroup) -> list[Flow]:
     pairs = [(a, b) for a, b in zip(g.src, g.dst, strict=False) for _ in range(g.count)]
     ids = [g.name] if len(pairs) == 1 else [f"{g.name}_{k}" for k in range(1, len(pairs) + 1)]
     return [
-        Flow(fid, a, b, g.start_ns, g.initiator, g.app, g.tcp, g.index) for fid, (a, b) in zip(ids, pairs, strict=False)
+        Flow(fid, a, b, g.start_ns, g.initiator, g.app, g.tcp, g.index, g.start_spread_ns)
+        for fid, (a, b) in zip(ids, pairs, strict=False)
     ]
 
 

@@ -26,7 +26,7 @@ def resolved_scenario(sc: Scenario) -> dict[str, Any]:
             "from": list(g.src),
             "to": list(g.dst),
             "count": g.count,
-            "start": ns_to_s(g.start_ns),
+            "start": _start(g.start_ns, g.start_spread_ns),
             "initiator": g.initiator,
         }
         entry.update(app_resolved(g.app))
@@ -73,6 +73,7 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
                 "src": f.src,
                 "dst": f.dst,
                 "start_ns": f.start_ns,
+                **({"start_spread_ns": f.start_spread_ns} if f.start_spread_ns else {}),
                 "initiator": f.initiator,
                 "app": _app(f.app),
                 "tcp": _tcp(f.tcp),
@@ -116,10 +117,33 @@ def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
             link_rate_bps=rate_bps,
             ecn=r.ecn,
         )
+        if r.personality != "floyd93":  # absent = floyd93: older engine JSON stays identical
+            out.update(personality=r.personality, mark_p=r.mark_p, adaptive=r.adaptive)
     return out
 
 
+def _start(start_ns: int, spread_ns: int) -> float | str:
+    """Seconds, or ``"As..Bs"`` for a start drawn per flow from a range."""
+    if spread_ns == 0:
+        return ns_to_s(start_ns)
+    return f"{ns_to_s(start_ns)}s..{ns_to_s(start_ns + spread_ns)}s"
+
+
 def _app(a: AppSpec) -> dict[str, Any]:
+    if a.kind == "telnet":
+        return {
+            "kind": "telnet",
+            "interarrival": a.interarrival,
+            "mean_interarrival_ns": a.mean_interarrival_ns,
+            "write_bytes": a.write_bytes,
+        }
+    if a.kind == "ftp_arrivals":
+        return {
+            "kind": "ftp_arrivals",
+            "min_bytes": a.min_bytes,
+            "max_bytes": a.max_bytes,
+            "mean_gap_ns": a.mean_gap_ns,
+        }
     if a.kind == "bulk":
         return {"kind": "bulk", "bytes": a.bytes}
     if a.kind == "serial":

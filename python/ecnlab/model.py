@@ -37,6 +37,10 @@ class RedSpec:
     wait: bool
     mode: str
     mean_pkt_size: int
+    # Whose RED (docs/peers.md); mark_p only for ns2, adaptive only for linux.
+    personality: str = "floyd93"
+    mark_p: float | None = None
+    adaptive: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,14 @@ class AppSpec:
     response_bytes: int = 0
     think_ns: int = 0
     transactions: int | None = None
+    # telnet: "tcplib" or "exponential" (mean_interarrival_ns); write_bytes per write.
+    interarrival: str = "tcplib"
+    mean_interarrival_ns: int = 0
+    write_bytes: int = 1
+    # ftp_arrivals: sizes uniform in [min_bytes, max_bytes], Poisson arrivals of mean gap mean_gap_ns.
+    min_bytes: int = 0
+    max_bytes: int = 0
+    mean_gap_ns: int = 0
 
     def is_finite(self) -> bool:
         """False for work without end (unlimited bulk, endless transactions)."""
@@ -130,7 +142,7 @@ class AppSpec:
             return self.bytes is not None
         if self.kind == "request_response":
             return self.transactions is not None
-        return True
+        return self.kind == "serial"
 
 
 @dataclass(frozen=True)
@@ -147,6 +159,7 @@ class FlowGroup:
     initiator: str
     tcp: TcpSpec
     ids: tuple[str, ...] = field(default=())
+    start_spread_ns: int = 0  # start drawn uniformly from [start_ns, start_ns + start_spread_ns]
 
 
 @dataclass(frozen=True)
@@ -161,6 +174,7 @@ class Flow:
     app: AppSpec
     tcp: TcpSpec
     group: int
+    start_spread_ns: int = 0
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ def _set(root: dict[str, Any], path: list[str | int], value: Any) -> None:
         elif not isinstance(node, dict):
             raise ScenarioError(f"--set {shown}", f"{where} is not a table")
         if last:
-            node[key] = value
+            node[key] = copy.deepcopy(value)  # a value shared by many runs (a sweep's [set]) must not alias
         else:
             if isinstance(key, str) and key not in node:
                 node[key] = {}

@@ -24,6 +24,8 @@ __all__ = [
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 QUEUE_KINDS = ("droptail", "red", "red_star")
 RED_MODES = ("packet", "byte")
+RED_PERSONALITIES = ("floyd93", "ns2", "ns3", "linux")
+NS2_DEFAULT_MARK_P = 0.1  # ns-2 mark_p_
 DEFAULT_QUEUE_LIMIT = 1000
 U32_MAX = 2**32 - 1
 
@@ -67,7 +69,20 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
 
 
 _LIMIT_KEYS = ("kind", "limit", "limit_bytes")
-_RED_KEYS = ("min_th", "max_th", "max_p", "wq", "ecn", "gentle", "wait", "mode", "mean_pkt_size")
+_RED_KEYS = (
+    "min_th",
+    "max_th",
+    "max_p",
+    "wq",
+    "ecn",
+    "gentle",
+    "wait",
+    "mode",
+    "mean_pkt_size",
+    "personality",
+    "mark_p",
+    "adaptive",
+)
 
 
 def default_queue() -> QueueSpec:
@@ -92,6 +107,12 @@ def parse_queue(table: Table | None, *, fallback: QueueSpec, mss: int) -> QueueS
     if limit_pkts is None and limit_bytes is None:
         limit_pkts = DEFAULT_QUEUE_LIMIT
     red = _parse_red(table, mss) if kind != "droptail" else None
+    if red is not None and red.personality == "ns2" and kind == "red_star":
+        raise ScenarioError(
+            table.at("personality"),
+            "is not available with kind red_star (ns-2 RED never marks in a forced region)",
+            "ns2",
+        )
     return QueueSpec(kind=kind, limit_pkts=limit_pkts, limit_bytes=limit_bytes, red=red)
 
 
@@ -100,14 +121,41 @@ def _parse_red(table: Table, mss: int) -> RedSpec:
     max_th = table.get("max_th", number(0, open_lo=True), required_note="RED needs min_th and max_th")
     if min_th >= max_th:
         raise ScenarioError(table.at("min_th"), f"must be < max_th ({table.raw('max_th')})", table.raw("min_th"))
+    who = table.get("personality", choice(RED_PERSONALITIES), "floyd93")
+    _check_personality_keys(table, who)
+    wq = table.get("wq", number(0, 1, open_lo=True), 0.002 if who != "linux" else 2.0**-9)
+    if who == "linux" and not any(wq == 2.0**-k for k in range(1, 32)):
+        raise ScenarioError(table.at("wq"), "must be 2^-k, 1 <= k <= 31, with personality linux (tc red's Wlog)", wq)
     return RedSpec(
         min_th=min_th,
         max_th=max_th,
         max_p=table.get("max_p", number(0, 1, open_lo=True), 0.1),
-        wq=table.get("wq", number(0, 1, open_lo=True), 0.002),
+        wq=wq,
         ecn=table.get("ecn", boolean, False),
-        gentle=table.get("gentle", boolean, False),
+        # ns-2 and ns-3 default to gentle RED; F&J 1993 and Linux have no gentle region.
+        gentle=table.get("gentle", boolean, who in ("ns2", "ns3")),
         wait=table.get("wait", boolean, True),
-        mode=table.get("mode", choice(RED_MODES), "packet"),
+        mode=table.get("mode", choice(RED_MODES), "packet" if who != "linux" else "byte"),
         mean_pkt_size=table.get("mean_pkt_size", integer(1, 65535), mss + 40),
+        personality=who,
+        mark_p=table.get("mark_p", number(0, open_lo=True), NS2_DEFAULT_MARK_P) if who == "ns2" else None,
+        adaptive=table.get("adaptive", boolean, False),
     )
+
+
+def _check_personality_keys(table: Table, who: str) -> None:
+    """Options that only some personalities have (docs/peers.md)."""
+    only = {"mark_p": "ns2", "adaptive": "linux"}
+    for key, owner in only.items():
+        if table.has(key) and who != owner:
+            raise ScenarioError(table.at(key), f"only applies to personality {owner}", table.raw(key))
+    if who == "linux":
+        if table.has("gentle") and table.raw("gentle") is not False:
+            raise ScenarioError(
+                table.at("gentle"), "must be false with personality linux (no gentle region)", table.raw("gentle")
+            )
+        for key in ("wait", "mode"):
+            if table.has(key):
+                raise ScenarioError(
+                    table.at(key), "does not apply to personality linux (byte backlog, qcount spacing)", table.raw(key)
+                )

@@ -34,7 +34,13 @@ def queue_resolved(q: QueueSpec) -> dict[str, Any]:
             wait=r.wait,
             mode=r.mode,
             mean_pkt_size=r.mean_pkt_size,
+            personality=r.personality,
         )
+        if r.personality == "linux":
+            del out["wait"], out["mode"]  # no such options in tc red
+            out["adaptive"] = r.adaptive
+        if r.mark_p is not None:
+            out["mark_p"] = r.mark_p
     return out
 
 
@@ -63,6 +69,13 @@ def app_resolved(a: AppSpec) -> dict[str, Any]:
         return {} if a.bytes is None else {"bytes": a.bytes}
     if a.kind == "serial":
         return {"files": a.files, "file_size": a.file_bytes, "gap": ns_to_s(a.gap_ns)}
+    if a.kind == "telnet":
+        telnet: dict[str, Any] = {"interarrival": a.interarrival, "write_size": a.write_bytes}
+        if a.interarrival == "exponential":
+            telnet["mean_interarrival"] = ns_to_s(a.mean_interarrival_ns)
+        return telnet
+    if a.kind == "ftp_arrivals":
+        return {"min_size": a.min_bytes, "max_size": a.max_bytes, "mean_gap": ns_to_s(a.mean_gap_ns)}
     out: dict[str, Any] = {
         "request_size": a.request_bytes,
         "response_size": a.response_bytes,

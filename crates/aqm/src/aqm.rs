@@ -13,8 +13,11 @@
 use ecnlab_wire::{Duration, Instant};
 use rand::RngCore;
 
+use crate::config::{RedParams, RedPersonality};
 use crate::droptail::DropTail;
-use crate::red::Red;
+use crate::red::linux::LinuxRed;
+use crate::red::ns::{Flavour, NsRed, NS2_DEFAULT_MARK_P};
+use crate::red::{ForcedAction, Red};
 use crate::verdict::Verdict;
 
 /// What the AQM may see of the queue it guards (before the arriving packet is added).
@@ -43,6 +46,27 @@ pub(crate) trait Aqm {
 pub(crate) enum AnyAqm {
     DropTail(DropTail),
     Red(Red),
+    NsRed(NsRed),
+    LinuxRed(LinuxRed),
+}
+
+impl AnyAqm {
+    /// RED of the configured personality; `forced` is what kind `red` (drop)
+    /// or `red_star` (signal) asks of the forced region.
+    pub(crate) fn red(p: &RedParams, forced: ForcedAction) -> Self {
+        match p.personality {
+            RedPersonality::Floyd93 => AnyAqm::Red(Red::new(p, forced)),
+            RedPersonality::Ns2 => {
+                let mark_p = p.mark_p.unwrap_or(NS2_DEFAULT_MARK_P);
+                AnyAqm::NsRed(NsRed::new(p, Flavour::Ns2 { mark_p }))
+            }
+            RedPersonality::Ns3 => {
+                let hard_drop = forced == ForcedAction::Drop;
+                AnyAqm::NsRed(NsRed::new(p, Flavour::Ns3 { hard_drop }))
+            }
+            RedPersonality::Linux => AnyAqm::LinuxRed(LinuxRed::new(p, forced)),
+        }
+    }
 }
 
 impl Aqm for AnyAqm {
@@ -50,24 +74,32 @@ impl Aqm for AnyAqm {
         match self {
             AnyAqm::DropTail(a) => a.on_enqueue(now, len, q, rng),
             AnyAqm::Red(a) => a.on_enqueue(now, len, q, rng),
+            AnyAqm::NsRed(a) => a.on_enqueue(now, len, q, rng),
+            AnyAqm::LinuxRed(a) => a.on_enqueue(now, len, q, rng),
         }
     }
     fn on_dequeue(&mut self, now: Instant, sojourn: Duration, len: u32, q: &QueueView) {
         match self {
             AnyAqm::DropTail(a) => a.on_dequeue(now, sojourn, len, q),
             AnyAqm::Red(a) => a.on_dequeue(now, sojourn, len, q),
+            AnyAqm::NsRed(a) => a.on_dequeue(now, sojourn, len, q),
+            AnyAqm::LinuxRed(a) => a.on_dequeue(now, sojourn, len, q),
         }
     }
     fn on_idle(&mut self, now: Instant) {
         match self {
             AnyAqm::DropTail(a) => a.on_idle(now),
             AnyAqm::Red(a) => a.on_idle(now),
+            AnyAqm::NsRed(a) => a.on_idle(now),
+            AnyAqm::LinuxRed(a) => a.on_idle(now),
         }
     }
     fn avg_estimate(&self) -> Option<f64> {
         match self {
             AnyAqm::DropTail(a) => a.avg_estimate(),
             AnyAqm::Red(a) => a.avg_estimate(),
+            AnyAqm::NsRed(a) => a.avg_estimate(),
+            AnyAqm::LinuxRed(a) => a.avg_estimate(),
         }
     }
 }

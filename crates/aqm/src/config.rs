@@ -13,6 +13,23 @@ pub enum RedMode {
     Byte,
 }
 
+/// Which tool's definition of RED to follow (docs/peers.md has the table).
+///
+/// - `floyd93`: Floyd & Jacobson 1993 as written (`red.rs`).
+/// - `ns2`: ns-2.35 `queue/red.cc` (`red/ns.rs`): `mark_p` rule for ECT packets.
+/// - `ns3`: ns-3 `red-queue-disc.cc` (`red/ns.rs`): `UseHardDrop` = kind `red`.
+/// - `linux`: Linux `include/net/red.h` + `sch_red.c` (`red/linux.rs`):
+///   fixed-point byte average, Stab idle decay, no gentle, optional adaptive max_p.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedPersonality {
+    #[default]
+    Floyd93,
+    Ns2,
+    Ns3,
+    Linux,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 /// Capacity: exactly one of `limit_pkts` and `limit_bytes`.
@@ -50,6 +67,17 @@ pub struct RedParams {
     pub link_rate_bps: u64,
     /// Mark ECT packets instead of dropping them.
     pub ecn: bool,
+    /// Whose RED this is; absent in JSON means `floyd93`.
+    #[serde(default)]
+    pub personality: RedPersonality,
+    /// `ns2` only: an ECT packet chosen by RED is marked only while the
+    /// unmodified probability is below `mark_p` (ns-2 `mark_p_`, `use_mark_p_`
+    /// true), dropped otherwise. `None` means ns-2's default 0.1.
+    #[serde(default)]
+    pub mark_p: Option<f64>,
+    /// `linux` only: adapt max_p every 500 ms (`tc red adaptive`).
+    #[serde(default)]
+    pub adaptive: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

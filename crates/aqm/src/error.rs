@@ -15,8 +15,12 @@
 //! | `wq`             | (0, 1]                                         |
 //! | `mean_pkt_bytes` | ≥ 1                                            |
 //! | `link_rate_bps`  | ≥ 1                                            |
+//! | `mark_p`         | personality `ns2` only; finite, > 0            |
+//! | `adaptive`       | personality `linux` only                       |
+//! | `personality`    | `linux`: no `gentle`, `wq` = 2^-k (1 ≤ k ≤ 31, tc's Wlog); `ns2`: not with `red_star` |
 
-use crate::config::{DropTailParams, QueueConfig, RedParams};
+use crate::config::{DropTailParams, QueueConfig, RedParams, RedPersonality};
+use crate::red::linux::wlog_of;
 
 /// A parameter outside its allowed range. Displays as `"{field} = {value}: {allowed}"`,
 /// e.g. `max_p = 1.5: must be in (0, 1]`.
@@ -44,7 +48,13 @@ impl QueueConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self {
             QueueConfig::DropTail(p) => p.validate(),
-            QueueConfig::Red(p) | QueueConfig::RedStar(p) => p.validate(),
+            QueueConfig::Red(p) => p.validate(),
+            QueueConfig::RedStar(p) if p.personality == RedPersonality::Ns2 => Err(ConfigError::new(
+                "personality",
+                "ns2",
+                "ns-2 RED has no forced-region marking: use kind red (set mark_p > 1 to mark in every region)",
+            )),
+            QueueConfig::RedStar(p) => p.validate(),
         }
     }
 }
@@ -72,6 +82,32 @@ impl RedParams {
         }
         if self.link_rate_bps < 1 {
             return Err(ConfigError::new("link_rate_bps", self.link_rate_bps, "must be >= 1"));
+        }
+        self.validate_personality()
+    }
+
+    /// The options that only some personalities have (docs/peers.md).
+    fn validate_personality(&self) -> Result<(), ConfigError> {
+        let who = self.personality;
+        if let Some(m) = self.mark_p {
+            if who != RedPersonality::Ns2 {
+                return Err(ConfigError::new("mark_p", m, "only applies to personality ns2"));
+            }
+            if !(m.is_finite() && m > 0.0) {
+                return Err(ConfigError::new("mark_p", m, "must be finite and > 0"));
+            }
+        }
+        if self.adaptive && who != RedPersonality::Linux {
+            return Err(ConfigError::new("adaptive", true, "only applies to personality linux"));
+        }
+        if who == RedPersonality::Linux {
+            if self.gentle {
+                return Err(ConfigError::new("gentle", true, "personality linux has no gentle region (tc red)"));
+            }
+            if wlog_of(self.wq).is_none() {
+                let rule = "must be 2^-k with 1 <= k <= 31 for personality linux (tc red's Wlog), e.g. 0.001953125";
+                return Err(ConfigError::new("wq", self.wq, rule));
+            }
         }
         Ok(())
     }
@@ -115,6 +151,9 @@ mod tests {
             mean_pkt_bytes: 1000,
             link_rate_bps: 1_500_000,
             ecn: true,
+            personality: Default::default(),
+            mark_p: None,
+            adaptive: false,
         }
     }
 
@@ -172,5 +211,62 @@ mod tests {
         assert_eq!(e.value, "1.5");
         assert_eq!(e.allowed, "must be in (0, 1]");
         assert_eq!(e.to_string(), "max_p = 1.5: must be in (0, 1]");
+    }
+}
+
+#[cfg(test)]
+mod personality_tests {
+    use super::*;
+    use crate::config::RedMode;
+
+    fn red(personality: RedPersonality) -> RedParams {
+        RedParams {
+            limit_pkts: Some(60),
+            limit_bytes: None,
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            wq: 0.001953125,
+            gentle: false,
+            wait: false,
+            mode: RedMode::Packet,
+            mean_pkt_bytes: 1000,
+            link_rate_bps: 1_500_000,
+            ecn: true,
+            personality,
+            mark_p: None,
+            adaptive: false,
+        }
+    }
+
+    #[test]
+    fn test_personality_options_checked() {
+        use RedPersonality::*;
+        for who in [Floyd93, Ns2, Ns3, Linux] {
+            assert_eq!(red(who).validate(), Ok(()), "{who:?}");
+        }
+        let e = |p: RedParams| p.validate().unwrap_err().to_string();
+        assert_eq!(e(RedParams { mark_p: Some(0.2), ..red(Ns3) }), "mark_p = 0.2: only applies to personality ns2");
+        assert_eq!(e(RedParams { mark_p: Some(0.0), ..red(Ns2) }), "mark_p = 0: must be finite and > 0");
+        assert_eq!(e(RedParams { adaptive: true, ..red(Ns2) }), "adaptive = true: only applies to personality linux");
+        assert!(e(RedParams { gentle: true, ..red(Linux) }).starts_with("gentle = true: personality linux has no"));
+        assert!(e(RedParams { wq: 0.002, ..red(Linux) }).starts_with("wq = 0.002: must be 2^-k"));
+        assert!(e(RedParams { wq: 1.0, ..red(Linux) }).starts_with("wq = 1: must be 2^-k"));
+        let star = QueueConfig::RedStar(red(Ns2)).validate().unwrap_err();
+        assert_eq!(star.field, "personality");
+        assert_eq!(QueueConfig::RedStar(red(Ns3)).validate(), Ok(()));
+    }
+
+    #[test]
+    fn test_personality_json_defaults_to_floyd93() {
+        let json = r#"{"kind":"red","limit_pkts":60,"limit_bytes":null,"min_th":5,"max_th":15,"max_p":0.1,
+            "wq":0.002,"gentle":true,"wait":true,"mode":"packet","mean_pkt_bytes":1000,"link_rate_bps":1500000,"ecn":true}"#;
+        let QueueConfig::Red(p) = serde_json::from_str::<QueueConfig>(json).unwrap() else { panic!() };
+        assert_eq!((p.personality, p.mark_p, p.adaptive), (RedPersonality::Floyd93, None, false));
+        let with = json.replace("\"ecn\":true", "\"ecn\":true,\"personality\":\"ns2\",\"mark_p\":2.0");
+        let QueueConfig::Red(p) = serde_json::from_str::<QueueConfig>(&with).unwrap() else { panic!() };
+        assert_eq!((p.personality, p.mark_p), (RedPersonality::Ns2, Some(2.0)));
+        let bad = json.replace("\"ecn\":true", "\"ecn\":true,\"personality\":\"cisco\"");
+        assert!(serde_json::from_str::<QueueConfig>(&bad).unwrap_err().to_string().contains("unknown variant `cisco`"));
     }
 }

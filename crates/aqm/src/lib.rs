@@ -7,7 +7,9 @@
 //!
 //! Files: `config.rs` (serde contract), `error.rs` (validation), `verdict.rs`,
 //! `aqm.rs` (internal trait + enum dispatch), `queue.rs` (the host),
-//! `droptail.rs`, `red.rs` (RED, gentle, wait, byte mode, RED*), `stats.rs`.
+//! `droptail.rs`, `red.rs` (RED, gentle, wait, byte mode, RED*: personality
+//! `floyd93`), `red/ns.rs` (personalities `ns2`, `ns3`), `red/linux.rs`
+//! (personality `linux`), `stats.rs`. docs/peers.md compares the personalities.
 
 mod aqm;
 pub mod config;
@@ -20,7 +22,7 @@ mod stats;
 mod testutil;
 mod verdict;
 
-pub use config::{DropTailParams, QueueConfig, RedMode, RedParams};
+pub use config::{DropTailParams, QueueConfig, RedMode, RedParams, RedPersonality};
 pub use error::ConfigError;
 pub use queue::{AqmQueue, QueuedPacket};
 pub use stats::QueueStats;

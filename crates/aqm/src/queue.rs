@@ -29,7 +29,7 @@ use crate::aqm::{AnyAqm, Aqm, QueueView};
 use crate::config::QueueConfig;
 use crate::droptail::DropTail;
 use crate::error::ConfigError;
-use crate::red::{ForcedAction, Red};
+use crate::red::ForcedAction;
 use crate::stats::{QueueStats, StatsAcc};
 use crate::verdict::{DropReason, SignalKind, Verdict};
 
@@ -108,12 +108,10 @@ impl<P: QueuedPacket> AqmQueue<P> {
                 (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, false, AnyAqm::DropTail(DropTail))
             }
             QueueConfig::Red(p) => {
-                let red = Red::new(p, ForcedAction::Drop);
-                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Red(red))
+                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::red(p, ForcedAction::Drop))
             }
             QueueConfig::RedStar(p) => {
-                let red = Red::new(p, ForcedAction::Signal);
-                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Red(red))
+                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::red(p, ForcedAction::Signal))
             }
         };
         let fifo = VecDeque::new();

@@ -56,8 +56,9 @@
 //!
 //! No libm transcendental is used: results are bit-identical across machines.
 //!
-//! Known differences from ns-2 `red.cc` (a future `ns2` personality could add
-//! them): ns-2 never drops early while the instantaneous queue is ≤ 1 packet,
+//! This file is the `floyd93` personality; `red/ns.rs` (`ns2`, `ns3`) and
+//! `red/linux.rs` (`linux`) follow the tools. Differences from ns-2 `red.cc`
+//! that the `ns2` personality has: ns-2 never drops early while the instantaneous queue is ≤ 1 packet,
 //! never drops the first packet after the average crosses `min_th` (its `old`
 //! flag), counts `count` in mean-size packets in byte mode, averages raw bytes
 //! in byte mode, and signals on `u <= pa` rather than `u < pa`.
@@ -273,6 +274,9 @@ pub(crate) fn prob_act(pb: f64, count: u64, wait: bool) -> f64 {
     };
     pa.clamp(0.0, 1.0)
 }
+
+pub(crate) mod linux;
+pub(crate) mod ns;
 
 #[cfg(test)]
 mod tests;

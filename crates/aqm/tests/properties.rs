@@ -78,6 +78,9 @@ fn red_params() -> impl Strategy<Value = RedParams> {
             mean_pkt_bytes: mean,
             link_rate_bps: rate,
             ecn,
+            personality: Default::default(),
+            mark_p: None,
+            adaptive: false,
         },
     )
 }

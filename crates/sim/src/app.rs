@@ -10,11 +10,15 @@
 //!   client counts a transaction when the whole response has arrived, closes,
 //!   and starts the next one `think` later.
 
+use crate::arrivals::Transfers;
 use crate::conn::{end_index, Live};
+use crate::rng::SimRng;
 use crate::sched::End;
 use crate::spec::{AppSpec, FlowSpec, Initiator};
+use crate::telnet::Telnet;
 use ecnlab_tcp::{AppEvent, TcpConfig, TcpStats};
 use ecnlab_wire::{Duration, Instant};
+use rand::Rng;
 
 /// Where a flow's packets (both directions, every connection) went: every
 /// packet sent is delivered, stale (for a connection already freed),
@@ -47,12 +51,25 @@ pub struct FlowState {
     pub delivered_at_warmup: u64,
     /// When the flow's last byte (or last transaction) arrived.
     pub completion: Option<Instant>,
+    /// When the flow's latest connection was opened (the client's first SYN).
+    pub conn_opened: Instant,
+    /// Serial flows: each finished file's time from its connection's opening
+    /// to its last byte at the client (handshake included).
+    pub transfer_times: Vec<Duration>,
     /// Both endpoints' TCP counters summed over all of the flow's connections.
     pub totals: TcpStats,
     pub ecn_negotiated: bool,
     pub census: FlowCensus,
     /// TCP counters of the endpoints at the dst host only (the receiver side).
     pub dst_totals: TcpStats,
+    /// The flow's own random stream (start spread, telnet gaps, transfer sizes).
+    pub rng: SimRng,
+    /// Telnet flows: write schedule and per-write delays.
+    pub telnet: Option<Telnet>,
+    /// `ftp_arrivals` flows: one transfer per connection.
+    pub transfers: Transfers,
+    /// (slot, generation) of the flow's latest connection (telnet writes go there).
+    pub live_conn: Option<(u32, u32)>,
 }
 
 /// What the simulator should do after an application reaction.
@@ -61,23 +78,40 @@ pub enum AppAction {
     Nothing,
     /// Start the flow's next connection at this time.
     StartNext(Instant),
+    /// The (telnet) application writes again at this time.
+    Write(Instant),
 }
 
 impl FlowState {
-    pub fn new(spec: &FlowSpec, src: u32, dst: u32) -> Self {
+    /// `rng` is the flow's stream (`rng::stream(seed, Stream::App, flow index)`);
+    /// the start time is drawn from it first when the spec gives a spread.
+    pub fn new(spec: &FlowSpec, src: u32, dst: u32, mut rng: SimRng) -> Self {
+        let spread = if spec.start_spread_ns > 0 { rng.random_range(0..=spec.start_spread_ns) } else { 0 };
+        let telnet = match spec.app {
+            AppSpec::Telnet { interarrival, mean_interarrival_ns, write_bytes } => {
+                Some(Telnet::new(interarrival, mean_interarrival_ns, write_bytes))
+            }
+            _ => None,
+        };
         FlowState {
+            rng,
+            telnet,
+            transfers: Transfers::default(),
+            live_conn: None,
             src,
             dst,
             initiator: spec.initiator,
             app: spec.app.clone(),
             tcp: spec.tcp.clone(),
-            start: Instant(spec.start_ns),
+            start: Instant(spec.start_ns + spread),
             conns_started: 0,
             files_done: 0,
             transactions: 0,
             delivered: 0,
             delivered_at_warmup: 0,
             completion: None,
+            conn_opened: Instant(spec.start_ns),
+            transfer_times: Vec::new(),
             totals: TcpStats::default(),
             ecn_negotiated: false,
             census: FlowCensus::default(),
@@ -117,6 +151,8 @@ impl FlowState {
             AppSpec::Bulk { .. } => "bulk",
             AppSpec::Serial { .. } => "serial",
             AppSpec::RequestResponse { .. } => "request_response",
+            AppSpec::Telnet { .. } => "telnet",
+            AppSpec::FtpArrivals { .. } => "ftp_arrivals",
         }
     }
 
@@ -129,7 +165,7 @@ impl FlowState {
                     self.ecn_negotiated |= c.client.ecn_negotiated();
                 }
                 self.on_connected(c, end, at_source);
-                AppAction::Nothing
+                self.first_write(at_source, now)
             }
             AppEvent::Received(n) if at_source => {
                 self.on_request_bytes(c, end, n);
@@ -156,6 +192,11 @@ impl FlowState {
                 close_once(c, end);
             }
             (AppSpec::RequestResponse { request_bytes, .. }, false) => c.endpoint(end).send(*request_bytes),
+            (AppSpec::FtpArrivals { .. }, true) => {
+                let bytes = self.transfers.list.get(c.conn_no as usize).map_or(0, |t| t.bytes);
+                c.endpoint(end).send(bytes);
+                close_once(c, end);
+            }
             _ => {}
         }
     }
@@ -177,6 +218,12 @@ impl FlowState {
         self.delivered += n;
         let before = c.sink_bytes;
         c.sink_bytes += n;
+        if let Some(t) = self.telnet.as_mut() {
+            t.on_delivered(c.sink_bytes, now);
+        }
+        if matches!(self.app, AppSpec::FtpArrivals { .. }) {
+            self.transfers.on_received(c.conn_no, c.sink_bytes, now);
+        }
         let crossed = |target: u64| before < target && c.sink_bytes >= target;
         match self.app {
             AppSpec::Bulk { bytes: Some(b) } if crossed(b) => {
@@ -185,6 +232,7 @@ impl FlowState {
             }
             AppSpec::Serial { files, file_bytes, gap_ns } if crossed(file_bytes) => {
                 self.files_done += 1;
+                self.transfer_times.push(now - self.conn_opened);
                 if self.files_done >= files {
                     self.completion = Some(now);
                     AppAction::Nothing
@@ -204,6 +252,38 @@ impl FlowState {
             }
             _ => AppAction::Nothing,
         }
+    }
+}
+
+impl FlowState {
+    /// A new connection of this flow opens at `now`. For `ftp_arrivals`: draws
+    /// its size and returns when the next transfer arrives (Poisson arrivals).
+    pub fn on_connection_start(&mut self, now: Instant) -> Option<Instant> {
+        match self.app {
+            AppSpec::FtpArrivals { min_bytes, max_bytes, mean_gap_ns } => {
+                self.transfers.begin(&mut self.rng, now, min_bytes, max_bytes);
+                Some(now + Transfers::gap(&mut self.rng, mean_gap_ns))
+            }
+            _ => None,
+        }
+    }
+
+    /// Telnet: once the source is connected, the first write comes one gap later.
+    fn first_write(&mut self, at_source: bool, now: Instant) -> AppAction {
+        match self.telnet.as_ref() {
+            Some(t) if at_source => AppAction::Write(now + t.next_gap(&mut self.rng)),
+            _ => AppAction::Nothing,
+        }
+    }
+
+    /// Telnet: the source application writes one packet now; returns the next write time.
+    pub fn telnet_write(&mut self, c: &mut Live, now: Instant) -> Option<Instant> {
+        let t = self.telnet.as_mut()?;
+        let bytes = t.write(now);
+        let end = self.source_end();
+        c.endpoint(end).send(bytes);
+        let t = self.telnet.as_ref()?;
+        Some(now + t.next_gap(&mut self.rng))
     }
 }
 

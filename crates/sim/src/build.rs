@@ -102,6 +102,21 @@ fn check_app(app: &AppSpec, i: usize) -> Result<(), Error> {
             positive("response_bytes", response_bytes)?;
             count.map_or(Ok(()), |k| positive("count", k as u64))
         }
+        AppSpec::Telnet { interarrival, mean_interarrival_ns, write_bytes } => {
+            positive("write_bytes", write_bytes as u64)?;
+            match interarrival {
+                crate::telnet::Interarrival::Exponential => positive("mean_interarrival_ns", mean_interarrival_ns),
+                crate::telnet::Interarrival::Tcplib => Ok(()),
+            }
+        }
+        AppSpec::FtpArrivals { min_bytes, max_bytes, mean_gap_ns } => {
+            positive("min_bytes", min_bytes)?;
+            positive("mean_gap_ns", mean_gap_ns)?;
+            if max_bytes < min_bytes {
+                return Err(Error::spec(format!("flows[{i}].app.max_bytes"), max_bytes, "must be >= min_bytes"));
+            }
+            Ok(())
+        }
     }
 }
 
@@ -187,7 +202,7 @@ fn build_flows(spec: &SimSpec, topo: &Topology) -> Result<Vec<FlowState>, Error>
         .map(|(i, f)| {
             let src = topo.host(&f.src, || format!("flows[{i}].src"))?;
             let dst = topo.host(&f.dst, || format!("flows[{i}].dst"))?;
-            Ok(FlowState::new(f, src, dst))
+            Ok(FlowState::new(f, src, dst, stream(spec.seed, Stream::App, i as u32)))
         })
         .collect()
 }

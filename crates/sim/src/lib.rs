@@ -12,10 +12,12 @@
 //! - [`output`]: the result.
 
 pub mod app;
+pub mod arrivals;
 mod build;
 pub mod conn;
 pub mod error;
 pub mod fault;
+mod heap4;
 pub mod link;
 pub mod net;
 pub mod output;
@@ -26,6 +28,8 @@ pub mod rng;
 pub mod sched;
 pub mod sim;
 pub mod spec;
+pub mod tcplib;
+pub mod telnet;
 
 pub use error::Error;
 pub use output::RunOutput;

@@ -43,6 +43,9 @@ pub struct FlowOut {
     pub cwr_sent: u64,
     pub acks_sent: u64,
     pub completion_time_s: Option<f64>,
+    /// Serial flows: each file's transfer time, connection opening (SYN) to
+    /// its last byte at the client, in order; empty for other kinds.
+    pub transfer_times_s: Vec<f64>,
     pub transactions: Option<u64>,
     /// Data packets that reached the dst host, duplicates and corrupted ones included.
     pub data_packets_received: u64,
@@ -56,6 +59,31 @@ pub struct FlowOut {
     pub pkts_dropped: u64,
     pub pkts_corrupted: u64,
     pub pkts_in_flight: u64,
+    /// Telnet flows only (absent otherwise): writes made, writes delivered in
+    /// order, and their one-way delay from write to delivery (see telnet.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telnet_writes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telnet_delivered: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telnet_delay_mean_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telnet_delay_max_s: Option<f64>,
+    /// Share of delivered writes delayed more than 100 ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telnet_frac_over_100ms: Option<f64>,
+    /// Delivered writes per delay bin; bins end at 1, 2, 5, 10, 20, 50, 100,
+    /// 200, 500, 1000 ms, the last counts the rest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telnet_delay_hist: Option<Vec<u64>>,
+    /// `ftp_arrivals` flows only: transfers started and completed, and the mean
+    /// over completed transfers of size / (last byte at the receiver − start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfers_started: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfers_completed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_goodput_mean_bps: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]

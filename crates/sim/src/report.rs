@@ -100,6 +100,7 @@ fn goodput_bps(f: &FlowState, warmup: Instant, end: Instant) -> f64 {
 fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Instant, names: &[String]) -> FlowOut {
     let t = &f.totals;
     let is_rr = f.kind_name() == "request_response";
+    let is_arrivals = f.kind_name() == "ftp_arrivals";
     FlowOut {
         id: id.to_string(),
         kind: f.kind_name(),
@@ -122,6 +123,7 @@ fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Insta
         cwr_sent: t.cwr_sent,
         acks_sent: t.acks_sent,
         completion_time_s: f.completion.map(|c| c.as_secs_f64()),
+        transfer_times_s: f.transfer_times.iter().map(|d| d.as_secs_f64()).collect(),
         transactions: is_rr.then_some(f.transactions),
         data_packets_received: f.dst_totals.data_packets_received + f.census.corrupted_data_at_host,
         corrupted_received: f.census.corrupted_data_at_host,
@@ -131,6 +133,15 @@ fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Insta
         pkts_dropped: f.census.dropped,
         pkts_corrupted: f.census.corrupted,
         pkts_in_flight: in_flight,
+        telnet_writes: f.telnet.as_ref().map(|t| t.writes),
+        telnet_delivered: f.telnet.as_ref().map(|t| t.delays.count),
+        telnet_delay_mean_s: f.telnet.as_ref().and_then(|t| t.delays.mean_s()),
+        telnet_delay_max_s: f.telnet.as_ref().and_then(|t| t.delays.max_s()),
+        telnet_frac_over_100ms: f.telnet.as_ref().and_then(|t| t.delays.frac_over_100ms()),
+        telnet_delay_hist: f.telnet.as_ref().map(|t| t.delays.hist.to_vec()),
+        transfers_started: is_arrivals.then_some(f.transfers.list.len() as u64),
+        transfers_completed: is_arrivals.then(|| f.transfers.completed()),
+        transfer_goodput_mean_bps: if is_arrivals { f.transfers.mean_goodput_bps() } else { None },
     }
 }
 

@@ -1,11 +1,12 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence), so
-//! events at the same instant run in the order they were scheduled (FIFO
-//! tie-break, as nexosim and smoltcp's netsim do). Events are small `Copy`
-//! values that address components by index; nothing is boxed per event.
+//! The event queue: a 4-ary heap (`heap4.rs`) ordered by (time, insertion
+//! sequence), so events at the same instant run in the order they were
+//! scheduled (FIFO tie-break, as nexosim and smoltcp's netsim do). Events are
+//! small `Copy` values that address components by index; nothing is boxed per
+//! event. The key packs time and sequence into one `u128` (time in the high
+//! 64 bits), so one integer comparison orders two events.
 
+use crate::heap4::Heap4;
 use ecnlab_wire::Instant;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// Index of a packet in the simulation's packet slab.
 pub type PktIdx = u32;
@@ -27,41 +28,23 @@ pub enum Event {
     ConnTimer { slot: u32, gen: u32, end: End },
     /// A flow's application starts its next connection.
     AppStart { flow: u32 },
+    /// A (telnet) flow's application writes to its connection.
+    AppWrite { flow: u32 },
     /// Take one sample of every sampled queue.
     Sample,
     /// The warm-up period ends: snapshot the counters goodput is measured from.
     WarmupEnd,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    at: Instant,
-    seq: u64,
-    ev: Event,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
+/// (time, sequence) as one sortable integer.
+fn key(at: Instant, seq: u64) -> u128 {
+    (u128::from(at.0) << 64) | u128::from(seq)
 }
 
 /// Time-ordered event queue with FIFO order among equal times.
 #[derive(Default)]
 pub struct Scheduler {
-    heap: BinaryHeap<Entry>,
+    heap: Heap4<Event>,
     next_seq: u64,
     now: Instant,
     processed: u64,
@@ -81,20 +64,21 @@ impl Scheduler {
     /// Schedules `ev` at `at`; an `at` in the past runs at the current time.
     pub fn schedule(&mut self, at: Instant, ev: Event) {
         let at = at.max(self.now);
-        self.heap.push(Entry { at, seq: self.next_seq, ev });
+        self.heap.push(key(at, self.next_seq), ev);
         self.next_seq += 1;
     }
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek_key().map(|k| Instant((k >> 64) as u64))
     }
     /// Pops the next event and advances the clock to it.
     pub fn pop(&mut self) -> Option<(Instant, Event)> {
-        let e = self.heap.pop()?;
-        debug_assert!(e.at >= self.now, "time went backwards");
-        self.now = e.at;
+        let (k, ev) = self.heap.pop()?;
+        let at = Instant((k >> 64) as u64);
+        debug_assert!(at >= self.now, "time went backwards");
+        self.now = at;
         self.processed += 1;
-        Some((e.at, e.ev))
+        Some((at, ev))
     }
 }
 

@@ -82,6 +82,7 @@ impl Simulation {
             Event::Arrive { link, pkt } => self.on_arrive(link, pkt, now),
             Event::ConnTimer { slot, gen, end } => self.on_conn_timer(slot, gen, end, now),
             Event::AppStart { flow } => self.start_connection(flow, now),
+            Event::AppWrite { flow } => self.on_app_write(flow, now),
             Event::Sample => self.on_sample(now),
             Event::WarmupEnd => self.on_warmup_end(),
         }
@@ -214,6 +215,8 @@ impl Simulation {
         let (client_node, server_node) = f.client_server_nodes();
         let conn_no = f.conns_started;
         f.conns_started += 1;
+        f.conn_opened = now;
+        let next_arrival = f.on_connection_start(now);
         let live = Live {
             flow,
             conn_no,
@@ -227,7 +230,23 @@ impl Simulation {
             closing: [false, false],
         };
         let (slot, gen) = self.conns.insert(live);
+        self.flows[flow as usize].live_conn = Some((slot, gen));
+        if let Some(t) = next_arrival.filter(|&t| t <= self.end) {
+            self.sched.schedule(t, Event::AppStart { flow });
+        }
         self.touch(slot, gen, End::Client, now);
+    }
+
+    /// A telnet source writes a packet to its connection (if it is still open).
+    fn on_app_write(&mut self, flow: u32, now: Instant) {
+        let f = &mut self.flows[flow as usize];
+        let Some((slot, gen)) = f.live_conn else { return };
+        let Some(c) = self.conns.get(slot, gen) else { return };
+        if let Some(t) = f.telnet_write(c, now).filter(|&t| t <= self.end) {
+            self.sched.schedule(t, Event::AppWrite { flow });
+        }
+        let end = f.source_end();
+        self.touch(slot, gen, end, now);
     }
 
     fn deliver(&mut self, p: Packet, now: Instant) {
@@ -262,8 +281,10 @@ impl Simulation {
         let was_done = self.flows[flow].completion.is_some();
         let mut next_start = None;
         while let Some(ev) = c.endpoint(end).poll_event() {
-            if let AppAction::StartNext(t) = self.flows[flow].on_event(c, end, ev, now) {
-                next_start = Some(t);
+            match self.flows[flow].on_event(c, end, ev, now) {
+                AppAction::StartNext(t) => next_start = Some(t),
+                AppAction::Write(t) if t <= self.end => self.sched.schedule(t, Event::AppWrite { flow: flow as u32 }),
+                _ => {}
             }
         }
         if !was_done && self.flows[flow].completion.is_some() {

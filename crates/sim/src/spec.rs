@@ -112,6 +112,22 @@ pub enum AppSpec {
         #[serde(default)]
         count: Option<u32>,
     },
+    /// Telnet (Floyd 1994 §6.1): one connection; the source writes `write_bytes`
+    /// at random intervals (tcplib or exponential with `mean_interarrival_ns`).
+    Telnet {
+        interarrival: crate::telnet::Interarrival,
+        #[serde(default)]
+        mean_interarrival_ns: u64,
+        #[serde(default = "one_byte")]
+        write_bytes: u32,
+    },
+    /// Short transfers arriving as a Poisson process with mean gap `mean_gap_ns`,
+    /// each of a size uniform in `min_bytes..=max_bytes`, each on its own connection.
+    FtpArrivals { min_bytes: u64, max_bytes: u64, mean_gap_ns: u64 },
+}
+
+fn one_byte() -> u32 {
+    1
 }
 
 impl AppSpec {
@@ -121,6 +137,7 @@ impl AppSpec {
             AppSpec::Bulk { bytes } => bytes.is_some(),
             AppSpec::Serial { .. } => true,
             AppSpec::RequestResponse { count, .. } => count.is_some(),
+            AppSpec::Telnet { .. } | AppSpec::FtpArrivals { .. } => false,
         }
     }
 }
@@ -135,6 +152,10 @@ pub struct FlowSpec {
     /// Data sink host.
     pub dst: String,
     pub start_ns: u64,
+    /// The start is drawn uniformly from `start_ns..=start_ns + start_spread_ns`
+    /// with the flow's own RNG stream (0 = exactly `start_ns`).
+    #[serde(default)]
+    pub start_spread_ns: u64,
     pub initiator: Initiator,
     pub app: AppSpec,
     /// Both endpoints use this configuration (ECN is negotiated only when it says so).

@@ -47,6 +47,33 @@ fn test_serial_transfers_open_one_connection_per_file() {
 }
 
 #[test]
+fn test_serial_transfer_times_add_up_to_the_completion_time() {
+    let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 60 * SEC);
+    spec.flows[0].initiator = Initiator::Dst;
+    spec.flows[0].start_ns = 100 * MS;
+    spec.flows[0].app = AppSpec::Serial { files: 4, file_bytes: 100_000, gap_ns: 250 * MS };
+    let out = run(spec);
+    let f = &out.flows[0];
+    assert_eq!(f.transfer_times_s.len(), 4);
+    for t in &f.transfer_times_s {
+        // 100 kB at 10 Mbit/s takes ≥ 80 ms, plus the handshake's round trip.
+        assert!(*t > 0.08 && *t < 2.0, "transfer time {t}");
+    }
+    // Each file starts `gap` after the previous one ended, so start + Σ times + 3 gaps = completion.
+    let sum: f64 = f.transfer_times_s.iter().sum();
+    let done = f.completion_time_s.expect("completed");
+    assert!((0.1 + sum + 3.0 * 0.25 - done).abs() < 1e-6, "{sum} vs {done}");
+}
+
+#[test]
+fn test_transfer_times_are_empty_for_bulk_flows() {
+    let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 60 * SEC);
+    spec.flows[0].app = AppSpec::Bulk { bytes: Some(100_000) };
+    let out = run(spec);
+    assert!(out.flows[0].transfer_times_s.is_empty());
+}
+
+#[test]
 fn test_request_response_counts_transactions() {
     let mut spec = dumbbell(1, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 10 * SEC);
     spec.flows[0].initiator = Initiator::Dst;

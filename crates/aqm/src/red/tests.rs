@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::*;
-use crate::config::QueueConfig;
+use crate::config::{QueueConfig, RedPersonality};
 use crate::queue::AqmQueue;
 use crate::testutil::{ScriptRng, TestPkt};
 
@@ -25,6 +25,9 @@ fn params() -> RedParams {
         mean_pkt_bytes: 1000,
         link_rate_bps: 8_000_000, // s = 1 ms
         ecn: true,
+        personality: RedPersonality::Floyd93,
+        mark_p: None,
+        adaptive: false,
     }
 }
 

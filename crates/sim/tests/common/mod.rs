@@ -71,6 +71,7 @@ pub fn dumbbell(
             links.push(link(a, b, rate_bps * 10, MS, droptail(1000)));
         }
         flows.push(FlowSpec {
+            start_spread_ns: 0,
             id: format!("bulk{i}"),
             src: s,
             dst: r,

@@ -1,0 +1,23 @@
+//! ecnlab-emu: the live emulation router (`ecnlab-router`).
+//!
+//! Real Linux TCP endpoints, each in its own network namespace behind one TUN
+//! device, talk through this process, which forwards their IPv4 packets over
+//! the scenario's links: the simulator's own `AqmQueue` (same parameters, same
+//! RNG streams, same verdicts), a rate limiter and a propagation delay per
+//! link, scheduled in virtual time against a monotonic clock.
+//!
+//! - [`frame`]: `Frame`, the queue's packet type over real bytes (checked input).
+//! - [`link`], [`net`]: the sans-IO core (a fake clock drives it in tests).
+//! - [`lateness`]: delivery-lateness percentiles.
+//! - [`config`]: the JSON the Python side writes.
+//! - `sys` (binary only): the few syscalls, the only unsafe code.
+
+pub mod config;
+pub mod frame;
+pub mod lateness;
+pub mod link;
+pub mod net;
+
+pub use config::{ConfigError, RouterConfig};
+pub use frame::{Frame, Malformed};
+pub use net::{Net, Report, Sink};

@@ -1,0 +1,230 @@
+//! The router's core, sans-IO: endpoints, links and routes, driven by the
+//! times the IO loop passes in. `poll(now)` runs every link event due by
+//! `now` in time order (ties by link index), handing packets from one link to
+//! the next at their virtual arrival time; `next_deadline()` is the IO loop's
+//! poll timeout. A fake clock drives it in tests exactly as the real one does.
+
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+
+use ecnlab_aqm::{QueueStats, QueuedPacket};
+use ecnlab_wire::{Ecn, Instant};
+use serde::Serialize;
+
+use crate::config::{ConfigError, RouterConfig};
+use crate::frame::{Frame, Malformed};
+use crate::lateness::{Lateness, LatenessReport};
+use crate::link::{Fired, Link, LinkCounters};
+
+/// Where the core's output goes (TUN writes and captures in the binary; vectors in tests).
+pub trait Sink {
+    /// `frame` is due at end `end` now (its scheduled time was `due`).
+    fn deliver(&mut self, end: usize, due: Instant, frame: &Frame);
+    /// `frame` starts transmission on link `link` at `t`.
+    fn tap(&mut self, link: usize, t: Instant, frame: &Frame);
+}
+
+/// A frame on its way: which route, which hop of it.
+#[derive(Debug)]
+struct Routed {
+    frame: Frame,
+    route: usize,
+    hop: usize,
+}
+
+impl QueuedPacket for Routed {
+    fn wire_len(&self) -> u32 {
+        self.frame.wire_len()
+    }
+    fn ecn(&self) -> Ecn {
+        self.frame.ecn()
+    }
+    fn set_ce(&mut self) -> bool {
+        self.frame.set_ce()
+    }
+}
+
+/// Per-endpoint counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EndCounters {
+    /// Packets and bytes read from the endpoint's TUN device.
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    /// Packets and bytes handed to the endpoint's TUN device.
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub malformed_short: u64,
+    pub malformed_not_ipv4: u64,
+    pub malformed_bad_ihl: u64,
+    pub malformed_bad_total_len: u64,
+    /// Well-formed packets to an address no route leads to.
+    pub unroutable: u64,
+}
+
+impl EndCounters {
+    fn count_malformed(&mut self, why: Malformed) {
+        match why {
+            Malformed::Short => self.malformed_short += 1,
+            Malformed::NotIpv4 => self.malformed_not_ipv4 += 1,
+            Malformed::BadIhl => self.malformed_bad_ihl += 1,
+            Malformed::BadTotalLen => self.malformed_bad_total_len += 1,
+        }
+    }
+
+    pub fn malformed(&self) -> u64 {
+        self.malformed_short + self.malformed_not_ipv4 + self.malformed_bad_ihl + self.malformed_bad_total_len
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EndReport {
+    pub name: String,
+    #[serde(flatten)]
+    pub counters: EndCounters,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkReport {
+    pub link: String,
+    #[serde(flatten)]
+    pub queue: QueueStats,
+    #[serde(flatten)]
+    pub counters: LinkCounters,
+}
+
+/// Everything the router reports (one JSON line on the control channel).
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Router clock, seconds since it started.
+    pub t_s: f64,
+    pub links: Vec<LinkReport>,
+    pub ends: Vec<EndReport>,
+    pub lateness: LatenessReport,
+}
+
+pub struct Net {
+    links: Vec<Link<Routed>>,
+    link_names: Vec<String>,
+    end_names: Vec<String>,
+    ends: Vec<EndCounters>,
+    /// (from end, destination address) → route index.
+    route_of: HashMap<(usize, Ipv4Addr), usize>,
+    /// Route index → (destination end, links in order).
+    routes: Vec<(usize, Vec<usize>)>,
+    lateness: Lateness,
+}
+
+impl Net {
+    pub fn new(cfg: &RouterConfig) -> Result<Net, ConfigError> {
+        cfg.validate()?;
+        let mut links = Vec::with_capacity(cfg.links.len());
+        for (i, l) in cfg.links.iter().enumerate() {
+            let link = Link::new(cfg.seed, l).map_err(|e| ConfigError {
+                field: format!("links[{i}].queue.{}", e.field),
+                value: e.value.clone(),
+                allowed: e.allowed.clone(),
+            })?;
+            links.push(link);
+        }
+        let mut route_of = HashMap::new();
+        let mut routes = Vec::new();
+        for r in &cfg.routes {
+            route_of.insert((r.from, cfg.ends[r.to].addr), routes.len());
+            routes.push((r.to, r.links.clone()));
+        }
+        Ok(Net {
+            links,
+            link_names: cfg.links.iter().map(|l| l.name.clone()).collect(),
+            end_names: cfg.ends.iter().map(|e| e.name.clone()).collect(),
+            ends: vec![EndCounters::default(); cfg.ends.len()],
+            route_of,
+            routes,
+            lateness: Lateness::default(),
+        })
+    }
+
+    /// Bytes read from end `end`'s device at `now`: checked, routed, enqueued
+    /// on the first link of the route (or counted and dropped).
+    pub fn arrive(&mut self, now: Instant, end: usize, bytes: Vec<u8>, sink: &mut dyn Sink) {
+        self.poll(now, sink);
+        let c = &mut self.ends[end];
+        c.rx_packets += 1;
+        c.rx_bytes += bytes.len() as u64;
+        let frame = match Frame::parse(bytes) {
+            Ok(f) => f,
+            Err(why) => return c.count_malformed(why),
+        };
+        let Some(&route) = self.route_of.get(&(end, Ipv4Addr::from(frame.dst_addr()))) else {
+            c.unroutable += 1;
+            return;
+        };
+        self.enter(now, Routed { frame, route, hop: 0 }, sink);
+    }
+
+    /// Runs every event due by `now`, in time order.
+    pub fn poll(&mut self, now: Instant, sink: &mut dyn Sink) {
+        while let Some((t, li)) = self.next_event().filter(|(t, _)| *t <= now) {
+            let mut tap = |at: Instant, p: &Routed| sink.tap(li, at, &p.frame);
+            let fired = self.links[li].fire(&mut tap);
+            if let Some((_, Fired::Arrived(p))) = fired {
+                self.hand_over(t, now, p, sink);
+            }
+        }
+    }
+
+    /// The earliest pending event, if any (the IO loop sleeps until then).
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.next_event().map(|(t, _)| t)
+    }
+
+    fn next_event(&self) -> Option<(Instant, usize)> {
+        // Strict `<` keeps the lowest link index on ties: a deterministic order.
+        let mut best: Option<(Instant, usize)> = None;
+        for (i, l) in self.links.iter().enumerate() {
+            if let Some(t) = l.next_event() {
+                match best {
+                    Some((b, _)) if b <= t => {}
+                    _ => best = Some((t, i)),
+                }
+            }
+        }
+        best
+    }
+
+    /// A packet that crossed a link at virtual time `t`: next link, or its endpoint.
+    fn hand_over(&mut self, t: Instant, now: Instant, mut p: Routed, sink: &mut dyn Sink) {
+        let (to, path) = &self.routes[p.route];
+        p.hop += 1;
+        if p.hop < path.len() {
+            return self.enter(t, p, sink);
+        }
+        let c = &mut self.ends[*to];
+        c.tx_packets += 1;
+        c.tx_bytes += u64::from(p.frame.wire_len());
+        self.lateness.record(now.saturating_since(t).as_nanos());
+        sink.deliver(*to, t, &p.frame);
+    }
+
+    fn enter(&mut self, t: Instant, p: Routed, sink: &mut dyn Sink) {
+        let li = self.routes[p.route].1[p.hop];
+        let mut tap = |at: Instant, q: &Routed| sink.tap(li, at, &q.frame);
+        // A refused packet is counted by the queue (and early_drops_ect by the link).
+        let _ = self.links[li].enter(t, p, &mut tap);
+    }
+
+    pub fn report(&self, now: Instant) -> Report {
+        Report {
+            t_s: now.as_secs_f64(),
+            links: (self.links.iter().zip(&self.link_names))
+                .map(|(l, name)| LinkReport { link: name.clone(), queue: l.queue_stats(now), counters: l.counters() })
+                .collect(),
+            ends: (self.ends.iter().zip(&self.end_names))
+                .map(|(c, name)| EndReport { name: name.clone(), counters: c.clone() })
+                .collect(),
+            lateness: self.lateness.report(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

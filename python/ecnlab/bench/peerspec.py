@@ -1,0 +1,98 @@
+"""What the peer simulators are told, derived from an ecnlab scenario.
+
+The peer scripts in ``bench/peers/`` take every number from :func:`peer_params`,
+which reads the *resolved* scenario (every default filled in), so ecnlab and
+its peers cannot drift apart; a scenario the peer scripts cannot express
+(another topology, flow kind, TCP variant, per-flow TCP, faults, losses)
+raises :class:`~ecnlab.errors.ScenarioError` instead of being approximated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ecnlab.errors import ScenarioError
+from ecnlab.lower import resolved_scenario
+from ecnlab.model import Scenario
+
+__all__ = ["peer_params"]
+
+_PERSONALITY_OF = {"ns-2": "ns2", "ns-3": "ns3"}
+
+
+def peer_params(sc: Scenario, tool: str) -> dict[str, Any]:
+    """Flat parameters for ``tool`` (``ns-2`` or ``ns-3``); the bottleneck RED must have its personality."""
+    r = resolved_scenario(sc)
+    topo, tcp = r["topology"], r["tcp"]
+    _require(topo["kind"] == "dumbbell", "topology.kind", topo["kind"], "the peer scripts build a dumbbell")
+    q = topo["bottleneck_queue"]
+    _require(q["kind"] == "red", "topology.bottleneck_queue.kind", q["kind"], "the peers run kind red")
+    want = _PERSONALITY_OF[tool]
+    _require(
+        q.get("personality") == want,
+        "topology.bottleneck_queue.personality",
+        q.get("personality"),
+        f"{tool} needs {want}",
+    )
+    _require(q["mode"] == "packet", "topology.bottleneck_queue.mode", q["mode"], "the peer scripts use packet mode")
+    _require(r["faults"] == [], "faults", r["faults"], "the peers have no scripted faults")
+    _require(topo["access_loss"] == 0 and topo["access_corrupt"] == 0, "topology.access_loss", topo["access_loss"], "0")
+    _require(tcp["variant"] == "newreno" and not tcp["ecn_plus"], "tcp.variant", tcp["variant"], "newreno without ECN+")
+    pairs, starts = [], []
+    for i, f in enumerate(r["flows"]):
+        where = f"flows[{i}]"
+        _require(f["kind"] == "bulk" and "bytes" not in f, f"{where}.kind", f["kind"], "unbounded bulk flows")
+        _require(f["tcp"] == tcp, f"{where}.tcp", "per-flow tcp", "the [tcp] table for every flow")
+        _require(f["initiator"] == "src", f"{where}.initiator", f["initiator"], "src")
+        for src, dst in zip(f["from"], f["to"], strict=True):
+            _require(src[1:] == dst[1:], f"{where}.to", dst, f"the receiver of {src} (r{src[1:]})")
+            for _ in range(f["count"]):
+                pairs.append(int(src[1:]) - 1)
+                starts.append(float(f["start"]))
+    return {
+        "pairs": topo["pairs"],
+        "rate_bps": topo["bottleneck_rate"],
+        "delay_s": topo["bottleneck_delay"],
+        "access_rate_bps": topo["access_rate"],
+        "access_delay_s": topo["access_delay"],
+        "access_limit": _limit(topo["default_queue"], "topology.default_queue"),
+        "reverse_limit": _limit(topo["reverse_queue"], "topology.reverse_queue"),
+        "limit": q["limit"],
+        "min_th": q["min_th"],
+        "max_th": q["max_th"],
+        "max_p": q["max_p"],
+        "wq": q["wq"],
+        "gentle": q["gentle"],
+        "wait": q["wait"],
+        "mean_pkt_size": q["mean_pkt_size"],
+        "red_ecn": q["ecn"],
+        "red_bytes": False,
+        "mark_p": q.get("mark_p", 0.0),
+        "mss": tcp["mss"],
+        "init_cwnd": tcp["init_cwnd"],
+        "rwnd_bytes": tcp["rwnd"],
+        "rwnd_pkts": max(1, tcp["rwnd"] // tcp["mss"]),
+        "ecn": tcp["ecn"],
+        "delayed_ack": tcp["delayed_ack"],
+        "delack_timeout": tcp["delack_timeout"],
+        "clock_granularity": tcp["clock_granularity"],
+        "min_rto": tcp["min_rto"],
+        "initial_rto": tcp["initial_rto"],
+        "max_rto": tcp["max_rto"],
+        "dupack_threshold": tcp["dupack_threshold"],
+        "duration": r["duration"],
+        "warmup": r["warmup"],
+        "seed": r["seed"],
+        "flow_pairs": pairs,
+        "flow_starts": starts,
+    }
+
+
+def _limit(queue: dict[str, Any], where: str) -> int:
+    _require(queue["kind"] == "droptail" and "limit" in queue, f"{where}.kind", queue["kind"], "droptail with limit")
+    return int(queue["limit"])
+
+
+def _require(ok: bool, field: str, value: Any, allowed: str) -> None:
+    if not ok:
+        raise ScenarioError(field, f"not supported by the peer scripts: {allowed}", value)

@@ -1,0 +1,169 @@
+"""A validated scenario → what a live emulation needs: hosts with addresses
+and per-namespace settings, and the router's configuration.
+
+The router gets the simulator's own links (``engine_spec``: same queue JSON,
+same link indices, hence the same RNG streams) along each host-to-host route.
+Linux TCP settings come from the scenario's ``tcp`` table where Linux has a
+knob (``docs/emulation.md`` lists what maps and what does not).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from ecnlab.errors import ScenarioError
+from ecnlab.lower import engine_spec
+from ecnlab.model import Scenario, TcpSpec
+
+__all__ = ["HostPlan", "Plan", "make_plan", "LINUX_CC"]
+
+#: scenario ``tcp.variant`` → (Linux congestion control, net.ipv4.tcp_sack).
+#: Linux "reno" recovers with NewReno partial-ACK handling (RFC 6582) even
+#: without SACK; Tahoe has no Linux counterpart.
+LINUX_CC: dict[str, tuple[str, int]] = {
+    "reno": ("reno", 0),
+    "newreno": ("reno", 0),
+    "sack": ("reno", 1),
+    "cubic": ("cubic", 1),
+}
+
+#: Applications ecnlab.emu.traffic implements.
+APP_KINDS = ("bulk", "serial", "request_response")
+#: TCP/IP header bytes on top of the MSS (IPv4 20 + TCP 20): the TUN MTU.
+HEADERS = 40
+#: Hosts live at 10.77.0.1, 10.77.0.2, ... (private, inside their own namespaces only).
+ADDR_PREFIX = "10.77"
+MAX_HOSTS = 250 * 250
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    """One scenario host: a namespace with one TUN device and Linux TCP settings."""
+
+    name: str
+    addr: str
+    mtu: int
+    sysctls: dict[str, str]
+    #: ``ip route`` options for the route to the other hosts (init cwnd, min RTO, quick ACK).
+    route_opts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    hosts: tuple[HostPlan, ...]
+    #: Links the router emulates: the engine spec's link dicts (with their index).
+    links: tuple[dict[str, Any], ...]
+    #: (from host index, to host index, router link positions in ``links``).
+    routes: tuple[tuple[int, int, tuple[int, ...]], ...]
+
+    def host(self, name: str) -> int:
+        return next(i for i, h in enumerate(self.hosts) if h.name == name)
+
+    def addr(self, name: str) -> str:
+        return self.hosts[self.host(name)].addr
+
+
+def make_plan(sc: Scenario) -> Plan:
+    """Check that ``sc`` can be emulated and lay it out; ScenarioError otherwise."""
+    _check_supported(sc)
+    spec = engine_spec(sc)
+    used = sorted({h for f in sc.flows for h in (f.src, f.dst)}, key=sc.topology.hosts.index)
+    if len(used) > MAX_HOSTS:
+        raise ScenarioError("flows", f"emulate supports at most {MAX_HOSTS} hosts", len(used))
+    hosts = tuple(_host_plan(sc, name, i) for i, name in enumerate(used))
+    paths: dict[tuple[str, str], list[int]] = {}
+    for f in sc.flows:
+        for a, b in ((f.src, f.dst), (f.dst, f.src)):
+            if (a, b) not in paths:
+                paths[(a, b)] = _shortest_path(spec, a, b)
+    link_ids = sorted({i for p in paths.values() for i in p})
+    pos = {li: k for k, li in enumerate(link_ids)}
+    links = tuple(dict(spec["links"][li], index=li) for li in link_ids)
+    names = [h.name for h in hosts]
+    routes = tuple((names.index(a), names.index(b), tuple(pos[li] for li in p)) for (a, b), p in sorted(paths.items()))
+    return Plan(hosts=hosts, links=links, routes=routes)
+
+
+def _check_supported(sc: Scenario) -> None:
+    if sc.faults:
+        raise ScenarioError("faults", "scripted faults are not supported by emulate (Linux TCP cannot be scripted)")
+    for f in sc.flows:
+        if f.app.kind not in APP_KINDS:
+            raise ScenarioError(
+                f"flows.{f.id}.kind", f"emulate supports the applications {', '.join(APP_KINDS)}", f.app.kind
+            )
+        if f.tcp.variant not in LINUX_CC:
+            allowed = ", ".join(LINUX_CC)
+            raise ScenarioError(
+                f"flows.{f.id}.tcp.variant",
+                f"Linux has no such congestion control; emulate supports {allowed}",
+                f.tcp.variant,
+            )
+
+
+def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:
+    """Per-namespace settings; every flow touching the host must agree on them."""
+    tcps = {f.tcp for f in sc.flows if name in (f.src, f.dst)}
+    tcp = _one(name, tcps)
+    cc, sack = LINUX_CC[tcp.variant]
+    sysctls = {
+        "net.ipv4.tcp_congestion_control": cc,  # new namespaces inherit the root's (bbr here)
+        "net.ipv4.tcp_ecn": "1" if tcp.ecn else "0",  # 1: request and accept ECN; 0: neither
+        "net.ipv4.tcp_sack": str(sack),
+        "net.ipv4.tcp_no_metrics_save": "1",
+        "net.ipv6.conf.all.disable_ipv6": "1",  # no IPv6 chatter on the TUN device
+        "net.ipv6.conf.default.disable_ipv6": "1",
+    }
+    opts = [
+        "initcwnd",
+        str(tcp.init_cwnd),
+        "rto_min",
+        f"{max(1, tcp.min_rto_ns // 1_000_000)}ms",
+    ]
+    if not tcp.delayed_ack:
+        opts += ["quickack", "1"]
+    addr = f"{ADDR_PREFIX}.{i // 250}.{i % 250 + 1}"
+    return HostPlan(name=name, addr=addr, mtu=tcp.mss + HEADERS, sysctls=sysctls, route_opts=tuple(opts))
+
+
+def _one(host: str, tcps: set[TcpSpec]) -> TcpSpec:
+    """The TCP settings of a host's flows; Linux settings are per namespace, so one set."""
+    if len(tcps) != 1:
+        keys = sorted(k for k in TcpSpec.__dataclass_fields__ if len({getattr(t, k) for t in tcps}) > 1)
+        raise ScenarioError(
+            f"flows (host {host})",
+            f"flows at one host must share tcp settings in emulate (Linux's are per host); they differ in {keys}",
+        )
+    return next(iter(tcps))
+
+
+def _shortest_path(spec: dict[str, Any], src: str, dst: str) -> list[int]:
+    """Link indices of a fewest-hop path src → dst; hosts do not forward (as the engine)."""
+    kinds = {n["name"]: n["kind"] for n in spec["nodes"]}
+    out: dict[str, list[tuple[int, str]]] = {}
+    for i, link in enumerate(spec["links"]):
+        out.setdefault(link["from"], []).append((i, link["to"]))
+    prev: dict[str, tuple[str, int]] = {}
+    seen = {src}
+    todo = deque([src])
+    while todo:
+        node = todo.popleft()
+        if node == dst:
+            break
+        if node != src and kinds[node] == "host":
+            continue
+        for li, nxt in out.get(node, []):
+            if nxt not in seen:
+                seen.add(nxt)
+                prev[nxt] = (node, li)
+                todo.append(nxt)
+    if dst not in prev:
+        raise ScenarioError("topology", f"no route from {src} to {dst}")
+    path = []
+    node = dst
+    while node != src:
+        node, li = prev[node]
+        path.append(li)
+    return path[::-1]

@@ -1,0 +1,268 @@
+"""``ecnlab emulate``: a scenario on real Linux TCP through ecnlab's own queues.
+
+Steps: check the scenario can be emulated (:mod:`.plan`), create one network
+namespace per host (:mod:`.netns`), start ``ecnlab-router`` on their TUN
+devices, run each flow's two ends (:mod:`.traffic`) for ``duration``, collect
+the router's counters, ``TCP_INFO``/``ss -tino`` and each namespace's ``nstat``,
+and write ``DIR/summary.json`` in the simulator's schema (:mod:`.summary`).
+Everything created is removed on success, error and Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ecnlab.config import Overrides, ScenarioSource, load_scenario
+from ecnlab.emu.netns import EmulationError, Namespaces
+from ecnlab.emu.plan import Plan, make_plan
+from ecnlab.emu.procs import Processes, read_line, terminate_on_sigterm
+from ecnlab.emu.summary import build_emu_summary
+from ecnlab.lower import resolved_scenario
+from ecnlab.model import Flow, Scenario
+from ecnlab.results import RunResult, write_summary
+from ecnlab.runner import _make_parents, _replace, check_out_dir
+
+__all__ = ["emulate", "emulate_scenario", "router_binary", "require_root", "PrivilegeError"]
+
+#: Traffic starts this long after every listener is up.
+START_MARGIN_S = 0.5
+#: The bulk sink keeps reading this long after the end (the sender's FIN).
+DRAIN_S = 3.0
+#: Extra time any process may take beyond the run before it is ended.
+SLACK_S = 15.0
+PORT_BASE = 5201
+#: SCHED_FIFO priority of the router (1..99; low: above every normal process, below kernel threads).
+ROUTER_RT_PRIORITY = 10
+
+
+class PrivilegeError(PermissionError):
+    """emulate needs root (network namespaces, TUN devices)."""
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        raise PrivilegeError(
+            "emulate needs root (it creates network namespaces and TUN devices); run it as root or with sudo"
+        )
+
+
+def router_binary() -> Path:
+    """The ``ecnlab-router`` binary: $ECNLAB_ROUTER, else the workspace's release build, else PATH."""
+    env = os.environ.get("ECNLAB_ROUTER")
+    root = Path(__file__).resolve().parents[3]
+    target = Path(os.environ.get("CARGO_TARGET_DIR", root / "target"))
+    on_path = shutil.which("ecnlab-router")
+    candidates = [Path(env)] if env else [target / "release" / "ecnlab-router", root / "target/release/ecnlab-router"]
+    if not env and on_path:
+        candidates.append(Path(on_path))
+    for p in candidates:
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    raise EmulationError("ecnlab-router is not built; run scripts/setup.sh (cargo build --release -p ecnlab-emu)")
+
+
+def emulate(
+    scenario: ScenarioSource, *, out: str | Path, seed: int | None = None, overrides: Overrides = None
+) -> RunResult:
+    """Validate ``scenario``, emulate it, write ``out/summary.json``; see the module doc."""
+    sc = load_scenario(scenario, overrides, seed=seed)
+    return emulate_scenario(sc, Path(out))
+
+
+def emulate_scenario(sc: Scenario, out: Path) -> RunResult:
+    plan = make_plan(sc)
+    require_root()
+    router = router_binary()
+    check_out_dir(out)
+    created = _make_parents(out.parent)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        with terminate_on_sigterm():
+            raw = _run(sc, plan, router, staging)
+        summary = build_emu_summary(sc, resolved_scenario(sc), plan, raw)
+        write_summary(staging, summary)
+        _replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        for d in reversed(created):
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        raise
+    return RunResult(summary, out)
+
+
+def _router_config(sc: Scenario, plan: Plan, names: dict[str, str], staging: Path) -> dict[str, Any]:
+    pcap = set(sc.pcap)
+    links = []
+    for link in plan.links:
+        entry = {k: link[k] for k in ("name", "index", "rate_bps", "delay_ns", "loss", "queue")}
+        if link["name"] in pcap:
+            entry["pcap"] = str(staging / (_pcap_name(link["name"])))
+        links.append(entry)
+    return {
+        "seed": sc.seed,
+        "ends": [{"name": h.name, "netns": names[h.name], "dev": "tun0", "addr": h.addr} for h in plan.hosts],
+        "links": links,
+        "routes": [{"from": a, "to": b, "links": list(ls)} for a, b, ls in plan.routes],
+    }
+
+
+def _pcap_name(link: str) -> str:
+    """The simulator's capture file name for a link (docs/scenario.md "Output")."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in link.replace("->", "-"))
+    return f"{safe}.pcap"
+
+
+def _run(sc: Scenario, plan: Plan, router: Path, staging: Path) -> dict[str, Any]:
+    """Set up, run, tear down; returns the raw measurements."""
+    duration = sc.duration_ns / 1e9
+    warmup = sc.warmup_ns / 1e9
+    limit = START_MARGIN_S + duration + DRAIN_S + SLACK_S
+    t_wall = time.perf_counter()
+    with Namespaces(plan.hosts) as ns, Processes() as procs:
+        # The run's prefix in every child's command line lets a test find leftovers.
+        cfg_path = staging / f".{ns.prefix}router.json"
+        cfg_path.write_text(json.dumps(_router_config(sc, plan, ns.names, staging)))
+        rt = procs.start([str(router), str(cfg_path), "--max-seconds", f"{limit + 30:.0f}"])
+        read_line(rt, 10, "ecnlab-router start")
+        _prioritise(rt.pid)
+        cfg_path.unlink()
+        ends = _start_flows(sc, plan, ns, procs)
+        t0 = time.monotonic() + START_MARGIN_S
+        for p, _ in ends:
+            assert p.stdin is not None
+            p.stdin.write(f"{t0!r}\n")
+            p.stdin.flush()
+        _sleep_until(t0 + warmup)
+        at_warmup = _router_stats(rt)
+        tun_warmup = _tun_sample(plan, ns)
+        _sleep_until(t0 + duration)
+        at_end = _router_stats(rt)
+        tun_end = _tun_sample(plan, ns)
+        results = {}
+        for p, (flow_id, side) in ends:
+            line = read_line(
+                p, max(1.0, t0 + duration + DRAIN_S + SLACK_S - time.monotonic()), f"flow {flow_id} {side}"
+            )
+            results[(flow_id, side)] = json.loads(line)
+        assert rt.stdin is not None
+        rt.stdin.close()  # EOF: the router prints its final counters and exits
+        final = json.loads(read_line(rt, 10, "ecnlab-router final counters"))
+        nstat = {h.name: _nstat(ns.exec_prefix(h.name)) for h in plan.hosts}
+        tun = {h.name: _tun_stats(ns.exec_prefix(h.name)) for h in plan.hosts}
+    return {
+        "router": {"warmup": at_warmup, "end": at_end, "final": final},
+        "ends": results,
+        "nstat": nstat,
+        "tun": tun,
+        "tun_window": {"warmup": tun_warmup, "end": tun_end},
+        "wall_s": time.perf_counter() - t_wall,
+    }
+
+
+def _start_flows(
+    sc: Scenario, plan: Plan, ns: Namespaces, procs: Processes
+) -> list[tuple[subprocess.Popen[str], tuple[str, str]]]:
+    """Listeners first (each reports its port), then initiators; all wait for t0 on stdin."""
+    Entry = tuple[list[str], tuple[str, str]]
+    started: list[Entry] = []
+    pending: list[Entry] = []
+    for k, f in enumerate(sc.flows):
+        port = PORT_BASE + k
+        src_listens = f.initiator == "dst"
+        for side, host, peer, sends in (("src", f.src, f.dst, True), ("dst", f.dst, f.src, False)):
+            listens = src_listens == (side == "src")
+            cfg = _end_config(sc, f, plan, host, peer, port, sends, listens)
+            cfg["netns"] = ns.names[host]
+            argv = [*ns.exec_prefix(host), sys.executable, "-m", "ecnlab.emu.traffic", json.dumps(cfg)]
+            entry = (argv, (f.id, side))
+            (started if listens else pending).append(entry)
+    ends = []
+    for argv, key in started:
+        p = procs.start(argv)
+        read_line(p, 10, f"flow {key[0]} {key[1]} listener")
+        ends.append((p, key))
+    ends += [(procs.start(argv), key) for argv, key in pending]
+    return ends
+
+
+def _end_config(
+    sc: Scenario, f: Flow, plan: Plan, host: str, peer: str, port: int, sends: bool, listens: bool
+) -> dict[str, Any]:
+    from ecnlab.lower import _app
+
+    return {
+        "role": "listen" if listens else "connect",
+        "sends": sends,
+        "addr": plan.addr(host),
+        "peer": plan.addr(peer),
+        "port": port,
+        "app": _app(f.app),
+        "start_s": f.start_ns / 1e9,
+        "duration_s": sc.duration_ns / 1e9,
+        "warmup_s": sc.warmup_ns / 1e9,
+        "drain_s": DRAIN_S,
+    }
+
+
+def _prioritise(pid: int) -> None:
+    """Real-time priority for the router: with two cores shared with both TCP
+    stacks and the traffic programs, its wake-ups are otherwise milliseconds
+    late at the tail. The router sleeps in ppoll between events, so it cannot
+    starve the machine (and the kernel's RT throttling bounds it anyway)."""
+    try:
+        os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(ROUTER_RT_PRIORITY))
+    except OSError:
+        pass  # lateness is reported either way
+
+
+def _router_stats(rt: subprocess.Popen[str]) -> dict[str, Any]:
+    assert rt.stdin is not None
+    rt.stdin.write("stats\n")
+    rt.stdin.flush()
+    stats: dict[str, Any] = json.loads(read_line(rt, 5, "ecnlab-router stats"))
+    return stats
+
+
+def _nstat(prefix: list[str]) -> dict[str, int]:
+    """Absolute SNMP counters of a namespace (fresh, so: of this run)."""
+    r = subprocess.run([*prefix, "nstat", "-a", "-s", "-z", "--json"], capture_output=True, text=True, timeout=10)
+    if r.returncode != 0:
+        raise EmulationError(f"nstat: {r.stderr.strip()}")
+    data: dict[str, int] = json.loads(r.stdout).get("kernel", {})
+    return data
+
+
+def _tun_stats(prefix: list[str]) -> dict[str, int]:
+    """The TUN device's own counters (its TX drops reveal a too-short txqueuelen)."""
+    r = subprocess.run([*prefix, "ip", "-s", "-j", "link", "show", "tun0"], capture_output=True, text=True, timeout=10)
+    if r.returncode != 0:
+        raise EmulationError(f"ip -s link: {r.stderr.strip()}")
+    s = json.loads(r.stdout)[0]["stats64"]
+    return {
+        "rx_packets": s["rx"]["packets"],
+        "rx_bytes": s["rx"]["bytes"],
+        "tx_packets": s["tx"]["packets"],
+        "tx_bytes": s["tx"]["bytes"],
+        "tx_dropped": s["tx"]["dropped"],
+    }
+
+
+def _tun_sample(plan: Plan, ns: Namespaces) -> dict[str, Any]:
+    """Every host's TUN counters with the monotonic time they were read at."""
+    return {h.name: {"t": time.monotonic(), **_tun_stats(ns.exec_prefix(h.name))} for h in plan.hosts}
+
+
+def _sleep_until(t: float) -> None:
+    while (left := t - time.monotonic()) > 0:
+        time.sleep(min(left, 0.5))

@@ -1,0 +1,180 @@
+"""Raw emulation measurements → ``summary.json`` in the simulator's schema.
+
+Same top-level keys and the same per-flow, per-queue and per-link keys as
+``ecnlab run`` writes; a value no real source provides is ``null`` (listed in
+docs/emulation.md). Sources: the data sink's byte counts (goodput, delivered
+bytes), the data sender's ``TCP_INFO`` (retransmits, segments, ECN
+negotiated, RTT, cwnd), each namespace's ``nstat`` (CE packets received,
+fast retransmits, timeouts), and the router's counters (queues and links).
+The extra key ``emulation`` holds what only an emulation has.
+"""
+
+from __future__ import annotations
+
+import platform
+from typing import Any
+
+from ecnlab import __version__
+from ecnlab.emu.plan import LINUX_CC, Plan
+from ecnlab.model import Flow, Scenario
+from ecnlab.results import FORMAT_VERSION, git_commit, jain
+
+__all__ = ["build_emu_summary"]
+
+QUEUE_KEYS = (
+    "arrivals",
+    "enqueued",
+    "dequeued",
+    "marks",
+    "early_drops",
+    "early_drops_ect",
+    "forced_drops",
+    "overflow_drops",
+    "avg_qlen_pkts",
+    "max_qlen_pkts",
+    "avg_qlen_bytes",
+)
+
+
+def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: dict[str, Any]) -> dict[str, Any]:
+    commit, dirty = git_commit()
+    router = raw["router"]
+    end_links = {link["link"]: link for link in router["end"]["links"]}
+    flows = [_flow(sc, f, raw) for f in sc.flows]
+    return {
+        "format_version": FORMAT_VERSION,
+        "ecnlab_version": __version__,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "scenario": resolved,
+        "seed": sc.seed,
+        "sim": {
+            "sim_time_s": sc.duration_ns / 1e9,
+            "events": None,
+            "packets_forwarded": sum(link["packets"] for link in end_links.values()),
+            "wall_s": round(raw["wall_s"], 6),
+        },
+        "flows": flows,
+        "queues": [{"link": name, **{k: link[k] for k in QUEUE_KEYS}} for name, link in end_links.items()],
+        "links": [_link(sc, link, router) for link in plan.links],
+        "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
+        "emulation": {
+            "kernel": platform.release(),
+            "hosts": {h.name: h.addr for h in plan.hosts},
+            "router": {
+                "lateness": router["final"]["lateness"],
+                "ends": router["final"]["ends"],
+                "io": router["final"]["io"],
+            },
+            "flows": {f.id: _flow_extra(f, raw) for f in sc.flows},
+            "nstat": {h: _nstat_subset(c) for h, c in raw["nstat"].items()},
+            "tun": raw["tun"],
+            "delivered_ip_bps": _delivered_rates(raw["tun_window"]),
+        },
+    }
+
+
+def _per_host(sc: Scenario, f: Flow, host: str, counters: dict[str, int], key: str) -> int | None:
+    """A namespace counter, attributed to ``f`` only when ``f`` is the host's only flow."""
+    if sum(1 for g in sc.flows if host in (g.src, g.dst)) != 1:
+        return None
+    return int(counters.get(key, 0))
+
+
+def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
+    snd, rcv = raw["ends"][(f.id, "src")], raw["ends"][(f.id, "dst")]
+    infos = snd["infos"]
+    span = (sc.duration_ns - sc.warmup_ns) / 1e9
+    start = f.start_ns / 1e9
+    goodput = (rcv["bytes_at_end"] - rcv["bytes_at_warmup"]) * 8 / span
+    nst_src, nst_dst = raw["nstat"][f.src], raw["nstat"][f.dst]
+    return {
+        "id": f.id,
+        "kind": f.app.kind,
+        "src": f.src,
+        "dst": f.dst,
+        "ecn": f.tcp.ecn,
+        "ecn_negotiated": bool(infos) and all(i["ecn"] for i in infos),
+        "cc": LINUX_CC[f.tcp.variant][0],
+        "start_s": start,
+        "connections": max(snd["connections"], rcv["connections"]),
+        "bytes_delivered": rcv["bytes_at_end"],
+        "goodput_bps": goodput,
+        "data_packets_sent": sum(i["data_segs_out"] for i in infos),
+        "retransmits": sum(i["total_retrans"] for i in infos),
+        "fast_retransmits": _per_host(sc, f, f.src, nst_src, "TcpExtTCPFastRetrans"),
+        "timeouts": _per_host(sc, f, f.src, nst_src, "TcpExtTCPTimeouts"),
+        "ecn_reductions": None,
+        "ce_received": _per_host(sc, f, f.dst, nst_dst, "IpExtInCEPkts"),
+        "ece_sent": None,
+        "cwr_sent": None,
+        "acks_sent": None,
+        "completion_time_s": _completion(f, snd, rcv),
+        "transfer_times_s": [],
+        "transactions": rcv["transactions"] if f.app.kind == "request_response" else None,
+    }
+
+
+def _completion(f: Flow, snd: dict[str, Any], rcv: dict[str, Any]) -> float | None:
+    """Start to the last byte at the sink, for flows that finished."""
+    start = f.start_ns / 1e9
+    if f.app.kind == "bulk":
+        done = f.app.bytes is not None and rcv["bytes_total"] >= f.app.bytes
+        return rcv["last_byte_s"] - start if done and rcv["last_byte_s"] is not None else None
+    n = f.app.files if f.app.kind == "serial" else f.app.transactions
+    comps = rcv["completions"]
+    return comps[-1] - start if n is not None and len(comps) >= n else None
+
+
+def _flow_extra(f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
+    """What only the real stack shows: last TCP_INFO and `ss -tino` of the data sender."""
+    snd = raw["ends"][(f.id, "src")]
+    last = snd["infos"][-1] if snd["infos"] else {}
+    keep = ("rtt_us", "min_rtt_us", "snd_cwnd", "snd_ssthresh", "delivered_ce", "bytes_retrans", "ecn_seen")
+    return {"ss": snd["ss"], "tcp_info": {k: last[k] for k in keep if k in last}}
+
+
+def _delivered_rates(window: dict[str, Any]) -> dict[str, float]:
+    """IP bit/s the router wrote into each host's TUN device between warm-up and
+    the end, measured by the kernel's device counters (independent of the
+    router's own accounting)."""
+    out = {}
+    for host, end in window["end"].items():
+        start = window["warmup"][host]
+        dt = end["t"] - start["t"]
+        out[host] = (end["rx_bytes"] - start["rx_bytes"]) * 8 / dt if dt > 0 else 0.0
+    return out
+
+
+def _nstat_subset(c: dict[str, int]) -> dict[str, int]:
+    keys = (
+        "IpExtInCEPkts",
+        "IpExtInECT0Pkts",
+        "IpExtInNoECTPkts",
+        "TcpRetransSegs",
+        "TcpExtTCPFastRetrans",
+        "TcpExtTCPTimeouts",
+        "TcpExtTCPDeliveredCE",
+        "TcpOutSegs",
+        "TcpInSegs",
+    )
+    return {k: int(c.get(k, 0)) for k in keys}
+
+
+def _link(sc: Scenario, link: dict[str, Any], router: dict[str, Any]) -> dict[str, Any]:
+    end = next(x for x in router["end"]["links"] if x["link"] == link["name"])
+    warm = next(x for x in router["warmup"]["links"] if x["link"] == link["name"])
+    span = (sc.duration_ns - sc.warmup_ns) / 1e9
+    return {
+        "name": link["name"],
+        "from": link["from"],
+        "to": link["to"],
+        "rate_bps": link["rate_bps"],
+        "delay_s": link["delay_ns"] / 1e9,
+        "packets": end["packets"],
+        "bytes": end["bytes"],
+        "utilization": (end["bytes"] - warm["bytes"]) * 8 / (link["rate_bps"] * span),
+        "random_losses": end["random_losses"],
+        "fault_drops": 0,
+        "fault_marks": 0,
+    }

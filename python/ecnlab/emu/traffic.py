@@ -1,0 +1,240 @@
+"""The emulation's traffic: one small program, run inside a host's namespace
+(``python -m ecnlab.emu.traffic '<json>'``), for each end of each flow.
+
+Roles (``role``): ``listen`` (bind, print ``{"listening": port}``, accept) or
+``connect``; the data direction is given by ``sends``. Applications
+(``app.kind``), all bounded by ``deadline`` (monotonic seconds; CLOCK_MONOTONIC
+is shared by all namespaces; ``netns`` only tags the command line):
+
+- ``bulk``: one connection; the source sends until ``bytes`` or the end of
+  the run; the sink counts bytes, noting the count at warm-up and at the end.
+- ``serial``: ``files`` connections one after another, ``file_bytes`` each
+  (source → sink), ``gap`` between.
+- ``request_response``: per transaction one connection: the sink (client)
+  sends ``request_bytes``, the source answers ``response_bytes`` and closes
+  (netperf TCP_CRR).
+
+Each process prints one JSON line of results: bytes, times, and for the data
+sender the ``TCP_INFO`` of every connection plus ``ss -tino`` of the last one.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ecnlab.emu.tcpinfo import tcp_info
+
+CHUNK = 1 << 16
+PAYLOAD = b"\x5a" * CHUNK
+POLL_S = 0.02
+
+
+class Deadline(Exception):
+    """The run's end came before the application finished."""
+
+
+def _remaining(deadline: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise Deadline
+    return left
+
+
+def _send(sock: socket.socket, n: int | None, deadline: float) -> int:
+    """Send ``n`` bytes (None: until the deadline); returns bytes handed to TCP."""
+    sent = 0
+    while n is None or sent < n:
+        try:
+            sock.settimeout(min(POLL_S, _remaining(deadline)))
+        except Deadline:
+            break
+        want = CHUNK if n is None else min(CHUNK, n - sent)
+        try:
+            sent += sock.send(PAYLOAD[:want])
+        except TimeoutError:
+            continue
+    return sent
+
+
+class Counter:
+    """Bytes received, with the count seen at warm-up and at the end of the run."""
+
+    def __init__(self, warmup_at: float, end_at: float) -> None:
+        self.total = 0
+        self.at_warmup: int | None = None
+        self.at_end: int | None = None
+        self.warmup_at = warmup_at
+        self.end_at = end_at
+        self.last_byte_t: float | None = None
+
+    def add(self, n: int) -> None:
+        now = time.monotonic()
+        if self.at_warmup is None and now >= self.warmup_at:
+            self.at_warmup = self.total
+        if self.at_end is None and now >= self.end_at:
+            self.at_end = self.total
+        self.total += n
+        if n:
+            self.last_byte_t = now
+
+
+def _recv(sock: socket.socket, n: int | None, count: Counter, deadline: float) -> int:
+    """Receive until ``n`` bytes, EOF or the deadline; returns bytes received."""
+    got = 0
+    while n is None or got < n:
+        try:
+            sock.settimeout(min(POLL_S, _remaining(deadline)))
+        except Deadline:
+            break
+        try:
+            data = sock.recv(CHUNK if n is None else min(CHUNK, n - got))
+        except TimeoutError:
+            count.add(0)
+            continue
+        count.add(len(data))
+        if not data:
+            break
+        got += len(data)
+    return got
+
+
+def _await_acked(sock: socket.socket, n: int, deadline: float) -> None:
+    """Wait until the peer acknowledged ``n`` payload bytes (and our FIN), or the deadline."""
+    while time.monotonic() < deadline and tcp_info(sock)["bytes_acked"] < n + 1:
+        time.sleep(0.01)
+
+
+def _ss(peer: str) -> str:
+    r = subprocess.run(["ss", "-tino", "dst", peer], capture_output=True, text=True, timeout=5)
+    return " ".join(r.stdout.split())
+
+
+def _connect(addr: str, port: int, deadline: float) -> socket.socket:
+    while True:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(min(5.0, _remaining(deadline)))
+        try:
+            s.connect((addr, port))
+            return s
+        except (ConnectionRefusedError, TimeoutError):
+            s.close()
+            time.sleep(0.05)
+
+
+def _sleep_until(t: float) -> None:
+    while (left := t - time.monotonic()) > 0:
+        time.sleep(min(left, 0.5))
+
+
+def run(cfg: dict[str, Any], listener: socket.socket | None) -> dict[str, Any]:
+    app = cfg["app"]
+    t0, deadline = cfg["t0"], cfg["t0"] + cfg["duration_s"]
+    count = Counter(t0 + cfg["warmup_s"], deadline)
+    out: dict[str, Any] = {"connections": 0, "infos": [], "ss": None, "completions": [], "transactions": 0}
+
+    def connection() -> socket.socket:
+        if listener is not None:
+            listener.settimeout(_remaining(deadline))
+            s, _ = listener.accept()
+        else:
+            s = _connect(cfg["peer"], cfg["port"], deadline)
+        out["connections"] += 1
+        return s
+
+    def finish(s: socket.socket) -> None:
+        if cfg["sends"]:
+            out["infos"].append(tcp_info(s))
+            if app["kind"] == "bulk":  # one `ss` run (about 5 ms) per connection is too slow for TCP_CRR
+                out["ss"] = _ss(cfg["peer"])
+        s.close()
+
+    _sleep_until(t0 + cfg["start_s"])
+    try:
+        if app["kind"] == "bulk":
+            s = connection()
+            if cfg["sends"]:
+                out["bytes_sent"] = _send(s, app["bytes"], deadline)
+                s.shutdown(socket.SHUT_WR)
+                if app["bytes"] is not None:  # a finished transfer: count its retransmissions too
+                    _await_acked(s, out["bytes_sent"], deadline)
+            else:
+                _recv(s, None, count, deadline + cfg["drain_s"])
+            finish(s)
+        else:
+            _transactions(cfg, app, connection, finish, count, out, deadline)
+    except (Deadline, TimeoutError):
+        pass
+    count.add(0)
+    out.update(
+        bytes_total=count.total,
+        bytes_at_warmup=count.at_warmup if count.at_warmup is not None else count.total,
+        bytes_at_end=count.at_end if count.at_end is not None else count.total,
+        last_byte_s=None if count.last_byte_t is None else count.last_byte_t - t0,
+    )
+    return out
+
+
+def _transactions(
+    cfg: dict[str, Any],
+    app: dict[str, Any],
+    connection: Callable[[], socket.socket],
+    finish: Callable[[socket.socket], None],
+    count: Counter,
+    out: dict[str, Any],
+    deadline: float,
+) -> None:
+    """serial and request_response: one connection per file or transaction."""
+    t0 = cfg["t0"]
+    n = app["files"] if app["kind"] == "serial" else app["count"]
+    pause = app.get("gap_ns", app.get("think_ns", 0)) / 1e9
+    done = 0
+    while n is None or done < n:
+        s = connection()
+        if app["kind"] == "request_response":
+            if cfg["sends"]:  # the server: read the request, answer, close
+                _recv(s, app["request_bytes"], Counter(0, deadline), deadline)
+                _send(s, app["response_bytes"], deadline)
+            else:  # the client: ask, read the answer to EOF
+                _send(s, app["request_bytes"], deadline)
+                _recv(s, app["response_bytes"], count, deadline)
+        elif cfg["sends"]:
+            _send(s, app["file_bytes"], deadline)
+        else:
+            _recv(s, app["file_bytes"], count, deadline)
+        if cfg["sends"]:
+            s.shutdown(socket.SHUT_WR)
+            _recv(s, None, Counter(0, deadline), min(deadline, time.monotonic() + 5))
+        finish(s)
+        if time.monotonic() > deadline:
+            break  # finished after the end of the run: not counted (as in the simulator)
+        done += 1
+        out["completions"].append(time.monotonic() - t0)
+        out["transactions"] = done
+        if cfg["role"] == "connect":  # the initiator paces the connections
+            _sleep_until(min(deadline, time.monotonic() + pause))
+
+
+def main() -> int:
+    cfg = json.loads(sys.argv[1])
+    listener = None
+    if cfg["role"] == "listen":
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((cfg["addr"], cfg["port"]))
+        listener.listen(16)
+        print(json.dumps({"listening": cfg["port"]}), flush=True)
+    # The orchestrator fixes t0 after every listener is up: one line on stdin.
+    cfg["t0"] = float(sys.stdin.readline())
+    result = run(cfg, listener)
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

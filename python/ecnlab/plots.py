@@ -1,0 +1,228 @@
+"""Figures from a sweep's results: a metric against an axis, mean and 95 % confidence interval over seeds.
+
+Plots read the results store only (``runs.parquet``, ``flows.parquet``,
+``queues.parquet``); they never run a simulation. Every figure is written as
+PNG and SVG.
+
+The interval is Student's t: mean ± t(0.975, n−1)·s/√n over the n seeds of
+each point (s the sample standard deviation); a point from one seed has none.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ecnlab.store import SweepResults
+
+__all__ = ["plot", "aggregate", "t_critical", "label_for", "PlotError"]
+
+# Two-sided 95 % Student t critical values t(0.975, df), df = 1..30 (standard tables).
+_T975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+_Z975 = 1.959964
+
+# metric -> (what, unit, scale applied to the values)
+_METRICS: dict[str, tuple[str, str, float]] = {
+    "goodput_bps": ("mean goodput per flow", "Mbit/s", 1e-6),
+    "goodput_total_bps": ("total goodput", "Mbit/s", 1e-6),
+    "utilization": ("bottleneck utilisation", "%", 100.0),
+    "marks": ("CE marks at the bottleneck", "packets", 1.0),
+    "early_drops": ("early drops at the bottleneck", "packets", 1.0),
+    "forced_drops": ("forced drops at the bottleneck", "packets", 1.0),
+    "overflow_drops": ("overflow drops at the bottleneck", "packets", 1.0),
+    "drops": ("drops at the bottleneck", "packets", 1.0),
+    "avg_qlen_pkts": ("mean queue length", "packets", 1.0),
+    "max_qlen_pkts": ("largest queue length", "packets", 1.0),
+    "fairness": ("Jain's fairness index", "0-1", 1.0),
+    "retransmits": ("retransmitted packets", "packets", 1.0),
+    "fast_retransmits": ("fast retransmits", "count", 1.0),
+    "timeouts": ("retransmission timeouts", "count", 1.0),
+    "ecn_reductions": ("ECN window reductions", "count", 1.0),
+    "transactions": ("transactions", "count", 1.0),
+    "completion_time_s": ("completion time", "s", 1.0),
+    "bytes_delivered": ("bytes delivered", "MB", 1e-6),
+    "max_p": ("max_p", "probability", 1.0),
+}
+_SUFFIX_UNITS = (("_bps", "bit/s"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes"))
+
+
+class PlotError(ValueError):
+    """A plot request that the results cannot answer (unknown column, an unplotted varying axis)."""
+
+
+def t_critical(df: int) -> float:
+    """t(0.975, df): the table for df ≤ 30, a Cornish-Fisher expansion beyond (error < 1e-4)."""
+    if df < 1:
+        raise ValueError("df must be >= 1")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = _Z975
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    return z + g1 / df + g2 / df**2 + g3 / df**3
+
+
+def label_for(column: str) -> tuple[str, float]:
+    """(axis label with unit, scale for the values) of a column."""
+    if column in _METRICS:
+        what, unit, scale = _METRICS[column]
+        return f"{what} ({unit})", scale
+    for suffix, unit in _SUFFIX_UNITS:
+        if column.endswith(suffix):
+            return f"{column} ({unit})", 1.0
+    return column, 1.0
+
+
+def _pick_table(results: SweepResults, y: str, table: str | None) -> pd.DataFrame:
+    tables = {"runs": results.runs, "flows": results.flows, "queues": results.queues}
+    if table is not None:
+        if table not in tables:
+            raise PlotError(f"--table {table!r}: must be one of runs, flows, queues")
+        if y not in tables[table].columns:
+            raise PlotError(f"--y {y!r}: not a column of {table}.parquet")
+        return tables[table]
+    for name in ("runs", "flows", "queues"):
+        if y in tables[name].columns:
+            return tables[name]
+    raise PlotError(f"--y {y!r}: not a result column (runs.parquet: {', '.join(results.runs.columns)})")
+
+
+def aggregate(
+    frame: pd.DataFrame, *, y: str, by: Sequence[str], axes: Sequence[str], where: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
+    """Mean, CI half-width and n over seeds of ``y`` for each combination of ``by``.
+
+    Rows of one run (several flows or links) are averaged first. Every other
+    axis in ``axes`` must be constant after ``where``, so no point silently
+    mixes different settings.
+    """
+    for col, value in (where or {}).items():
+        if col not in frame.columns:
+            raise PlotError(f"--where {col}: not a column (columns: {', '.join(frame.columns)})")
+        frame = frame[frame[col] == value]
+    if frame.empty:
+        raise PlotError("no rows left after --where")
+    for col in by:
+        if col not in frame.columns:
+            raise PlotError(f"{col!r}: not a column (axes: {', '.join(axes)})")
+    varying = [a for a in axes if a not in by and frame[a].nunique(dropna=False) > 1]
+    if varying:
+        raise PlotError(
+            f"axis {varying[0]!r} varies but is not --x, --hue or --facet; "
+            f"plot it or fix it with --where {varying[0]}=VALUE"
+        )
+    per_run = frame.groupby(["run", *by], sort=False, dropna=False)[y].mean().reset_index()
+    rows = []
+    for key, group in per_run.groupby(list(by), sort=False, dropna=False):
+        values = [float(v) for v in group[y] if v is not None and not math.isnan(float(v))]
+        n = len(values)
+        mean = sum(values) / n if n else math.nan
+        half = math.nan
+        if n > 1:
+            sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+            half = t_critical(n - 1) * sd / math.sqrt(n)
+        keys = key if isinstance(key, tuple) else (key,)
+        rows.append({**dict(zip(by, keys, strict=True)), "mean": mean, "ci": half, "n": n})
+    import pandas as pd
+
+    return pd.DataFrame(rows)
+
+
+def plot(
+    results: SweepResults | str | Path,
+    *,
+    x: str,
+    y: str,
+    hue: str | None = None,
+    facet: str | None = None,
+    where: Mapping[str, Any] | None = None,
+    table: str | None = None,
+    out: str | Path | None = None,
+) -> list[Path]:
+    """Draw ``y`` against ``x`` (one line per ``hue``, one panel per ``facet``); return [png, svg].
+
+    ``out`` is the file name without or with a suffix (both PNG and SVG are
+    written); by default ``DIR/figures/Y-vs-X[-by-HUE][-per-FACET]``.
+    """
+    from ecnlab.store import SweepResults, load
+
+    res = results if isinstance(results, SweepResults) else load(results)
+    frame = _pick_table(res, y, table)
+    by = [c for c in (facet, hue, x) if c is not None]
+    if len(set(by)) != len(by):
+        raise PlotError("--x, --hue and --facet must be different columns")
+    points = aggregate(frame, y=y, by=by, axes=res.axes, where=where)
+    stem = Path(out) if out is not None else res.path / "figures" / _default_name(x, y, hue, facet)
+    if stem.suffix.lower() in {".png", ".svg"}:
+        stem = stem.with_suffix("")
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    fig = _draw(points, frame, x=x, y=y, hue=hue, facet=facet)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    fig.savefig(paths[0], dpi=120, metadata={"Software": None})
+    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    return paths
+
+
+def _default_name(x: str, y: str, hue: str | None, facet: str | None) -> str:
+    name = f"{y}-vs-{x}"
+    if hue:
+        name += f"-by-{hue}"
+    if facet:
+        name += f"-per-{facet}"
+    return name
+
+
+def _order(frame: pd.DataFrame, column: str) -> list[Any]:
+    """Values in the order they first appear (the sweep's grid order)."""
+    return list(dict.fromkeys(frame[column].tolist()))
+
+
+def _draw(points: pd.DataFrame, frame: pd.DataFrame, *, x: str, y: str, hue: str | None, facet: str | None) -> Any:
+    from matplotlib.figure import Figure
+
+    facets = _order(frame, facet) if facet else [None]
+    hues = _order(frame, hue) if hue else [None]
+    xs = _order(frame, x)
+    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in xs)
+    ncols = min(len(facets), 3)
+    nrows = math.ceil(len(facets) / ncols)
+    fig = Figure(figsize=(4.8 * ncols, 3.6 * nrows), layout="constrained")
+    axs = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
+    ylabel, scale = label_for(y)
+    xlabel, _ = label_for(x)
+    for i, fv in enumerate(facets):
+        ax = axs[i // ncols][i % ncols]
+        sel = points if facet is None else points[points[facet] == fv]
+        for k, hv in enumerate(hues):
+            line = sel if hue is None else sel[sel[hue] == hv]
+            line = line.set_index(x).reindex(xs).dropna(subset=["mean"])
+            pos = list(line.index) if numeric else [xs.index(v) + (k - (len(hues) - 1) / 2) * 0.06 for v in line.index]
+            err = [0.0 if math.isnan(c) else c * scale for c in line["ci"]]
+            ax.errorbar(
+                pos, line["mean"] * scale, yerr=err, marker="o", capsize=3, label=None if hv is None else str(hv)
+            )
+        if not numeric:
+            ax.set_xticks(range(len(xs)), [str(v) for v in xs])
+        ax.set_xlabel(xlabel)
+        if facet is not None:
+            ax.set_title(f"{facet} = {fv}")
+        ax.grid(True, alpha=0.3)
+        if hue is not None and i == 0:
+            ax.legend(title=hue, fontsize="small")
+    for ax in axs[:, 0]:
+        ax.set_ylabel(ylabel)
+    for j in range(len(facets), nrows * ncols):
+        axs[j // ncols][j % ncols].set_visible(False)
+    n = points["n"].max()
+    fig.suptitle(f"{label_for(y)[0].split(' (')[0]} vs {x}: mean ± 95 % CI over {n} seed(s)", fontsize="medium")
+    return fig

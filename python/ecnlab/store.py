@@ -1,0 +1,262 @@
+"""The results store of a sweep directory: Parquet tables and a manifest, read back by :func:`load`.
+
+::
+
+    DIR/manifest.json        format_version, ecnlab version, git commit, sweep file text, axes, time
+    DIR/runs/NAME/summary.json   one complete run (see docs/scenario.md)
+    DIR/runs.parquet         one row per run: run, seed, one column per axis, key metrics
+    DIR/flows.parquet        one row per run x flow: run, seed, axes, every flow metric
+    DIR/queues.parquet       one row per run x link: run, seed, axes, link and queue counters
+
+The tables are plain Parquet (pyarrow), readable by pandas, polars or DuckDB
+without ecnlab. Rows are in the sweep's grid order, which does not depend on
+how many workers ran the sweep or in which order runs finished; no column
+holds wall-clock time (``sim.wall_s`` stays in each summary.json), so the
+same sweep gives byte-identical Parquet files with any ``--jobs`` or on Dask.
+Only ``manifest.json`` records when it was written.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import tempfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ecnlab.results import SUMMARY_FILE, git_commit
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+    from ecnlab.sweep.spec import Sweep
+
+__all__ = ["STORE_VERSION", "SweepResults", "load", "write_store", "write_manifest", "run_metrics", "RUN_METRICS"]
+
+STORE_VERSION = 1
+MANIFEST = "manifest.json"
+RUNS_DIR = "runs"
+TABLES = ("runs", "flows", "queues")
+PACKAGES = ("numpy", "pandas", "pyarrow", "matplotlib")
+
+# runs.parquet metric columns: name -> meaning (docs/sweeps.md has the same list).
+RUN_METRICS = {
+    "bottleneck": "the most utilised link (ties: first by name); the queue columns below are its queue's",
+    "utilization": "utilisation of that link after warmup (0..1)",
+    "marks": "CE marks at that queue (packets)",
+    "early_drops": "early (AQM) drops at that queue (packets)",
+    "forced_drops": "forced drops (RED above max_th) at that queue (packets)",
+    "overflow_drops": "drops of a full queue (packets)",
+    "drops": "early + forced + overflow drops at that queue (packets)",
+    "avg_qlen_pkts": "time-average queue length at that queue (packets)",
+    "max_qlen_pkts": "largest queue length at that queue (packets)",
+    "fairness": "Jain's index over the bulk flows' goodput (null without bulk flows)",
+    "flows": "number of flows",
+    "goodput_bps": "mean goodput over all flows (bit/s)",
+    "goodput_total_bps": "sum of the flows' goodput (bit/s)",
+    "retransmits": "retransmitted data packets, all flows",
+    "fast_retransmits": "fast retransmits, all flows",
+    "timeouts": "retransmission timeouts, all flows",
+    "ecn_reductions": "ECN-triggered window reductions, all flows",
+    "transactions": "completed request/response transactions, all flows (null without such flows)",
+    "completion_time_s": "when the last finished flow finished (s; null if none finished)",
+    "events": "simulator events processed",
+    "packets_forwarded": "packets forwarded by the simulator",
+}
+
+
+def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
+    """The key metrics of one run (the RUN_METRICS columns), from its summary.json."""
+    flows, links = summary["flows"], summary["links"]
+    queues = {q["link"]: q for q in summary["queues"]}
+    bn = sorted(links, key=lambda link: (-link["utilization"], link["name"]))[0] if links else None
+    q = queues.get(bn["name"], {}) if bn else {}
+    goodput = [float(f["goodput_bps"]) for f in flows]
+    transactions = [f["transactions"] for f in flows if f.get("transactions") is not None]
+    finished = [f["completion_time_s"] for f in flows if f.get("completion_time_s") is not None]
+    drops = [q.get(k) for k in ("early_drops", "forced_drops", "overflow_drops")]
+    return {
+        "bottleneck": bn["name"] if bn else None,
+        "utilization": bn["utilization"] if bn else None,
+        "marks": q.get("marks"),
+        "early_drops": q.get("early_drops"),
+        "forced_drops": q.get("forced_drops"),
+        "overflow_drops": q.get("overflow_drops"),
+        "drops": sum(drops) if q else None,
+        "avg_qlen_pkts": q.get("avg_qlen_pkts"),
+        "max_qlen_pkts": q.get("max_qlen_pkts"),
+        "fairness": summary.get("fairness"),
+        "flows": len(flows),
+        "goodput_bps": sum(goodput) / len(goodput) if goodput else None,
+        "goodput_total_bps": sum(goodput),
+        "retransmits": sum(f["retransmits"] for f in flows),
+        "fast_retransmits": sum(f["fast_retransmits"] for f in flows),
+        "timeouts": sum(f["timeouts"] for f in flows),
+        "ecn_reductions": sum(f["ecn_reductions"] for f in flows),
+        "transactions": sum(transactions) if transactions else None,
+        "completion_time_s": max(finished) if finished else None,
+        "events": summary["sim"]["events"],
+        "packets_forwarded": summary["sim"]["packets_forwarded"],
+    }
+
+
+# Columns that may be null in every row get a fixed type, so the schema does not depend on the data.
+_NULLABLE = {"fairness": "float64", "goodput_bps": "float64", "transactions": "int64", "completion_time_s": "float64"}
+
+
+def _rows(sweep: Sweep, summaries: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+    for run in sweep.runs:
+        summary = summaries.get(run.name)
+        if summary is None:
+            continue
+        key = {"run": run.name, "seed": run.seed, **run.axes}
+        out["runs"].append({**key, **run_metrics(summary)})
+        out["flows"].extend({**key, **_beside(key, flow, "flow_")} for flow in summary["flows"])
+        queues = {q["link"]: q for q in summary["queues"]}
+        for link in summary["links"]:
+            fields = {"link": link["name"], **{k: v for k, v in link.items() if k != "name"}}
+            fields.update({k: v for k, v in queues.get(link["name"], {}).items() if k != "link"})
+            out["queues"].append({**key, **_beside(key, fields, "link_")})
+    return out
+
+
+def _beside(key: dict[str, Any], fields: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """``fields`` with any name that an axis column already uses prefixed (an axis ``ecn`` → ``flow_ecn``)."""
+    return {(prefix + k if k in key else k): v for k, v in fields.items()}
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> pa.Table:
+    import pyarrow as pa
+
+    if not rows:
+        return pa.table({c: pa.array([], pa.string()) for c in columns})
+    names = list(dict.fromkeys(k for row in rows for k in row))
+    arrays = []
+    for name in names:
+        values = [row.get(name) for row in rows]
+        array = pa.array(values, type=pa.uint64()) if name == "seed" else pa.array(values)
+        if array.type == pa.null():
+            array = array.cast(_NULLABLE.get(name, "float64"))
+        arrays.append(array)
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def read_summaries(out: Path, sweep: Sweep) -> dict[str, dict[str, Any]]:
+    """The summary.json of every complete run of ``sweep`` under ``out/runs``."""
+    found = {}
+    for run in sweep.runs:
+        path = out / RUNS_DIR / run.name / SUMMARY_FILE
+        if path.is_file():
+            found[run.name] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+def write_store(out: Path, sweep: Sweep, *, failed: list[str] | None = None) -> dict[str, Path]:
+    """(Re)write the Parquet tables and the manifest from the complete runs; return the table paths."""
+    import pyarrow.parquet as pq
+
+    summaries = read_summaries(out, sweep)
+    rows = _rows(sweep, summaries)
+    paths = {}
+    for name in TABLES:
+        table = _table(rows[name], ["run", "seed", *sweep.columns])
+        paths[name] = out / f"{name}.parquet"
+        _atomic(paths[name], lambda tmp, t=table: pq.write_table(t, tmp, compression="zstd"))
+    write_manifest(out, sweep, complete=len(summaries), failed=failed or [])
+    return paths
+
+
+def write_manifest(out: Path, sweep: Sweep, *, complete: int, failed: list[str]) -> Path:
+    """``DIR/manifest.json``: what was run, by which ecnlab, and when."""
+    from ecnlab import __version__
+
+    commit, dirty = git_commit()
+    doc = {
+        "format_version": STORE_VERSION,
+        "ecnlab_version": __version__,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "sweep_file": sweep.source,
+        "sweep": sweep.text,
+        "base_scenario": sweep.base_text,
+        "description": sweep.description,
+        "axes": [{"column": a.column, "key": a.key, "values": list(a.labels)} for a in sweep.axes],
+        "seeds": list(sweep.seeds),
+        "runs": {"total": len(sweep.runs), "complete": complete, "failed": sorted(failed)},
+        "tables": {name: f"{name}.parquet" for name in TABLES},
+        "python": platform.python_version(),
+        "packages": {p: _version(p) for p in PACKAGES},
+    }
+    path = out / MANIFEST
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    _atomic(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    return path
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _atomic(path: Path, write: Any) -> None:
+    """Write through ``write(tmp_path)`` into a temporary file beside ``path``, then rename."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class SweepResults:
+    """A sweep directory read back: ``.runs``, ``.flows``, ``.queues`` DataFrames and ``.manifest``."""
+
+    path: Path
+    manifest: dict[str, Any]
+    runs: pd.DataFrame
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+
+    @property
+    def axes(self) -> list[str]:
+        """The axis columns, in sweep-file order."""
+        return [a["column"] for a in self.manifest["axes"]]
+
+    def summary(self, run: str) -> dict[str, Any]:
+        """The full summary.json of one run."""
+        path = self.path / RUNS_DIR / run / SUMMARY_FILE
+        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def load(path: str | Path) -> SweepResults:
+    """Read a sweep directory (``ecnlab sweep --out DIR``); checks the manifest's format_version."""
+    import pandas as pd
+
+    p = Path(path)
+    mpath = p / MANIFEST
+    if not mpath.is_file():
+        raise FileNotFoundError(f"{p}: not an ecnlab sweep directory (no {MANIFEST})")
+    manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    version = manifest.get("format_version")
+    if version != STORE_VERSION:
+        raise ValueError(f"{mpath}: format_version {version!r} is not supported (this ecnlab reads {STORE_VERSION})")
+    frames = {}
+    for name in TABLES:
+        tpath = p / f"{name}.parquet"
+        if not tpath.is_file():
+            raise FileNotFoundError(f"{tpath}: missing; re-run `ecnlab sweep` to rebuild the tables")
+        frames[name] = pd.read_parquet(tpath)
+    return SweepResults(p, manifest, frames["runs"], frames["flows"], frames["queues"])

@@ -1,0 +1,82 @@
+"""The local backend: runs in a pool of worker processes on this machine.
+
+Workers ignore SIGINT (the terminal sends Ctrl-C to the whole process group);
+the parent handles it: it stops submitting, cancels what is queued and
+terminates the workers. Workers only compute, so stopping them can never
+leave a half-written result.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections.abc import Generator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from ecnlab.sweep.execute import Outcome, compute_run
+
+__all__ = ["run_local"]
+
+Task = tuple[str, dict[str, Any]]
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _new_pool(jobs: int) -> ProcessPoolExecutor:
+    # fork: workers start at once with ecnlab already imported (`python -m ecnlab` cannot be re-imported).
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_sigint)
+
+
+def run_local(tasks: list[Task], jobs: int) -> Generator[Outcome, None, None]:
+    """Yield each task's Outcome as it finishes; at most ``2 * jobs`` are queued at a time."""
+    pool = _new_pool(jobs)
+    queue = list(reversed(tasks))
+    running: dict[Future[Outcome], str] = {}
+    finished = False
+
+    def submit_next() -> bool:
+        if not queue:
+            return False
+        name, data = queue.pop()
+        running[pool.submit(compute_run, name, data)] = name
+        return True
+
+    try:
+        while len(running) < 2 * jobs and submit_next():
+            pass
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            broken = False
+            for fut in sorted(done, key=lambda f: running[f]):
+                name = running.pop(fut)
+                try:
+                    outcome = fut.result()
+                except BrokenProcessPool:
+                    broken = True
+                    outcome = Outcome(name, None, "a worker process died (killed or crashed)")
+                yield outcome
+            if broken and queue:  # a broken pool fails every queued future; start a fresh one for the rest
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = _new_pool(jobs)
+            while len(running) < 2 * jobs and submit_next():
+                pass
+        finished = True
+    finally:
+        _stop(pool, graceful=finished)
+
+
+def _stop(pool: ProcessPoolExecutor, *, graceful: bool) -> None:
+    """Shut the pool down; when interrupted, cancel the queue and terminate running workers."""
+    if graceful:
+        pool.shutdown(wait=True)
+        return
+    processes = list(getattr(pool, "_processes", {}).values())  # CPython keeps the workers here
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        p.join(timeout=5)

@@ -1,0 +1,162 @@
+"""``ecnlab sweep``: run a sweep's runs that are not complete yet, then (re)build the results store.
+
+Order of events: everything that can be wrong with the sweep or ``--out`` is
+checked first (nothing is written when it is); then the directory is locked,
+staging leftovers of a killed sweep are removed, the pending runs go to the
+local pool or the Dask cluster, each finished run is written whole, and the
+Parquet tables and manifest are rebuilt from the complete runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from ecnlab.errors import ScenarioError
+from ecnlab.store import MANIFEST, RUNS_DIR, write_manifest, write_store
+from ecnlab.sweep.execute import is_complete, remove_partials, store_run, stored_scenario
+from ecnlab.sweep.progress import Progress
+from ecnlab.sweep.spec import Run, Sweep
+
+__all__ = ["SweepOutcome", "run_sweep", "check_sweep_dir"]
+
+LOCK = ".lock"
+
+
+@dataclass
+class SweepOutcome:
+    """How an invocation went: runs skipped (already complete), run now, and failures."""
+
+    out: Path
+    total: int
+    skipped: int
+    ran: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every run of the sweep is complete."""
+        return not self.failed and self.skipped + self.ran == self.total
+
+
+def check_sweep_dir(out: Path, sweep: Sweep) -> list[Run]:
+    """Refuse an ``out`` that is not (yet) this sweep's directory; return the runs still to do."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ScenarioError("--out", "exists and is not a directory", str(out))
+    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
+        raise ScenarioError("--out", f"exists and is not an ecnlab sweep directory (no {MANIFEST})", str(out))
+    runs_dir = out / RUNS_DIR
+    pending = []
+    for run in sweep.runs:
+        if not is_complete(runs_dir, run.name):
+            pending.append(run)
+        elif stored_scenario(runs_dir, run.name) != run.resolved:
+            raise ScenarioError(
+                f'run "{run.name}"',
+                f"{runs_dir / run.name} holds a result of a different scenario (the sweep changed?); "
+                "remove it or use another --out",
+            )
+    return pending
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Hold ``DIR/.lock`` so two sweeps never write one directory at once."""
+    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ScenarioError("--out", "another ecnlab sweep is writing to this directory", str(out)) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def run_sweep(
+    sweep: Sweep,
+    out: str | Path,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+    stream: TextIO | None = None,
+) -> SweepOutcome:
+    """Run what is missing of ``sweep`` into ``out``; see the module docstring.
+
+    ``jobs`` worker processes (default: all cores), or the Dask cluster at
+    ``scheduler``. Raises ScenarioError before writing anything if ``out``
+    cannot hold this sweep; KeyboardInterrupt stops cleanly (complete runs
+    stay, nothing half-written remains).
+    """
+    out = Path(out)
+    stream = stream if stream is not None else sys.stderr
+    pending = check_sweep_dir(out, sweep)
+    client = None
+    if scheduler is not None and pending:
+        from ecnlab.sweep.cluster import connect
+
+        client = connect(scheduler)
+    try:
+        (out / RUNS_DIR).mkdir(parents=True, exist_ok=True)
+        with _locked(out):
+            remove_partials(out / RUNS_DIR)
+            result = SweepOutcome(out, len(sweep.runs), len(sweep.runs) - len(pending))
+            write_manifest(out, sweep, complete=result.skipped, failed=[])
+            where = f"the Dask cluster at {scheduler}" if client else f"{_jobs(jobs)} worker processes"
+            print(
+                f"ecnlab: sweep {sweep.source}: {result.total} runs, {result.skipped} already complete, "
+                f"{len(pending)} to run" + (f" on {where}" if pending else ""),
+                file=stream,
+            )
+            _execute(
+                sweep,
+                out,
+                pending,
+                result,
+                jobs,
+                client,
+                Progress(result.total, skipped=result.skipped, stream=stream, enabled=progress),
+            )
+            write_store(out, sweep, failed=[name for name, _ in result.failed])
+    finally:
+        if client is not None:
+            client.close()
+    return result
+
+
+def _jobs(jobs: int | None) -> int:
+    return jobs if jobs is not None else (os.cpu_count() or 1)
+
+
+def _execute(
+    sweep: Sweep, out: Path, pending: list[Run], result: SweepOutcome, jobs: int | None, client: object, bar: Progress
+) -> None:
+    if not pending:
+        return
+    tasks = [(run.name, run.data) for run in pending]
+    if client is not None:
+        from ecnlab.sweep.cluster import run_dask
+
+        outcomes = run_dask(tasks, client)
+    else:
+        from ecnlab.sweep.local import run_local
+
+        outcomes = run_local(tasks, min(_jobs(jobs), len(tasks)))
+    with contextlib.closing(outcomes):
+        try:
+            for outcome in outcomes:
+                if outcome.files is not None:
+                    store_run(out / RUNS_DIR, outcome.name, outcome.files)
+                    result.ran += 1
+                else:
+                    result.failed.append((outcome.name, outcome.error or "unknown error"))
+                bar.advance(outcome.name, outcome.error)
+        finally:
+            bar.finish()

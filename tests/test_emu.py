@@ -1,0 +1,214 @@
+"""Live emulation (issue 6 "done when"): real Linux TCP with ECN through
+ecnlab-router's RED queue, in network namespaces. Needs root; CI runs as root.
+
+One 10 s ECN run (module fixture) serves the ECN assertions and the compare
+test; a 5 s run with ECN off at both ends shows the same queue dropping
+instead; two short runs check that nothing is left behind after a failure and
+after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ecnlab.emu import emulate
+from ecnlab.emu.netns import leftovers
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = ROOT / "scenarios" / "emulate-reno-ecn.toml"
+#: 10 Mbit/s of IP bytes carries at most 10e6 · 1448 / 1500 bits/s of TCP payload
+#: (MSS 1460 less 12 bytes of timestamps, in 1500-byte packets).
+BEST_GOODPUT = 9.65e6
+
+pytestmark = [
+    pytest.mark.emulation,
+    pytest.mark.skipif(os.geteuid() != 0, reason="live emulation needs root (network namespaces, TUN devices)"),
+]
+
+
+def _children_named(text: str) -> list[str]:
+    """Command lines of running processes that mention ``text``."""
+    found = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                cmd = (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if text in cmd and str(os.getpid()) != p.name:
+                found.append(cmd)
+    return found
+
+
+def _assert_nothing_left(pid: int) -> None:
+    assert leftovers(pid) == [], "namespaces left behind"
+    # Traffic programs run with their namespace name on the command line (ip netns exec NAME ...).
+    assert _children_named(f"ecnlab-{pid}-") == [], "processes left behind"
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True, check=True).stdout
+    assert f"ecnlab-{pid}-" not in links
+
+
+def _queue(summary: dict, link: str) -> dict:
+    return next(q for q in summary["queues"] if q["link"] == link)
+
+
+@pytest.fixture(scope="module")
+def ecn_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("emu") / "ecn"
+    try:
+        return emulate(SCENARIO, out=out).summary
+    finally:
+        _assert_nothing_left(os.getpid())
+
+
+def test_ecn_flow_is_marked_not_dropped(ecn_run: dict) -> None:
+    flow = ecn_run["flows"][0]
+    q = _queue(ecn_run, "R1->R2")
+    marks = sum(x["marks"] for x in ecn_run["queues"])
+    assert q["marks"] > 0 and q["marks"] == marks, "the bottleneck RED queue marked, nothing else did"
+    assert flow["ce_received"] == marks, "receiver IpExtInCEPkts equals the router's marks"
+    assert ecn_run["emulation"]["nstat"]["r1"]["IpExtInCEPkts"] == marks
+    ss = ecn_run["emulation"]["flows"]["reno"]["ss"]
+    assert " ecn " in f" {ss} " and flow["ecn_negotiated"], ss
+    assert flow["retransmits"] == 0
+    assert ecn_run["emulation"]["nstat"]["s1"]["TcpRetransSegs"] == 0
+    assert flow["goodput_bps"] >= 0.9 * BEST_GOODPUT, flow["goodput_bps"]
+    assert q["early_drops"] + q["forced_drops"] + q["overflow_drops"] == 0
+
+
+def test_router_is_clean_and_meets_its_rate(ecn_run: dict) -> None:
+    router = ecn_run["emulation"]["router"]
+    for end in router["ends"]:
+        bad = {k: v for k, v in end.items() if k.startswith("malformed") or k == "unroutable"}
+        assert not any(bad.values()), (end["name"], bad)
+    assert router["io"] == {"write_errors": 0, "read_errors": 0, "pcap_errors": 0}
+    assert all(t["tx_dropped"] == 0 for t in ecn_run["emulation"]["tun"].values()), "TUN queues dropped"
+    bottleneck = next(link for link in ecn_run["links"] if link["name"] == "R1->R2")
+    assert 0.9 <= bottleneck["utilization"] <= 1.0 + 1e-9
+    # Measured by the receiving kernel: IP bit/s written into r1's TUN device.
+    assert 0.9 * 10e6 <= ecn_run["emulation"]["delivered_ip_bps"]["r1"] <= 10e6 * 1.02
+    assert router["lateness"]["samples"] > 0 and router["lateness"]["p50_us"] < 1000
+
+
+def test_without_ecn_the_queue_drops_and_the_sender_retransmits(tmp_path: Path) -> None:
+    summary = emulate(SCENARIO, out=tmp_path / "noecn", overrides={"tcp.ecn": False, "duration": "5s"}).summary
+    _assert_nothing_left(os.getpid())
+    flow = summary["flows"][0]
+    q = _queue(summary, "R1->R2")
+    assert not flow["ecn_negotiated"]
+    assert q["marks"] == 0 and q["early_drops"] + q["forced_drops"] > 0, q
+    assert flow["retransmits"] > 0 and flow["ce_received"] == 0
+
+
+def test_compare_shows_sim_and_emu_side_by_side(ecn_run: dict, tmp_path: Path) -> None:
+    from ecnlab.results import write_summary
+
+    emu_dir = tmp_path / "emu"
+    emu_dir.mkdir()
+    write_summary(emu_dir, ecn_run)
+    sim_dir = tmp_path / "sim"
+    cli = [sys.executable, "-m", "ecnlab"]
+    subprocess.run([*cli, "run", str(SCENARIO), "--out", str(sim_dir), "-q"], check=True, timeout=120)
+    r = subprocess.run([*cli, "compare", str(sim_dir), str(emu_dir)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    sim = json.loads((sim_dir / "summary.json").read_text())
+    rows = {line.split()[0] + " " + line.split()[1]: line.split()[2:] for line in r.stdout.splitlines()[3:] if line}
+    goodput = rows["reno goodput_bps"]
+    assert float(goodput[0]) == pytest.approx(sim["flows"][0]["goodput_bps"], rel=1e-3)
+    assert float(goodput[1]) == pytest.approx(ecn_run["flows"][0]["goodput_bps"], rel=1e-3)
+    assert rows["R1->R2 marks"][:2] == [str(_queue(sim, "R1->R2")["marks"]), str(_queue(ecn_run, "R1->R2")["marks"])]
+    for key in ("reno retransmits", "reno rtt_ms", "R1->R2 avg_qlen_pkts", "R1->R2 early_drops"):
+        assert key in rows, r.stdout
+
+
+def test_cleanup_after_a_failure_inside_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ecnlab.emu.run as run
+
+    def boom(rt: subprocess.Popen[str]) -> dict:
+        raise RuntimeError("induced failure with namespaces, router and traffic running")
+
+    monkeypatch.setattr(run, "_router_stats", boom)
+    with pytest.raises(RuntimeError, match="induced failure"):
+        emulate(SCENARIO, out=tmp_path / "x", overrides={"duration": "2s"})
+    _assert_nothing_left(os.getpid())
+    assert not (tmp_path / "x").exists() and list(tmp_path.iterdir()) == []
+
+
+def test_cleanup_after_ctrl_c(tmp_path: Path) -> None:
+    out = tmp_path / "x"
+    cmd = [sys.executable, "-m", "ecnlab", "emulate", str(SCENARIO), "--out", str(out), "--set", "duration=20"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 15
+    while not leftovers(p.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftovers(p.pid), "the emulation did not start"
+    time.sleep(1.5)  # router and traffic running
+    assert len(_children_named(f"ecnlab-{p.pid}-")) >= 3, "router and two traffic programs are found by their tag"
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    _assert_nothing_left(p.pid)
+    assert not (tmp_path / "x").exists()
+
+
+MIXED = """\
+name = "emu-mixed"
+duration = "3s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access_rate = "100Mbit"
+access_delay = "1ms"
+bottleneck_rate = "10Mbit"
+bottleneck_delay = "10ms"
+[tcp]
+variant = "sack"
+min_rto = "200ms"
+[[flows]]
+kind = "serial"
+from = "s1"
+to = "r1"
+files = 4
+file_size = "50KB"
+gap = "50ms"
+[[flows]]
+kind = "request_response"
+from = "s2"
+to = "r2"
+request_size = 100
+response_size = "8KB"
+think = "10ms"
+[output]
+pcap = ["R1->R2"]
+"""
+
+
+def test_serial_and_request_response_run_on_real_sockets(tmp_path: Path) -> None:
+    import tomllib
+
+    s = emulate(tomllib.loads(MIXED), out=tmp_path / "mixed").summary
+    _assert_nothing_left(os.getpid())
+    serial, rr = s["flows"]
+    assert (serial["connections"], serial["bytes_delivered"]) == (4, 200_000)
+    assert serial["completion_time_s"] is not None and 0.1 < serial["completion_time_s"] < 3
+    assert rr["transactions"] >= 10 and rr["connections"] >= rr["transactions"]
+    assert rr["transactions"] * 8000 <= rr["bytes_delivered"] <= (rr["transactions"] + 1) * 8000
+    assert not serial["ecn_negotiated"] and serial["retransmits"] == 0
+    # The capture is where `ecnlab run` puts it, and an independent reader agrees with the router.
+    pcap = tmp_path / "mixed" / "R1-R2.pcap"
+    read = subprocess.run(["tshark", "-r", str(pcap), "-T", "fields", "-e", "ip.dst"], capture_output=True, text=True)
+    assert read.returncode == 0, read.stderr
+    dsts = read.stdout.split()
+    bottleneck = next(link for link in s["links"] if link["name"] == "R1->R2")
+    assert len(dsts) >= bottleneck["packets"] > 0  # the file also holds the packets sent after the end
+    hosts = s["emulation"]["hosts"]
+    assert set(dsts) == {hosts["r1"], hosts["r2"]}, (set(dsts), hosts)

@@ -1,0 +1,128 @@
+"""Emulation checks that need no root: what a scenario maps to, what is refused
+(one clear line, exit 2), and the compare command's input checks."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ecnlab.cli import main
+from ecnlab.config import load_scenario
+from ecnlab.emu.plan import make_plan
+
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "emulate-reno-ecn.toml"
+
+
+def test_plan_maps_hosts_links_and_linux_settings() -> None:
+    plan = make_plan(load_scenario(SCENARIO))
+    assert [h.name for h in plan.hosts] == ["s1", "r1"]
+    s1 = plan.hosts[0]
+    assert s1.sysctls["net.ipv4.tcp_congestion_control"] == "reno"
+    assert s1.sysctls["net.ipv4.tcp_ecn"] == "1"
+    assert s1.mtu == 1500 and s1.addr.startswith("10.")
+    assert s1.route_opts == ("initcwnd", "2", "rto_min", "200ms")
+    names = [link["name"] for link in plan.links]
+    by_route = {(a, b): [names[i] for i in ls] for a, b, ls in plan.routes}
+    assert by_route[(0, 1)] == ["s1->R1", "R1->R2", "R2->r1"]
+    assert by_route[(1, 0)] == ["r1->R2", "R2->R1", "R1->s1"]
+    red = next(link for link in plan.links if link["name"] == "R1->R2")
+    assert red["queue"]["kind"] == "red" and red["queue"]["ecn"] is True
+    # The engine's link order is s1->R1, R1->s1, R1->R2, ...: the RNG stream index.
+    assert red["queue"]["link_rate_bps"] == 10_000_000 and red["index"] == 2
+    off = make_plan(load_scenario(SCENARIO, ["tcp.ecn=false", "tcp.delayed_ack=false"]))
+    assert off.hosts[0].sysctls["net.ipv4.tcp_ecn"] == "0"
+    assert off.hosts[0].route_opts[-2:] == ("quickack", "1")
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("tcp.variant=tahoe", 'tcp.variant = "tahoe": Linux has no such congestion control; emulate supports reno'),
+        (
+            'faults=[{link = "R1->R2", flow = "reno", action = "drop", nth = 3}]',
+            "faults: scripted faults are not supported by emulate",
+        ),
+    ],
+)
+def test_unsupported_scenarios_are_refused_in_one_line(
+    override: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "x"
+    assert main(["emulate", str(SCENARIO), "--out", str(out), "--set", override]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists()
+
+
+def test_emulate_refuses_without_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    out = tmp_path / "x"
+    assert main(["emulate", str(SCENARIO), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ecnlab: error: ") and "emulate needs root" in err and len(err.splitlines()) == 1
+    assert not out.exists()
+
+
+def test_compare_refuses_two_simulated_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ecnlab.results import write_summary
+
+    summary = {"format_version": 1, "scenario": {"name": "a"}, "seed": 1, "flows": [], "queues": [], "links": []}
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        write_summary(tmp_path / d, summary)
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert "not an emulated run" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "nothing")]) == 2
+    assert "not a result directory" in capsys.readouterr().err
+
+
+def test_router_rejects_a_bad_configuration_in_one_line(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    from ecnlab.emu.run import router_binary
+
+    cfg = {
+        "seed": 1,
+        "ends": [
+            {"name": "a", "dev": "tun0", "addr": "10.77.0.1"},
+            {"name": "b", "dev": "tun0", "addr": "10.77.0.2"},
+        ],
+        "links": [
+            {
+                "name": "a->b",
+                "index": 0,
+                "rate_bps": 10_000_000,
+                "delay_ns": 0,
+                "queue": {
+                    "kind": "red",
+                    "limit_pkts": 10,
+                    "min_th": 5,
+                    "max_th": 3,
+                    "max_p": 0.1,
+                    "wq": 0.002,
+                    "gentle": False,
+                    "wait": True,
+                    "mode": "packet",
+                    "mean_pkt_bytes": 1500,
+                    "link_rate_bps": 10_000_000,
+                    "ecn": True,
+                },
+            }
+        ],
+        "routes": [{"from": 0, "to": 1, "links": [0]}],
+    }
+    path = tmp_path / "router.json"
+    path.write_text(json.dumps(cfg))
+    r = subprocess.run([str(router_binary()), str(path)], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("ecnlab-router: error: ") and len(r.stderr.splitlines()) == 1, r.stderr
+    assert "links[0].queue.max_th" in r.stderr, r.stderr
+    cfg["routes"] = [{"from": 0, "to": 0, "links": [0]}]
+    path.write_text(json.dumps(cfg))
+    r = subprocess.run([str(router_binary()), str(path)], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2 and "routes[0] = 0 -> 0: two different ends" in r.stderr, r.stderr

@@ -1,0 +1,100 @@
+"""Figures: the t-interval arithmetic, aggregation over seeds, and ``ecnlab plot`` files (PNG + SVG)."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ecnlab
+from conftest import SCENARIOS, run_cli
+from ecnlab.plots import PlotError, aggregate, label_for, t_critical
+from ecnlab.sweep import load_sweep, run_sweep
+
+EXAMPLE = SCENARIOS / "sweep-red-ecn.toml"
+
+
+@pytest.mark.parametrize(
+    ("df", "expected"),
+    # t(0.975, df) from standard tables
+    [(1, 12.706), (2, 4.303), (10, 2.228), (30, 2.042), (40, 2.021), (60, 2.000), (120, 1.980), (10_000, 1.960)],
+)
+def test_t_critical(df: int, expected: float) -> None:
+    assert t_critical(df) == pytest.approx(expected, abs=1.5e-3)
+
+
+def test_aggregate_mean_and_t_interval_over_seeds() -> None:
+    frame = pd.DataFrame(
+        {
+            "run": ["a1", "a2", "a3", "b1"],
+            "seed": [1, 2, 3, 1],
+            "q": ["x", "x", "x", "y"],
+            "m": [1.0, 2.0, 3.0, 5.0],
+        }
+    )
+    points = aggregate(frame, y="m", by=["q"], axes=["q"])
+    x = points.set_index("q").loc["x"]
+    assert x["mean"] == 2.0 and x["n"] == 3
+    assert x["ci"] == pytest.approx(4.303 * 1.0 / math.sqrt(3))  # sd of 1,2,3 is 1
+    y = points.set_index("q").loc["y"]
+    assert y["mean"] == 5.0 and y["n"] == 1 and math.isnan(y["ci"])
+
+
+def test_aggregate_refuses_to_mix_an_unplotted_axis() -> None:
+    frame = pd.DataFrame({"run": ["a", "b"], "q": ["x", "x"], "r": [1, 2], "m": [1.0, 2.0]})
+    with pytest.raises(PlotError, match="axis 'r' varies but is not --x, --hue or --facet"):
+        aggregate(frame, y="m", by=["q"], axes=["q", "r"])
+    assert list(aggregate(frame, y="m", by=["q"], axes=["q", "r"], where={"r": 2})["mean"]) == [2.0]
+
+
+def test_labels_carry_units() -> None:
+    assert label_for("goodput_bps") == ("mean goodput per flow (Mbit/s)", 1e-6)
+    assert label_for("utilization")[0] == "bottleneck utilisation (%)"
+    assert label_for("rtt_s")[0] == "rtt_s (s)"
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("plots") / "sweep"
+    assert run_sweep(load_sweep(EXAMPLE), out, jobs=2, progress=False, stream=io.StringIO()).ok
+    return out
+
+
+@pytest.mark.engine
+def test_cli_plot_writes_png_and_svg(swept: Path, tmp_path: Path) -> None:
+    res = run_cli("plot", str(swept), "--x", "max_p", "--y", "goodput_bps", "--hue", "ecn", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    png = swept / "figures" / "goodput_bps-vs-max_p-by-ecn.png"
+    svg = png.with_suffix(".svg")
+    assert res.stdout.splitlines() == [f"wrote {png}", f"wrote {svg}"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = svg.read_text()
+    assert "mean goodput per flow (Mbit/s)" in text and "red+ecn" in text and "max_p (probability)" in text
+
+
+@pytest.mark.engine
+def test_python_plot_with_facet_flow_metric_and_out(swept: Path, tmp_path: Path) -> None:
+    paths = ecnlab.plot(swept, x="ecn", y="bytes_delivered", facet="max_p", out=tmp_path / "f.png")
+    assert paths == [tmp_path / "f.png", tmp_path / "f.svg"]
+    assert all(p.stat().st_size > 1000 for p in paths)
+    assert "max_p = 0.5" in paths[1].read_text()  # one panel per facet value
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--x", "max_p", "--y", "nope"], "--y 'nope': not a result column"),
+        (["--x", "max_p", "--y", "goodput_bps"], "axis 'ecn' varies but is not --x, --hue or --facet"),
+        (["--x", "nope", "--y", "goodput_bps", "--hue", "ecn"], "'nope': not a column"),
+    ],
+)
+def test_cli_plot_errors_are_one_line(swept: Path, tmp_path: Path, args: list[str], message: str) -> None:
+    res = run_cli("plot", str(swept), *args, "--out", str(tmp_path / "x"), cwd=tmp_path)
+    assert res.returncode == 2
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ecnlab: error: {swept}: ") and message in lines[0]
+    assert not list(tmp_path.glob("x*"))

@@ -1,0 +1,106 @@
+"""``ecnlab report``: a static report.html, rendered in headless Debian Chromium (Playwright, no browser download)."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import SCENARIOS, run_cli
+from ecnlab.report import Report, markdown_to_html
+from ecnlab.sweep import load_sweep, run_sweep
+
+EXAMPLE = SCENARIOS / "sweep-red-ecn.toml"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example sweep with its report, written by the CLI from the stored results only."""
+    tmp = tmp_path_factory.mktemp("report")
+    out = tmp / "sweep"
+    assert run_sweep(load_sweep(EXAMPLE), out, jobs=2, progress=False, stream=io.StringIO()).ok
+    shutil.rmtree(out / "runs")  # the report reads the tables and the manifest, never the runs
+    res = run_cli("report", str(out), cwd=tmp)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == f"wrote {out / 'report.html'}"
+    return out
+
+
+@pytest.mark.engine
+def test_report_has_sweep_versions_tables_and_figures(reported: Path) -> None:
+    page = (reported / "report.html").read_text()
+    assert EXAMPLE.read_text().splitlines()[-1].replace('"', "&quot;") in page  # the sweep definition
+    assert "git commit" in page and "pyarrow" in page
+    assert page.count("<table") == 2  # means over seeds, all runs
+    srcs = re.findall(r'<img src="([^"]+)"', page)
+    assert len(srcs) == 6
+    for src in srcs:
+        assert not src.startswith(("/", "file:", "http")), src  # relative: the directory can move
+        assert (reported / src).is_file()
+    assert "<script" not in page
+
+
+@pytest.mark.engine
+def test_report_renders_in_headless_chromium(reported: Path, tmp_path: Path) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian chromium is not installed; run scripts/setup.sh")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    errors: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
+            page.goto((reported / "report.html").as_uri(), wait_until="load")
+            images = page.evaluate(
+                "Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])"
+            )
+            title = page.title()
+            shot = tmp_path / "report.png"
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert len(images) == 6
+    assert all(complete and width > 0 for _, complete, width in images), images
+    assert errors == []
+    assert title == "ecnlab sweep: sweep-red-ecn.toml"
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_report_api_sections_markdown_and_copied_figures(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "fig.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really")
+    (elsewhere / "fig.svg").write_text("<svg/>")
+    report = Report("title <&>")
+    report.add_section(
+        "Paper vs ecnlab",
+        "RED with **ECN** keeps `goodput_bps` up.\n\n- one\n- two",
+        figures=[elsewhere / "fig.png"],
+        tables=[("Table 1", pd.DataFrame({"a": [1.23456789], "b": ["x<y"]}))],
+    )
+    page = report.write(tmp_path / "out" / "report.html").read_text()
+    assert "<title>title &lt;&amp;&gt;</title>" in page
+    assert "<b>ECN</b>" in page and "<code>goodput_bps</code>" in page and "<ul><li>one</li><li>two</li></ul>" in page
+    assert '<img src="figures/fig.png"' in page and '<a href="figures/fig.svg">SVG</a>' in page
+    assert (tmp_path / "out" / "figures" / "fig.png").is_file() and (tmp_path / "out" / "figures" / "fig.svg").is_file()
+    assert "1.235" in page and "x&lt;y" in page and "<b>Table 1</b>" in page
+
+
+def test_markdown_escapes_html() -> None:
+    assert markdown_to_html("a <b> [x](http://e.org) *i*") == '<p>a &lt;b&gt; <a href="http://e.org">x</a> <i>i</i></p>'
