@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Run every example scenario into out/demo/<name>/ and print each report; sweeps also write report.html.
+# The main job: reproduce every seed study in its quick form into out/reproduce/
+# (tables, figures, report.html per experiment and an index report.html), then
+# run the example scenarios and sweeps into out/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
+printf '\n=== reproduce all --quick ===\n'
+.venv/bin/ecnlab reproduce all --quick --out out/reproduce || status=1
 for scenario in scenarios/*.toml; do
     name=$(basename "$scenario" .toml)
-    [[ $name == sweep-* ]] && continue  # sweep files: below
+    [[ $name == sweep-* || $name == emulate-* ]] && continue  # sweeps below; emulation needs root namespaces
     printf '\n=== %s ===\n' "$name"
     .venv/bin/ecnlab run "$scenario" --out "out/demo/$name" || status=1
 done
@@ -19,4 +23,5 @@ for sweep in scenarios/sweep-*.toml; do
         status=1
     fi
 done
+[[ $status == 0 ]] && printf '\nreport: out/reproduce/report.html\n'
 exit $status

@@ -82,6 +82,15 @@ def test_group_runs_each_member_into_its_own_directory(tiny: str, tmp_path: Path
     assert outcome.ok and outcome.dirs == {"tiny-ecn": tmp_path / "tiny-ecn", "tiny-plain": tmp_path / "tiny-plain"}
     assert (tmp_path / "tiny-plain" / "report.html").is_file()
     assert not (tmp_path / "tiny-plain" / "tables").exists()
+    index = (tmp_path / "report.html").read_text()
+    assert 'href="tiny-ecn/report.html"' in index and 'href="tiny-plain/report.html"' in index
+
+
+def test_all_stands_for_every_registered_experiment(tiny: str) -> None:
+    every = [e.name for e in experiments.resolve("all")]
+    assert every == sorted(every)
+    assert {"tiny-ecn", "tiny-plain", "allecn", "floyd-lan", "rfc2884-bulk"} <= set(every)
+    assert "tiny-group" not in every and "all" in experiments.names()
 
 
 def test_registry_names_and_errors(tiny: str) -> None:

@@ -116,10 +116,14 @@ def _discover() -> None:
             _BROKEN[info.name] = f"{type(e).__name__}: {e}"
 
 
+ALL = "all"
+"""The name that stands for every registered experiment (the main job reproduces it)."""
+
+
 def names() -> list[str]:
-    """Every registered experiment and group name."""
+    """Every registered experiment and group name (and ``all``)."""
     _discover()
-    return sorted([*_REGISTRY, *_GROUPS])
+    return sorted([*_REGISTRY, *_GROUPS, ALL])
 
 
 def resolve(name: str) -> list[Experiment]:
@@ -129,6 +133,8 @@ def resolve(name: str) -> list[Experiment]:
         return [_REGISTRY[name]]
     if name in _GROUPS:
         return [e for member in _GROUPS[name] for e in resolve(member)]
+    if name == ALL:
+        return [_REGISTRY[n] for n in sorted(_REGISTRY)]
     known = ", ".join(names()) or "none registered yet"
     broken = "".join(f"; {m} failed to import: {err}" for m, err in sorted(_BROKEN.items()))
     raise ScenarioError("experiment", f"unknown (known: {known}){broken}", name)
@@ -164,7 +170,25 @@ def reproduce(
         ok = ok and outcome.ok
         write_outputs(e, d)
         dirs[e.name] = d
+    if len(exps) > 1:
+        write_index(name, root, exps, quick=quick)
     return ReproduceOutcome(dirs, ok)
+
+
+def write_index(name: str, root: Path, exps: Sequence[Experiment], *, quick: bool) -> Path:
+    """``root/report.html``: one page linking every experiment's report and tables."""
+    from ecnlab.report import REPORT_FILE, Report
+
+    form = "quick form" if quick else "full form"
+    report = Report(f"ecnlab reproduce {name}", subtitle=f"{len(exps)} experiments, {form}")
+    for e in exps:
+        links = [f'<p><a href="{e.name}/{REPORT_FILE}">{e.name}/{REPORT_FILE}</a></p>']
+        tables = sorted((root / e.name / "tables").glob("*.md"))
+        if tables:
+            items = "".join(f'<li><a href="{e.name}/tables/{t.name}">{t.stem}</a></li>' for t in tables)
+            links.append(f"<ul>{items}</ul>")
+        report.add_section(f"{e.name}: {e.title}", html_body="\n".join(links))
+    return report.write(root / REPORT_FILE)
 
 
 def write_outputs(exp: Experiment, d: Path) -> Path:
