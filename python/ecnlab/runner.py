@@ -6,11 +6,13 @@ a temporary directory beside ``out`` and renamed into place at the end.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,12 +66,22 @@ def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:
         with tempfile.TemporaryDirectory(prefix="ecnlab-") as tmp:
             summary = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
         return RunResult(summary, None)
+    with atomic_out_dir(out) as staging:
+        summary = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
+        write_summary(staging, summary)
+    return RunResult(summary, out)
+
+
+@contextlib.contextmanager
+def atomic_out_dir(out: Path) -> Iterator[Path]:
+    """Yield a staging directory beside ``out`` that becomes ``out`` when the block
+    succeeds; on any failure (Ctrl-C included) remove it and the parents it created,
+    so a failed run leaves nothing behind."""
     check_out_dir(out)
     created = _make_parents(out.parent)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
-        summary = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
-        write_summary(staging, summary)
+        yield staging
         _replace(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -79,7 +91,6 @@ def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:
             except OSError:
                 break
         raise
-    return RunResult(summary, out)
 
 
 def _run_engine(core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None) -> dict[str, Any]:

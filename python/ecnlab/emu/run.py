@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from ecnlab.emu.summary import build_emu_summary
 from ecnlab.lower import resolved_scenario
 from ecnlab.model import Flow, Scenario
 from ecnlab.results import RunResult, write_summary
-from ecnlab.runner import _make_parents, _replace, check_out_dir
+from ecnlab.runner import atomic_out_dir
 
 __all__ = ["emulate", "emulate_scenario", "router_binary", "require_root", "PrivilegeError"]
 
@@ -81,23 +80,11 @@ def emulate_scenario(sc: Scenario, out: Path) -> RunResult:
     plan = make_plan(sc)
     require_root()
     router = router_binary()
-    check_out_dir(out)
-    created = _make_parents(out.parent)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
-    try:
+    with atomic_out_dir(out) as staging:
         with terminate_on_sigterm():
             raw = _run(sc, plan, router, staging)
         summary = build_emu_summary(sc, resolved_scenario(sc), plan, raw)
         write_summary(staging, summary)
-        _replace(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        for d in reversed(created):
-            try:
-                d.rmdir()
-            except OSError:
-                break
-        raise
     return RunResult(summary, out)
 
 
