@@ -41,7 +41,8 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "red-key-on-droptail",
         None,
         ["topology.reverse_queue.min_th=5"],
-        'topology.reverse_queue.min_th: unknown key for kind = "droptail" (allowed: kind, limit, limit_bytes)',
+        'topology.reverse_queue.min_th: unknown key for kind = "droptail" '
+        "(allowed: kind, limit, limit_bytes, tail_delay)",
     ),
     (
         "min_th-equals-max_th",
@@ -102,7 +103,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "unknown-queue-kind",
         None,
         ["topology.bottleneck_queue.kind=blue"],
-        'topology.bottleneck_queue.kind = "blue": must be one of droptail, red, red_star',
+        'topology.bottleneck_queue.kind = "blue": must be one of droptail, red, red_star, pi',
     ),
     (
         "unknown-tcp-variant",
@@ -120,7 +121,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "unknown-flow-kind",
         None,
         ["flows[0].kind=udp"],
-        'flows[0].kind = "udp": must be one of bulk, serial, request_response, telnet, ftp_arrivals',
+        'flows[0].kind = "udp": must be one of bulk, serial, request_response, telnet, ftp_arrivals, web',
     ),
     ("flow-missing-host", None, ["flows[0].to=r11"], f'flows[0].to = "r11": no such host ({HOSTS})'),
     (

@@ -13,10 +13,11 @@ from ecnlab.names import NAME_RE, is_glob, match_glob, summarize
 from ecnlab.params import parse_tcp
 from ecnlab.topology import Reachability
 from ecnlab.units import parse_duration, parse_size
+from ecnlab.web import WEB_KEYS, parse_web
 
 __all__ = ["parse_flows", "parse_faults", "parse_pcap", "pcap_file", "FLOW_KINDS"]
 
-FLOW_KINDS = ("bulk", "serial", "request_response", "telnet", "ftp_arrivals")
+FLOW_KINDS = ("bulk", "serial", "request_response", "telnet", "ftp_arrivals", "web")
 _COMMON_KEYS = ("name", "kind", "from", "to", "count", "start", "initiator", "tcp")
 _KIND_KEYS = {
     "bulk": ("bytes",),
@@ -24,8 +25,10 @@ _KIND_KEYS = {
     "request_response": ("request_size", "response_size", "think", "transactions"),
     "telnet": ("interarrival", "mean_interarrival", "write_size"),
     "ftp_arrivals": ("min_size", "max_size", "mean_gap"),
+    "web": WEB_KEYS,
 }
 _DEFAULT_INITIATOR = {"bulk": "src", "serial": "dst", "request_response": "dst", "telnet": "src", "ftp_arrivals": "src"}
+_DEFAULT_INITIATOR["web"] = "dst"  # the client downloads
 _FAULT_KEYS = ("link", "flow", "action", "nth", "seq")
 
 
@@ -107,6 +110,8 @@ def _start_range(value: Any, path: str) -> tuple[int, int]:
 
 
 def _parse_app(kind: str, ft: Table) -> AppSpec:
+    if kind == "web":
+        return parse_web(ft)
     if kind == "telnet":
         return _parse_telnet(ft)
     if kind == "ftp_arrivals":

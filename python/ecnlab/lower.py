@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecnlab.model import AppSpec, Link, QueueSpec, Scenario, TcpSpec
+from ecnlab.model import AppSpec, Link, PiSpec, QueueSpec, Scenario, TcpSpec
+from ecnlab.pi_design import pi_gains
 from ecnlab.resolve import app_resolved, tcp_resolved
 from ecnlab.units import ns_to_s
 
@@ -88,7 +89,7 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
 
 
 def _link(link: Link, pcap: bool) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "name": link.name,
         "from": link.src,
         "to": link.dst,
@@ -99,6 +100,14 @@ def _link(link: Link, pcap: bool) -> dict[str, Any]:
         "corrupt": link.corrupt,
         "pcap": pcap,
     }
+    if link.queue.tail_delay_ns is not None:  # absent otherwise: older engine JSON stays identical
+        out["tail_threshold_bytes"] = _tail_bytes(link.queue, link.rate_bps)
+    return out
+
+
+def _tail_bytes(q: QueueSpec, rate_bps: int) -> int | None:
+    """The byte threshold ``tail_delay`` · rate of a queue that asks for its tail fraction."""
+    return None if q.tail_delay_ns is None else q.tail_delay_ns * rate_bps // 8_000_000_000
 
 
 def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
@@ -119,7 +128,19 @@ def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
         )
         if r.personality != "floyd93":  # absent = floyd93: older engine JSON stays identical
             out.update(personality=r.personality, mark_p=r.mark_p, adaptive=r.adaptive)
+    if q.pi is not None:
+        out.update(_pi(q.pi, rate_bps))
     return out
+
+
+def _pi(p: PiSpec, rate_bps: int) -> dict[str, Any]:
+    """PI's engine keys; gains by the design rule of ``pi_design`` unless given."""
+    if p.a is not None and p.b is not None:
+        a, b = p.a, p.b
+    else:
+        assert p.n_flows is not None and p.rtt_ns is not None
+        a, b = pi_gains(rate_bps, p.mean_pkt_size, p.n_flows, p.rtt_ns / 1e9, p.sample_hz)
+    return {"q_ref": p.q_ref, "a": a, "b": b, "sample_hz": p.sample_hz, "ecn": p.ecn}
 
 
 def _start(start_ns: int, spread_ns: int) -> float | str:
@@ -136,6 +157,17 @@ def _app(a: AppSpec) -> dict[str, Any]:
             "interarrival": a.interarrival,
             "mean_interarrival_ns": a.mean_interarrival_ns,
             "write_bytes": a.write_bytes,
+        }
+    if a.kind == "web":
+        assert a.size is not None
+        return {
+            "kind": "web",
+            "request_bytes": a.request_bytes,
+            "size": a.size.engine(),
+            "mean_session_gap_ns": a.mean_session_gap_ns,
+            "pages_per_session": a.pages_per_session,
+            "objects_per_page": a.objects_per_page,
+            "mean_think_ns": a.think_ns,
         }
     if a.kind == "ftp_arrivals":
         return {

@@ -44,13 +44,30 @@ class RedSpec:
 
 
 @dataclass(frozen=True)
+class PiSpec:
+    """PI AQM (Hollot et al. 2001): gains given, or derived per link by ``pi_design``."""
+
+    q_ref: float
+    sample_hz: float
+    ecn: bool
+    mean_pkt_size: int
+    a: float | None = None  # None: derived from (link rate, n_flows, rtt)
+    b: float | None = None
+    n_flows: int | None = None
+    rtt_ns: int | None = None
+
+
+@dataclass(frozen=True)
 class QueueSpec:
-    """An output queue: ``droptail``, ``red`` or ``red_star``; exactly one limit is set."""
+    """An output queue: ``droptail``, ``red``, ``red_star`` or ``pi``; exactly one limit is set."""
 
     kind: str
     limit_pkts: int | None
     limit_bytes: int | None
     red: RedSpec | None = None
+    pi: PiSpec | None = None
+    # Report the time fraction with more than tail_delay · link rate queued (engine tail.rs).
+    tail_delay_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +132,34 @@ class Topology:
 
 
 @dataclass(frozen=True)
+class ObjectSizeSpec:
+    """One object-size distribution; only the fields of ``dist`` are meaningful."""
+
+    dist: str
+    alpha: float
+    max_bytes: int
+    min_bytes: int = 0
+    mu: float = 0.0
+    sigma: float = 0.0
+    cut_bytes: int = 0
+    tail_p: float = 0.0
+
+    def engine(self) -> dict[str, object]:
+        """The engine's ``ObjectSize`` JSON."""
+        if self.dist == "bounded_pareto":
+            return {"dist": self.dist, "alpha": self.alpha, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes}
+        return {
+            "dist": self.dist,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "cut_bytes": self.cut_bytes,
+            "tail_p": self.tail_p,
+            "alpha": self.alpha,
+            "max_bytes": self.max_bytes,
+        }
+
+
+@dataclass(frozen=True)
 class AppSpec:
     """What a flow's application does; only the fields of its ``kind`` are meaningful."""
 
@@ -135,6 +180,11 @@ class AppSpec:
     min_bytes: int = 0
     max_bytes: int = 0
     mean_gap_ns: int = 0
+    # web (ecnlab.web, crates/sim/src/web.rs): request_bytes, think_ns (mean, between pages) and these.
+    size: ObjectSizeSpec | None = None
+    mean_session_gap_ns: int = 0
+    pages_per_session: float = 1.0
+    objects_per_page: float = 1.0
 
     def is_finite(self) -> bool:
         """False for work without end (unlimited bulk, endless transactions)."""

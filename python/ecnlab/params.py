@@ -8,7 +8,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
-from ecnlab.model import QueueSpec, RedSpec, TcpSpec
+from ecnlab.model import PiSpec, QueueSpec, RedSpec, TcpSpec
 from ecnlab.units import parse_duration, parse_size
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
-QUEUE_KINDS = ("droptail", "red", "red_star")
+QUEUE_KINDS = ("droptail", "red", "red_star", "pi")
 RED_MODES = ("packet", "byte")
 RED_PERSONALITIES = ("floyd93", "ns2", "ns3", "linux")
 NS2_DEFAULT_MARK_P = 0.1  # ns-2 mark_p_
@@ -68,7 +68,7 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     return tcp
 
 
-_LIMIT_KEYS = ("kind", "limit", "limit_bytes")
+_LIMIT_KEYS = ("kind", "limit", "limit_bytes", "tail_delay")
 _RED_KEYS = (
     "min_th",
     "max_th",
@@ -98,7 +98,7 @@ def parse_queue(table: Table | None, *, fallback: QueueSpec, mss: int) -> QueueS
     if table is None:
         return fallback
     kind = table.get("kind", choice(QUEUE_KINDS), "droptail")
-    allowed = _LIMIT_KEYS + (_RED_KEYS if kind != "droptail" else ())
+    allowed = _LIMIT_KEYS + {"red": _RED_KEYS, "red_star": _RED_KEYS, "pi": _PI_KEYS}.get(kind, ())
     table.check_keys(allowed, context=f'for kind = "{kind}"')
     if table.has("limit") and table.has("limit_bytes"):
         raise ScenarioError(table.path, "give limit (packets) or limit_bytes, not both")
@@ -106,14 +106,45 @@ def parse_queue(table: Table | None, *, fallback: QueueSpec, mss: int) -> QueueS
     limit_bytes: int | None = table.get("limit_bytes", parse_size, None)
     if limit_pkts is None and limit_bytes is None:
         limit_pkts = DEFAULT_QUEUE_LIMIT
-    red = _parse_red(table, mss) if kind != "droptail" else None
+    red = _parse_red(table, mss) if kind in ("red", "red_star") else None
+    pi = _parse_pi(table, mss) if kind == "pi" else None
     if red is not None and red.personality == "ns2" and kind == "red_star":
         raise ScenarioError(
             table.at("personality"),
             "is not available with kind red_star (ns-2 RED never marks in a forced region)",
             "ns2",
         )
-    return QueueSpec(kind=kind, limit_pkts=limit_pkts, limit_bytes=limit_bytes, red=red)
+    tail = table.get("tail_delay", _dur(True), None)  # report P(queue > tail_delay · link rate)
+    return QueueSpec(kind=kind, limit_pkts=limit_pkts, limit_bytes=limit_bytes, red=red, pi=pi, tail_delay_ns=tail)
+
+
+_PI_KEYS = ("q_ref", "a", "b", "sample_hz", "ecn", "n_flows", "rtt", "mean_pkt_size")
+_PI_GAINS_NOTE = "PI needs a and b, or n_flows and rtt to derive them (docs/scenario.md)"
+
+
+def _parse_pi(table: Table, mss: int) -> PiSpec:
+    """PI: ``a`` and ``b`` given together, or derived from ``n_flows`` and ``rtt`` (``pi_design``)."""
+    q_ref = table.get("q_ref", number(0), required_note="PI needs q_ref (packets)")
+    base = PiSpec(
+        q_ref=q_ref,
+        sample_hz=table.get("sample_hz", number(0, 1e9, open_lo=True), 160.0),  # Hollot et al. 2001 §V example
+        ecn=table.get("ecn", boolean, False),
+        mean_pkt_size=table.get("mean_pkt_size", integer(1, 65535), mss + 40),
+    )
+    gains = [k for k in ("a", "b") if table.has(k)]
+    design = [k for k in ("n_flows", "rtt") if table.has(k)]
+    if len(gains) == 1:
+        other = "b" if gains[0] == "a" else "a"
+        raise ScenarioError(table.at(gains[0]), f"needs {other} as well ({_PI_GAINS_NOTE})", table.raw(gains[0]))
+    if gains and design:
+        raise ScenarioError(table.at(design[0]), "give a and b, or n_flows and rtt, not both", table.raw(design[0]))
+    if gains:
+        return replace(base, a=table.get("a", number(0)), b=table.get("b", number(0)))
+    return replace(
+        base,
+        n_flows=table.get("n_flows", integer(1, 10**9), required_note=_PI_GAINS_NOTE),
+        rtt_ns=table.get("rtt", _dur(True), required_note=_PI_GAINS_NOTE),
+    )
 
 
 def _parse_red(table: Table, mss: int) -> RedSpec:

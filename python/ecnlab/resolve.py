@@ -41,6 +41,15 @@ def queue_resolved(q: QueueSpec) -> dict[str, Any]:
             out["adaptive"] = r.adaptive
         if r.mark_p is not None:
             out["mark_p"] = r.mark_p
+    if q.tail_delay_ns is not None:
+        out["tail_delay"] = ns_to_s(q.tail_delay_ns)
+    if q.pi is not None:
+        p = q.pi
+        out.update(q_ref=p.q_ref, sample_hz=p.sample_hz, ecn=p.ecn, mean_pkt_size=p.mean_pkt_size)
+        if p.a is not None:
+            out.update(a=p.a, b=p.b)
+        else:
+            out.update(n_flows=p.n_flows, rtt=ns_to_s(p.rtt_ns or 0))
     return out
 
 
@@ -74,6 +83,18 @@ def app_resolved(a: AppSpec) -> dict[str, Any]:
         if a.interarrival == "exponential":
             telnet["mean_interarrival"] = ns_to_s(a.mean_interarrival_ns)
         return telnet
+    if a.kind == "web":
+        from ecnlab.web import size_resolved  # web imports model; resolve is imported by lower
+
+        assert a.size is not None
+        return {
+            "request_size": a.request_bytes,
+            "size": size_resolved(a.size),
+            "mean_session_gap": ns_to_s(a.mean_session_gap_ns),
+            "pages_per_session": a.pages_per_session,
+            "objects_per_page": a.objects_per_page,
+            "think": ns_to_s(a.think_ns),
+        }
     if a.kind == "ftp_arrivals":
         return {"min_size": a.min_bytes, "max_size": a.max_bytes, "mean_gap": ns_to_s(a.mean_gap_ns)}
     out: dict[str, Any] = {

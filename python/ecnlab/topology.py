@@ -93,11 +93,17 @@ def _dumbbell(t: Table, mss: int) -> Topology:
     links: list[Link] = []
     for s in senders:
         r, d, lo, co = access[s]
-        links += [Link(f"{s}->R1", s, "R1", r, d, default_q, lo, co), Link(f"R1->{s}", "R1", s, r, d, default_q, lo, co)]
+        links += [
+            Link(f"{s}->R1", s, "R1", r, d, default_q, lo, co),
+            Link(f"R1->{s}", "R1", s, r, d, default_q, lo, co),
+        ]
     links += [Link("R1->R2", "R1", "R2", b_rate, b_delay, fwd_q), Link("R2->R1", "R2", "R1", b_rate, b_delay, rev_q)]
     for h in receivers:
         r, d, lo, co = access[h]
-        links += [Link(f"R2->{h}", "R2", h, r, d, default_q, lo, co), Link(f"{h}->R2", h, "R2", r, d, default_q, lo, co)]
+        links += [
+            Link(f"R2->{h}", "R2", h, r, d, default_q, lo, co),
+            Link(f"{h}->R2", h, "R2", r, d, default_q, lo, co),
+        ]
     resolved = {
         "kind": "dumbbell",
         "pairs": pairs,

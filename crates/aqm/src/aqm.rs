@@ -15,6 +15,7 @@ use rand::RngCore;
 
 use crate::config::{RedParams, RedPersonality};
 use crate::droptail::DropTail;
+use crate::pi::Pi;
 use crate::red::linux::LinuxRed;
 use crate::red::ns::{Flavour, NsRed, NS2_DEFAULT_MARK_P};
 use crate::red::{ForcedAction, Red};
@@ -48,6 +49,7 @@ pub(crate) enum AnyAqm {
     Red(Red),
     NsRed(NsRed),
     LinuxRed(LinuxRed),
+    Pi(Pi),
 }
 
 impl AnyAqm {
@@ -76,6 +78,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.on_enqueue(now, len, q, rng),
             AnyAqm::NsRed(a) => a.on_enqueue(now, len, q, rng),
             AnyAqm::LinuxRed(a) => a.on_enqueue(now, len, q, rng),
+            AnyAqm::Pi(a) => a.on_enqueue(now, len, q, rng),
         }
     }
     fn on_dequeue(&mut self, now: Instant, sojourn: Duration, len: u32, q: &QueueView) {
@@ -84,6 +87,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.on_dequeue(now, sojourn, len, q),
             AnyAqm::NsRed(a) => a.on_dequeue(now, sojourn, len, q),
             AnyAqm::LinuxRed(a) => a.on_dequeue(now, sojourn, len, q),
+            AnyAqm::Pi(a) => a.on_dequeue(now, sojourn, len, q),
         }
     }
     fn on_idle(&mut self, now: Instant) {
@@ -92,6 +96,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.on_idle(now),
             AnyAqm::NsRed(a) => a.on_idle(now),
             AnyAqm::LinuxRed(a) => a.on_idle(now),
+            AnyAqm::Pi(a) => a.on_idle(now),
         }
     }
     fn avg_estimate(&self) -> Option<f64> {
@@ -100,6 +105,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.avg_estimate(),
             AnyAqm::NsRed(a) => a.avg_estimate(),
             AnyAqm::LinuxRed(a) => a.avg_estimate(),
+            AnyAqm::Pi(a) => a.avg_estimate(),
         }
     }
 }

@@ -89,4 +89,27 @@ pub enum QueueConfig {
     /// RED* (Kuzmanovic 2005): RED whose forced region marks every ECT packet
     /// while the average exceeds max_th (Linux `tc red ecn` without harddrop).
     RedStar(RedParams),
+    /// PI (Hollot, Misra, Towsley, Gong, INFOCOM 2001), `pi.rs`.
+    Pi(PiParams),
+}
+
+/// The discrete PI controller (`pi.rs`). Capacity: exactly one of
+/// `limit_pkts` and `limit_bytes`. The queue is measured in packets.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PiParams {
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    /// Reference (target) queue in packets.
+    pub q_ref: f64,
+    /// Gain on the current error q(k) − q_ref.
+    pub a: f64,
+    /// Gain on the previous error q(k−1) − q_ref.
+    pub b: f64,
+    /// Sampling frequency in Hz.
+    pub sample_hz: f64,
+    /// Mark ECT packets instead of dropping them.
+    pub ecn: bool,
 }

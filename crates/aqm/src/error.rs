@@ -17,9 +17,11 @@
 //! | `link_rate_bps`  | ≥ 1                                            |
 //! | `mark_p`         | personality `ns2` only; finite, > 0            |
 //! | `adaptive`       | personality `linux` only                       |
+//! | `q_ref`, `a`, `b` | PI: finite, ≥ 0                                |
+//! | `sample_hz`      | PI: (0, 1e9]                                   |
 //! | `personality`    | `linux`: no `gentle`, `wq` = 2^-k (1 ≤ k ≤ 31, tc's Wlog); `ns2`: not with `red_star` |
 
-use crate::config::{DropTailParams, QueueConfig, RedParams, RedPersonality};
+use crate::config::{DropTailParams, PiParams, QueueConfig, RedParams, RedPersonality};
 use crate::red::linux::wlog_of;
 
 /// A parameter outside its allowed range. Displays as `"{field} = {value}: {allowed}"`,
@@ -55,6 +57,7 @@ impl QueueConfig {
                 "ns-2 RED has no forced-region marking: use kind red (set mark_p > 1 to mark in every region)",
             )),
             QueueConfig::RedStar(p) => p.validate(),
+            QueueConfig::Pi(p) => p.validate(),
         }
     }
 }
@@ -108,6 +111,22 @@ impl RedParams {
                 let rule = "must be 2^-k with 1 <= k <= 31 for personality linux (tc red's Wlog), e.g. 0.001953125";
                 return Err(ConfigError::new("wq", self.wq, rule));
             }
+        }
+        Ok(())
+    }
+}
+
+impl PiParams {
+    /// PI (`pi.rs`): `q_ref`, `a`, `b` finite and >= 0; `sample_hz` in (0, 1e9].
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_limits(self.limit_pkts, self.limit_bytes)?;
+        for (field, v) in [("q_ref", self.q_ref), ("a", self.a), ("b", self.b)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(ConfigError::new(field, v, "must be finite and >= 0"));
+            }
+        }
+        if !(self.sample_hz > 0.0 && self.sample_hz <= 1e9) {
+            return Err(ConfigError::new("sample_hz", self.sample_hz, "must be in (0, 1e9] Hz"));
         }
         Ok(())
     }

@@ -8,13 +8,14 @@
 //! Files: `config.rs` (serde contract), `error.rs` (validation), `verdict.rs`,
 //! `aqm.rs` (internal trait + enum dispatch), `queue.rs` (the host),
 //! `droptail.rs`, `red.rs` (RED, gentle, wait, byte mode, RED*: personality
-//! `floyd93`), `red/ns.rs` (personalities `ns2`, `ns3`), `red/linux.rs`
+//! `floyd93`), `pi.rs` (PI, Hollot et al. 2001), `red/ns.rs` (personalities `ns2`, `ns3`), `red/linux.rs`
 //! (personality `linux`), `stats.rs`. docs/peers.md compares the personalities.
 
 mod aqm;
 pub mod config;
 mod droptail;
 mod error;
+mod pi;
 mod queue;
 mod red;
 mod stats;
@@ -22,7 +23,7 @@ mod stats;
 mod testutil;
 mod verdict;
 
-pub use config::{DropTailParams, QueueConfig, RedMode, RedParams, RedPersonality};
+pub use config::{DropTailParams, PiParams, QueueConfig, RedMode, RedParams, RedPersonality};
 pub use error::ConfigError;
 pub use queue::{AqmQueue, QueuedPacket};
 pub use stats::QueueStats;

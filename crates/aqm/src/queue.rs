@@ -29,6 +29,7 @@ use crate::aqm::{AnyAqm, Aqm, QueueView};
 use crate::config::QueueConfig;
 use crate::droptail::DropTail;
 use crate::error::ConfigError;
+use crate::pi::Pi;
 use crate::red::ForcedAction;
 use crate::stats::{QueueStats, StatsAcc};
 use crate::verdict::{DropReason, SignalKind, Verdict};
@@ -113,6 +114,7 @@ impl<P: QueuedPacket> AqmQueue<P> {
             QueueConfig::RedStar(p) => {
                 (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::red(p, ForcedAction::Signal))
             }
+            QueueConfig::Pi(p) => (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Pi(Pi::new(p))),
         };
         let fifo = VecDeque::new();
         Ok(AqmQueue { fifo, len_bytes: 0, limit, ecn, aqm, stats: StatsAcc::default() })

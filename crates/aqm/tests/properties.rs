@@ -5,7 +5,9 @@
 
 use std::collections::VecDeque;
 
-use ecnlab_aqm::{AqmQueue, DropReason, DropTailParams, QueueConfig, QueueStats, QueuedPacket, RedMode, RedParams};
+use ecnlab_aqm::{
+    AqmQueue, DropReason, DropTailParams, PiParams, QueueConfig, QueueStats, QueuedPacket, RedMode, RedParams,
+};
 use ecnlab_wire::{Duration, Ecn, Instant};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -91,7 +93,23 @@ fn config() -> impl Strategy<Value = QueueConfig> {
             .prop_map(|(limit_pkts, limit_bytes)| QueueConfig::DropTail(DropTailParams { limit_pkts, limit_bytes })),
         red_params().prop_map(QueueConfig::Red),
         red_params().prop_map(QueueConfig::RedStar),
+        pi_params().prop_map(QueueConfig::Pi),
     ]
+}
+
+/// PI with gains large enough that p leaves 0 within a short script.
+fn pi_params() -> impl Strategy<Value = PiParams> {
+    (limits(), 0.0f64..20.0, 0.0f64..0.5, 0.0f64..0.5, 1.0f64..1000.0, any::<bool>()).prop_map(
+        |((limit_pkts, limit_bytes), q_ref, a, b, sample_hz, ecn)| PiParams {
+            limit_pkts,
+            limit_bytes,
+            q_ref,
+            a,
+            b,
+            sample_hz,
+            ecn,
+        },
+    )
 }
 
 /// What the test keeps beside the queue.
@@ -108,6 +126,7 @@ fn ecn_on(cfg: &QueueConfig) -> bool {
     match cfg {
         QueueConfig::DropTail(_) => false,
         QueueConfig::Red(p) | QueueConfig::RedStar(p) => p.ecn,
+        QueueConfig::Pi(p) => p.ecn,
     }
 }
 
@@ -115,6 +134,7 @@ fn limit_of(cfg: &QueueConfig) -> (Option<u32>, Option<u64>) {
     match cfg {
         QueueConfig::DropTail(p) => (p.limit_pkts, p.limit_bytes),
         QueueConfig::Red(p) | QueueConfig::RedStar(p) => (p.limit_pkts, p.limit_bytes),
+        QueueConfig::Pi(p) => (p.limit_pkts, p.limit_bytes),
     }
 }
 
@@ -166,6 +186,10 @@ fn check_state(cfg: &QueueConfig, q: &AqmQueue<Pkt>, m: &Model, now: Instant) ->
         (QueueConfig::DropTail(_), est) => {
             prop_assert_eq!(est, None);
             prop_assert_eq!(s.early_drops + s.forced_drops, 0);
+        }
+        (QueueConfig::Pi(_), est) => {
+            prop_assert_eq!(est, None); // PI keeps a probability, not an average queue
+            prop_assert_eq!(s.forced_drops, 0);
         }
         (_, Some(avg)) => prop_assert!(avg.is_finite() && avg >= 0.0),
         (_, None) => prop_assert!(false, "RED must expose its average"),

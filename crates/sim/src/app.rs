@@ -16,6 +16,7 @@ use crate::rng::SimRng;
 use crate::sched::End;
 use crate::spec::{AppSpec, FlowSpec, Initiator};
 use crate::telnet::Telnet;
+use crate::web::Web;
 use ecnlab_tcp::{AppEvent, TcpConfig, TcpStats};
 use ecnlab_wire::{Duration, Instant};
 use rand::Rng;
@@ -68,6 +69,8 @@ pub struct FlowState {
     pub telnet: Option<Telnet>,
     /// `ftp_arrivals` flows: one transfer per connection.
     pub transfers: Transfers,
+    /// `web` flows: sessions, pages and objects (one per connection).
+    pub web: Option<Web>,
     /// (slot, generation) of the flow's latest connection (telnet writes go there).
     pub live_conn: Option<(u32, u32)>,
 }
@@ -93,9 +96,15 @@ impl FlowState {
             }
             _ => None,
         };
+        let start = Instant(spec.start_ns + spread);
+        let web = match spec.app {
+            AppSpec::Web(p) => Some(Web::new(p, start)),
+            _ => None,
+        };
         FlowState {
             rng,
             telnet,
+            web,
             transfers: Transfers::default(),
             live_conn: None,
             src,
@@ -103,7 +112,7 @@ impl FlowState {
             initiator: spec.initiator,
             app: spec.app.clone(),
             tcp: spec.tcp.clone(),
-            start: Instant(spec.start_ns + spread),
+            start,
             conns_started: 0,
             files_done: 0,
             transactions: 0,
@@ -153,6 +162,7 @@ impl FlowState {
             AppSpec::RequestResponse { .. } => "request_response",
             AppSpec::Telnet { .. } => "telnet",
             AppSpec::FtpArrivals { .. } => "ftp_arrivals",
+            AppSpec::Web(_) => "web",
         }
     }
 
@@ -192,6 +202,7 @@ impl FlowState {
                 close_once(c, end);
             }
             (AppSpec::RequestResponse { request_bytes, .. }, false) => c.endpoint(end).send(*request_bytes),
+            (AppSpec::Web(w), false) => c.endpoint(end).send(w.request_bytes),
             (AppSpec::FtpArrivals { .. }, true) => {
                 let bytes = self.transfers.list.get(c.conn_no as usize).map_or(0, |t| t.bytes);
                 c.endpoint(end).send(bytes);
@@ -203,6 +214,17 @@ impl FlowState {
 
     /// Request bytes reaching the source (server) of a request/response flow.
     fn on_request_bytes(&mut self, c: &mut Live, end: End, n: u64) {
+        if let Some(web) = self.web.as_ref() {
+            let before = c.source_bytes_in;
+            c.source_bytes_in += n;
+            let req = web.request_bytes();
+            if before < req && c.source_bytes_in >= req {
+                let bytes = web.object_bytes(c.conn_no);
+                c.endpoint(end).send(bytes);
+                close_once(c, end);
+            }
+            return;
+        }
         if let AppSpec::RequestResponse { request_bytes, response_bytes, .. } = self.app {
             let before = c.source_bytes_in;
             c.source_bytes_in += n;
@@ -225,6 +247,16 @@ impl FlowState {
             self.transfers.on_received(c.conn_no, c.sink_bytes, now);
         }
         let crossed = |target: u64| before < target && c.sink_bytes >= target;
+        if let Some(web) = self.web.as_mut() {
+            if !crossed(web.object_bytes(c.conn_no)) {
+                return AppAction::Nothing;
+            }
+            close_once(c, end);
+            return match web.on_object_done(&mut self.rng, c.conn_no, now) {
+                Some(t) => AppAction::StartNext(t),
+                None => AppAction::Nothing,
+            };
+        }
         match self.app {
             AppSpec::Bulk { bytes: Some(b) } if crossed(b) => {
                 self.completion = Some(now);
@@ -264,6 +296,7 @@ impl FlowState {
                 self.transfers.begin(&mut self.rng, now, min_bytes, max_bytes);
                 Some(now + Transfers::gap(&mut self.rng, mean_gap_ns))
             }
+            AppSpec::Web(_) => self.web.as_mut()?.on_connection_start(&mut self.rng, now),
             _ => None,
         }
     }

@@ -27,7 +27,11 @@ pub fn check(spec: &SimSpec) -> Result<(), Error> {
     check_faults(spec, &topo)?;
     if spec.stop_when_complete {
         if let Some(i) = spec.flows.iter().position(|f| !f.app.is_finite()) {
-            return Err(Error::spec(format!("flows[{i}].app"), &spec.flows[i].id, "stop_when_complete needs every flow to have a finite amount of work"));
+            return Err(Error::spec(
+                format!("flows[{i}].app"),
+                &spec.flows[i].id,
+                "stop_when_complete needs every flow to have a finite amount of work",
+            ));
         }
     }
     if spec.links.iter().any(|l| l.pcap) && spec.pcap_dir.is_none() {
@@ -117,6 +121,9 @@ fn check_app(app: &AppSpec, i: usize) -> Result<(), Error> {
             }
             Ok(())
         }
+        AppSpec::Web(w) => {
+            crate::web::check(&w).map_err(|(field, v, rule)| Error::spec(format!("flows[{i}].app.{field}"), v, rule))
+        }
     }
 }
 
@@ -190,6 +197,7 @@ fn build_links(spec: &SimSpec) -> Result<Vec<Link>, Error> {
             loss_rng: stream(spec.seed, Stream::LinkLoss, i as u32),
             busy: false,
             counters: LinkCounters::default(),
+            tail: l.tail_threshold_bytes.map(|b| crate::tail::QueueTail::new(b, Instant(spec.warmup_ns))),
         });
     }
     Ok(links)

@@ -8,6 +8,7 @@
 //! - [`spec`]: the engine's input (lowered by the Python front).
 //! - [`sched`]: the event queue. [`net`]: topology and routing. [`link`]: links.
 //! - [`conn`], [`app`]: TCP connections and the applications on them.
+//! - [`web`]: web sessions of HTTP/1.0 objects. [`tail`]: time with the queue above a threshold.
 //! - [`fault`]: scripted drops and marks. [`pcap`]: packet captures.
 //! - [`output`]: the result.
 
@@ -28,8 +29,10 @@ pub mod rng;
 pub mod sched;
 pub mod sim;
 pub mod spec;
+pub mod tail;
 pub mod tcplib;
 pub mod telnet;
+pub mod web;
 
 pub use error::Error;
 pub use output::RunOutput;

@@ -20,6 +20,8 @@ pub struct Link {
     /// A packet is being serialised until the pending `TxDone`.
     pub busy: bool,
     pub counters: LinkCounters,
+    /// Time above a queue threshold (`tail.rs`), when the spec asks for it.
+    pub tail: Option<crate::tail::QueueTail>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -50,6 +52,9 @@ impl Link {
             return None;
         }
         let p = self.queue.dequeue(now)?;
+        if let Some(t) = self.tail.as_mut() {
+            t.observe(now, self.queue.len_bytes());
+        }
         self.busy = true;
         self.counters.packets += 1;
         self.counters.bytes += p.seg.wire_len() as u64;

@@ -84,6 +84,11 @@ pub struct FlowOut {
     pub transfers_completed: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transfer_goodput_mean_bps: Option<f64>,
+    /// `web` flows only (web.rs): objects requested and completed, response
+    /// bytes requested, and response times (client SYN → last byte) of the
+    /// completed objects: mean, percentiles and a histogram.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web: Option<crate::web::WebOut>,
 }
 
 #[derive(Debug, Serialize)]
@@ -117,6 +122,12 @@ pub struct LinkOut {
     pub random_losses: u64,
     pub fault_drops: u64,
     pub fault_marks: u64,
+    /// Links with `tail_threshold_bytes` only: that threshold and the fraction
+    /// of [warm-up, end] the queue held more bytes (`tail.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_tail_threshold_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_frac_above: Option<f64>,
 }
 
 #[derive(Debug, Default, Serialize)]

@@ -142,6 +142,7 @@ fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Insta
         transfers_started: is_arrivals.then_some(f.transfers.list.len() as u64),
         transfers_completed: is_arrivals.then(|| f.transfers.completed()),
         transfer_goodput_mean_bps: if is_arrivals { f.transfers.mean_goodput_bps() } else { None },
+        web: f.web.as_ref().map(crate::web::Web::summary),
     }
 }
 
@@ -179,5 +180,7 @@ fn link_out(s: &crate::spec::LinkSpec, l: &crate::link::Link, warmup: Instant, e
         random_losses: c.random_losses,
         fault_drops: c.fault_drops,
         fault_marks: c.fault_marks,
+        queue_tail_threshold_bytes: l.tail.map(|t| t.threshold_bytes),
+        queue_frac_above: l.tail.map(|t| t.fraction(end)),
     }
 }

@@ -138,6 +138,9 @@ impl Simulation {
             self.flows[p.flow as usize].census.dropped += 1;
             return;
         }
+        if let Some(t) = link.tail.as_mut() {
+            t.observe(now, link.queue.len_bytes());
+        }
         self.try_transmit(li, now);
     }
 

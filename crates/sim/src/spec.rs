@@ -76,6 +76,10 @@ pub struct LinkSpec {
     /// Write `<pcap_dir>/<name>.pcap` with every packet that enters the link.
     #[serde(default)]
     pub pcap: bool,
+    /// Report the fraction of time the queue holds more than this many bytes
+    /// (`queue_frac_above` in the link's output; `tail.rs`).
+    #[serde(default)]
+    pub tail_threshold_bytes: Option<u64>,
 }
 
 /// Which end opens the connection(s).
@@ -124,6 +128,8 @@ pub enum AppSpec {
     /// Short transfers arriving as a Poisson process with mean gap `mean_gap_ns`,
     /// each of a size uniform in `min_bytes..=max_bytes`, each on its own connection.
     FtpArrivals { min_bytes: u64, max_bytes: u64, mean_gap_ns: u64 },
+    /// Web sessions of pages of objects, one connection per object (`web.rs`).
+    Web(crate::web::WebParams),
 }
 
 fn one_byte() -> u32 {
@@ -137,7 +143,7 @@ impl AppSpec {
             AppSpec::Bulk { bytes } => bytes.is_some(),
             AppSpec::Serial { .. } => true,
             AppSpec::RequestResponse { count, .. } => count.is_some(),
-            AppSpec::Telnet { .. } | AppSpec::FtpArrivals { .. } => false,
+            AppSpec::Telnet { .. } | AppSpec::FtpArrivals { .. } | AppSpec::Web(_) => false,
         }
     }
 }

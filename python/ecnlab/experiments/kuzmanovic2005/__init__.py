@@ -1,0 +1,119 @@
+"""``ecnlab reproduce kuz-queue-tail | kuzmanovic2005``: Kuzmanovic 2005, "The Power of ECN".
+
+Files beside this module: ``base.toml`` (one run, every parameter with its
+source), ``queue-tail.toml`` (Fig. 8 and 9: 3 link speeds × 6 loads × 2 mixes
+× 3 seeds) and ``queue-tail-quick.toml`` (3 loads, 1 seed), ``persistent.toml`` /
+``persistent-quick.toml`` (§5.2.3, §5.3: RED*+ECN+ vs PI), ``deploy.toml`` /
+``deploy-quick.toml`` (§6, Fig. 10). The testbed experiment (kuz-testbed,
+via emulation) is not built yet. docs/experiments/kuzmanovic2005.md describes the
+method and every choice.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from ecnlab.experiments import Experiment, register, register_group
+from ecnlab.experiments.kuzmanovic2005 import deploy, persistent
+from ecnlab.experiments.kuzmanovic2005.queue_tail import cells, figure, paper_table, per_run, section
+
+if TYPE_CHECKING:
+    from ecnlab.store import SweepResults
+
+__all__ = ["summarize_queue_tail", "EXPERIMENTS"]
+
+Tables = list[tuple[str, pd.DataFrame]]
+
+
+def summarize_queue_tail(res: SweepResults) -> Tables:
+    runs = per_run(res)
+    c = cells(runs)
+    return [("paper", paper_table(c)), ("cells", c), ("runs", runs)]
+
+
+def figures_queue_tail(res: SweepResults, outdir: Path) -> list[Path]:
+    return figure(cells(per_run(res)), outdir)
+
+
+def section_queue_tail(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple[str, str]:
+    return "Kuzmanovic 2005 queue tails (Fig. 8, 9): ecnlab beside the paper", section(dict(tables))
+
+
+def summarize_persistent(res: SweepResults) -> Tables:
+    runs = persistent.per_run(res)
+    c = persistent.cells(runs)
+    return [("paper", persistent.paper_table(c)), ("claims", persistent.claims(c)), ("cells", c), ("runs", runs)]
+
+
+def figures_persistent(res: SweepResults, outdir: Path) -> list[Path]:
+    return persistent.figure(persistent.hists(res), outdir)
+
+
+def section_persistent(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple[str, str]:
+    return "Kuzmanovic 2005 persistent congestion (§5.2.3, §5.3): ecnlab beside the paper", persistent.section(
+        dict(tables)
+    )
+
+
+def summarize_deploy(res: SweepResults) -> Tables:
+    t, _ = deploy.classes(res)
+    tw = deploy.twins(res)
+    c = pd.concat([deploy.claims(t), pd.DataFrame([deploy.twin_claim(tw)])], ignore_index=True)
+    return [("claims", c), ("classes", t), ("twins", tw)]
+
+
+def figures_deploy(res: SweepResults, outdir: Path) -> list[Path]:
+    return deploy.figure(deploy.classes(res)[1], outdir)
+
+
+def section_deploy(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple[str, str]:
+    return "Kuzmanovic 2005 incremental deployment (§6, Fig. 10): ecnlab beside the paper", deploy.section(dict(tables))
+
+
+def _here(name: str) -> Path:
+    return Path(str(resources.files(__name__) / name))
+
+
+EXPERIMENTS = (
+    register(
+        Experiment(
+            name="kuz-queue-tail",
+            title="Kuzmanovic 2005: P(queue > 5 ms·C) vs utilisation at 100/155/622 Mbit/s, web and general mixes",
+            package=__name__,
+            summarize=summarize_queue_tail,
+            figures=figures_queue_tail,
+            report_section=section_queue_tail,
+            sweep_file=_here("queue-tail.toml"),
+            quick_file=_here("queue-tail-quick.toml"),
+        )
+    ),
+    register(
+        Experiment(
+            name="kuz-persistent",
+            title="Kuzmanovic 2005: RED*+ECN+ vs PI without ECN under persistent congestion (100 Mbit/s)",
+            package=__name__,
+            summarize=summarize_persistent,
+            figures=figures_persistent,
+            report_section=section_persistent,
+            sweep_file=_here("persistent.toml"),
+            quick_file=_here("persistent-quick.toml"),
+        )
+    ),
+    register(
+        Experiment(
+            name="kuz-deploy",
+            title="Kuzmanovic 2005: incremental ECN deployment at 98 % load (5, 50, 95 % ECN clients)",
+            package=__name__,
+            summarize=summarize_deploy,
+            figures=figures_deploy,
+            report_section=section_deploy,
+            sweep_file=_here("deploy.toml"),
+            quick_file=_here("deploy-quick.toml"),
+        )
+    ),
+)
+register_group("kuzmanovic2005", ["kuz-queue-tail", "kuz-persistent", "kuz-deploy"])
