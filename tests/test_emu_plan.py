@@ -22,7 +22,7 @@ def test_plan_maps_hosts_links_and_linux_settings() -> None:
     assert s1.sysctls["net.ipv4.tcp_congestion_control"] == "reno"
     assert s1.sysctls["net.ipv4.tcp_ecn"] == "1"
     assert s1.mtu == 1500 and s1.addr.startswith("10.")
-    assert s1.route_opts == ("initcwnd", "2", "rto_min", "200ms")
+    assert s1.route_opts == ("initcwnd", "2", "rto_min", "200ms", "window", str(4 << 20))
     names = [link["name"] for link in plan.links]
     by_route = {(a, b): [names[i] for i in ls] for a, b, ls in plan.routes}
     assert by_route[(0, 1)] == ["s1->R1", "R1->R2", "R2->r1"]
@@ -53,6 +53,17 @@ def test_unsupported_scenarios_are_refused_in_one_line(
     assert main(["emulate", str(SCENARIO), "--out", str(out), "--set", override]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists()
+
+
+def test_source_quench_gateway_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x"
+    sets = ["topology.bottleneck_queue.ecn=false", 'topology.bottleneck_queue.signal="quench"']
+    args = ["emulate", str(SCENARIO), "--out", str(out)] + [a for s in sets for a in ("--set", s)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1, err
+    assert 'links.R1->R2.queue.signal = "quench": emulate supports the signals drop and mark' in err, err
     assert not out.exists()
 
 

@@ -16,13 +16,21 @@ from ecnlab.errors import ScenarioError
 from ecnlab.experiments import Experiment, register, reproduce, resolve, unregister
 from ecnlab.experiments.floyd1994 import figures_lan, section_lan, summarize_lan
 from ecnlab.experiments.floyd1994.claims import (
+    SQ_SECTION,
     byte_mode_protects,
+    evaluate,
+    lan_claims,
     lan_droptail_small_window_no_drops,
     lan_ecn_robust,
+    sq_overhead,
+    sq_prompt,
+    sq_telnet_delay,
+    sq_throughput,
     wan_ecn_lowest_delay,
 )
-from ecnlab.experiments.floyd1994.metrics import LAN, WAN, run_metrics, split_gateway
+from ecnlab.experiments.floyd1994.metrics import GATEWAYS, LAN, WAN, run_metrics, split_gateway
 from ecnlab.lower import engine_spec, resolved_scenario
+from ecnlab.sweep.spec import load_sweep
 
 HERE = Path(ecnlab.__file__).parent / "experiments" / "floyd1994"
 LAN_BASE, WAN_BASE = HERE / "lan-base.toml", HERE / "wan-base.toml"
@@ -198,7 +206,8 @@ def _runs(**per_gateway: dict) -> pd.DataFrame:
             for buf in (60, 240):
                 base = {"gateway": gw, "mode": mode, "buffer_kb": buf, "clock": "100ms", "window": 8,
                         "load": "heavy", "seed": 1, "bulk_frac": 0.95, "bulk_min_frac": 0.19, "telnet_max_s": 0.01,
-                        "telnet_mean_s": 0.005, "telnet_over_100ms": 0.0, "drops": 0}  # fmt: skip
+                        "telnet_mean_s": 0.005, "telnet_over_100ms": 0.0, "drops": 0, "avg_qlen_pkts": 20.0,
+                        "forced_drops": 0}  # fmt: skip
                 base.update(values.get(mode, {}))
                 rows.append(base)
     return pd.DataFrame(rows)
@@ -219,6 +228,48 @@ def test_claim_checks_can_say_yes_and_no() -> None:
     slow = {"pkt": {"telnet_mean_s": 0.02, "telnet_max_s": 0.3, "telnet_over_100ms": 0.01}}
     ecn_best = _runs(DT=slow, RED=slow, ECN={})
     assert wan_ecn_lowest_delay(ecn_best)[0] == "yes"
+
+
+def test_source_quench_checks_compare_with_ecn() -> None:
+    base = {"quench_load": 0.001, "quenches": 50, "quenches_received": 40, "quench_reductions": 10}
+    same = _runs(DT={}, RED={}, ECN={}, SQ={m: base for m in ("pkt", "byte")})
+    checks = (sq_telnet_delay, sq_throughput, sq_overhead, sq_prompt)
+    assert [c(same)[0] for c in checks] == ["yes", "yes", "yes", "yes"]
+    slow = {**base, "telnet_mean_s": 0.05, "telnet_max_s": 0.4, "telnet_over_100ms": 0.02, "bulk_frac": 0.6,
+            "avg_qlen_pkts": 30.0, "forced_drops": 9}  # fmt: skip
+    worse = _runs(ECN={}, SQ={"pkt": slow, "byte": {**slow, "quench_load": 0.05}})
+    assert [c(worse)[0] for c in checks] == ["no", "no", "partly", "no"]
+    assert "2 of 4 runs" in sq_overhead(worse)[1]
+    assert sq_telnet_delay(_runs(DT={}, ECN={}))[0] == "not run"
+
+
+def test_paper_claims_ignore_the_source_quench_column() -> None:
+    """A bad RED+SQ column changes the Source Quench statements, never the paper's claims."""
+    good = _runs(DT={}, RED={}, ECN={})
+    bad_sq = _runs(DT={}, RED={}, ECN={}, SQ={"pkt": {"bulk_frac": 0.1, "telnet_max_s": 3.0}})
+    for df in (good, bad_sq):
+        df[["quench_load", "quenches", "quenches_received", "quench_reductions"]] = 0
+    a, b = evaluate(lan_claims(), good), evaluate(lan_claims(), bad_sq)
+    paper = a.section != SQ_SECTION
+    assert a[paper].ecnlab_shows.tolist() == b[paper].ecnlab_shows.tolist()
+    # worse worst delay only (mean and share > 100 ms alike); bulk lower in half the cells
+    assert b[~paper].ecnlab_shows.tolist()[:2] == ["partly", "partly"] and (~paper).sum() == 4
+
+
+@pytest.mark.parametrize("name", ["lan.toml", "lan-quick.toml", "wan.toml", "wan-quick.toml"])
+def test_every_grid_has_the_four_gateway_columns(name: str) -> None:
+    sweep = load_sweep(HERE / name)
+    labels = {str(r.axes["gateway"]) for r in sweep.runs}
+    cells = {split_gateway(label) for label in labels}
+    assert {gw for gw, _, _ in cells} == set(GATEWAYS) == {"DT", "RED", "ECN", "SQ"}
+    assert len(cells) == 4 * 2 * 4, "every gateway in both modes at four buffers"
+    for label in labels:
+        if label.startswith("SQ-"):
+            data = next(r for r in sweep.runs if r.axes["gateway"] == label).data
+            q = engine_spec(load_scenario(data))
+            bottleneck = next(link["queue"] for link in q["links"] if link["name"] == "R1->R2")
+            assert bottleneck["quench"] is True and bottleneck["ecn"] is False
+            assert all(f["tcp"]["ecn"] is False for f in q["flows"])
 
 
 def test_group_resolves_to_lan_and_wan() -> None:
@@ -248,6 +299,7 @@ clock."0.1ms" = {{ "tcp.clock_granularity" = "100us", "tcp.min_rto" = "200us" }}
 "DT-byte-240" = {{ "topology.bottleneck_queue" = {{ kind = "droptail", limit_bytes = 240000 }}, "tcp.ecn" = false }}
 "RED-pkt-60" = {{ "topology.bottleneck_queue" = {{ {RED60} }}, "tcp.ecn" = false }}
 "ECN-pkt-60" = {{ "topology.bottleneck_queue" = {{ {RED60}, ecn = true }}, "tcp.ecn" = true }}
+"SQ-pkt-60" = {{ "topology.bottleneck_queue" = {{ {RED60}, signal = "quench" }}, "tcp.ecn" = false }}
 """
 
 
@@ -272,7 +324,8 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_reproduce_writes_claims_cells_figures_and_report(tiny: Path) -> None:
     assert {p.stem for p in (tiny / "tables").glob("*.csv")} == {"claims", "cells", "checks"}
     claims = pd.read_csv(tiny / "tables" / "claims.csv")
-    assert len(claims) == 9 and set(claims.ecnlab_shows) <= {"yes", "no", "partly", "not run"}
+    assert len(claims) == 13 and set(claims.ecnlab_shows) <= {"yes", "no", "partly", "not run"}
+    assert (claims.section == SQ_SECTION).sum() == 4
     assert list((tiny / "figures").glob("floyd-lan-clock-0p1ms.png"))
     html = (tiny / "report.html").read_text()
     assert "ecnlab beside the paper" in html and "The paper&#x27;s claims" in html or "The paper's claims" in html
@@ -285,6 +338,10 @@ def test_tiny_lan_behaves_as_the_mechanisms_say(tiny: Path) -> None:
     assert (cells.telnet_packets > 0).all()
     assert cells.loc[("ECN", "pkt", 60), "marks"] > 0
     assert cells.loc[("RED", "pkt", 60), "marks"] == 0 and cells.loc[("RED", "pkt", 60), "drops"] > 0
+    # The fourth column: RED+SQ quenches instead of marking; the sources hear and act on them.
+    sq = cells.loc[("SQ", "pkt", 60)]
+    assert sq.marks == 0 and sq.quenches > 0 and 0 < sq.quench_reductions <= sq.quenches_received
+    assert (cells.drop(index="SQ", level="gateway").quenches == 0).all()
     # 5 x 64 packets of window overflow a 60-packet Drop-Tail buffer but not 240 kB of bytes... at least
     # sometimes: the small buffer drops more than the large one.
     assert cells.loc[("DT", "pkt", 60), "drops"] > cells.loc[("DT", "byte", 240), "drops"]

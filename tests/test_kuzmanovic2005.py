@@ -21,7 +21,8 @@ HERE = Path(ecnlab.__file__).parent / "experiments" / "kuzmanovic2005"
 
 
 def test_registry_and_sweep_files() -> None:
-    assert [e.name for e in resolve("kuzmanovic2005")] == ["kuz-queue-tail", "kuz-persistent", "kuz-deploy"]
+    names = ["kuz-queue-tail", "kuz-persistent", "kuz-deploy", "kuz-testbed"]
+    assert [e.name for e in resolve("kuzmanovic2005")] == names
     sc = load_scenario(HERE / "base.toml")
     full, quick = load_sweep(HERE / "queue-tail.toml"), load_sweep(HERE / "queue-tail-quick.toml")
     assert len(full.runs) == 2 * 18 * 3 and len(quick.runs) == 2 * 9

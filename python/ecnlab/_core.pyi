@@ -11,3 +11,15 @@ def run(spec_json: str) -> str:
 
 def default_tcp_config() -> str:
     """The engine's ``TcpConfig::default()`` as JSON."""
+
+class WebSource:
+    """The simulator's web application model with a flow's own RNG stream (crates/py)."""
+
+    def __init__(self, params_json: str, seed: int, flow_index: int, start_ns: int) -> None: ...
+    def start(self, now_ns: int) -> tuple[int, int, int | None]:
+        """Open the earliest scheduled connection: (connection number, response bytes, next session or None)."""
+    def done(self, conn: int, now_ns: int) -> int | None:
+        """Connection ``conn``'s object arrived: when the session's next connection starts, or None."""
+    def request_bytes(self) -> int: ...
+    def summary_json(self) -> str:
+        """The engine's per-flow web result (``WebOut``) as JSON."""

@@ -128,6 +128,8 @@ def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
         )
         if r.personality != "floyd93":  # absent = floyd93: older engine JSON stays identical
             out.update(personality=r.personality, mark_p=r.mark_p, adaptive=r.adaptive)
+        if r.quench:  # absent = false, likewise
+            out.update(quench=True)
     if q.pi is not None:
         out.update(_pi(q.pi, rate_bps))
     return out

@@ -41,6 +41,8 @@ class RedSpec:
     personality: str = "floyd93"
     mark_p: float | None = None
     adaptive: bool = False
+    # signal = "quench": selected packets are forwarded and their source gets an ICMP Source Quench.
+    quench: bool = False
 
 
 @dataclass(frozen=True)

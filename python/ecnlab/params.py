@@ -24,6 +24,9 @@ __all__ = [
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi")
 RED_MODES = ("packet", "byte")
+# What RED does to a packet it selects early: drop it, CE-mark it (= ecn = true), or forward it
+# and send an ICMP Source Quench to its source (Floyd 1994 §9.1 backward ECN).
+RED_SIGNALS = ("drop", "mark", "quench")
 RED_PERSONALITIES = ("floyd93", "ns2", "ns3", "linux")
 NS2_DEFAULT_MARK_P = 0.1  # ns-2 mark_p_
 DEFAULT_QUEUE_LIMIT = 1000
@@ -82,6 +85,7 @@ _RED_KEYS = (
     "personality",
     "mark_p",
     "adaptive",
+    "signal",
 )
 
 
@@ -107,6 +111,10 @@ def parse_queue(table: Table | None, *, fallback: QueueSpec, mss: int) -> QueueS
     if limit_pkts is None and limit_bytes is None:
         limit_pkts = DEFAULT_QUEUE_LIMIT
     red = _parse_red(table, mss) if kind in ("red", "red_star") else None
+    if red is not None and red.quench and kind == "red_star":
+        raise ScenarioError(
+            table.at("signal"), "is only available with kind red (RED* signals in the forced region)", "quench"
+        )
     pi = _parse_pi(table, mss) if kind == "pi" else None
     if red is not None and red.personality == "ns2" and kind == "red_star":
         raise ScenarioError(
@@ -157,12 +165,14 @@ def _parse_red(table: Table, mss: int) -> RedSpec:
     wq = table.get("wq", number(0, 1, open_lo=True), 0.002 if who != "linux" else 2.0**-9)
     if who == "linux" and not any(wq == 2.0**-k for k in range(1, 32)):
         raise ScenarioError(table.at("wq"), "must be 2^-k, 1 <= k <= 31, with personality linux (tc red's Wlog)", wq)
+    ecn, signal = _parse_signal(table)
     return RedSpec(
         min_th=min_th,
         max_th=max_th,
         max_p=table.get("max_p", number(0, 1, open_lo=True), 0.1),
         wq=wq,
-        ecn=table.get("ecn", boolean, False),
+        ecn=ecn,
+        quench=signal == "quench",
         # ns-2 and ns-3 default to gentle RED; F&J 1993 and Linux have no gentle region.
         gentle=table.get("gentle", boolean, who in ("ns2", "ns3")),
         wait=table.get("wait", boolean, True),
@@ -172,6 +182,19 @@ def _parse_red(table: Table, mss: int) -> RedSpec:
         mark_p=table.get("mark_p", number(0, open_lo=True), NS2_DEFAULT_MARK_P) if who == "ns2" else None,
         adaptive=table.get("adaptive", boolean, False),
     )
+
+
+def _parse_signal(table: Table) -> tuple[bool, str]:
+    """(ecn, signal): ``signal = "mark"`` is ``ecn = true``; both may be given only if they agree."""
+    ecn = table.get("ecn", boolean, False)
+    if not table.has("signal"):
+        return ecn, "mark" if ecn else "drop"
+    signal = table.get("signal", choice(RED_SIGNALS))
+    if table.has("ecn") and ecn != (signal == "mark"):
+        raise ScenarioError(
+            table.at("signal"), f'contradicts ecn = {str(ecn).lower()} (signal = "mark" is ecn = true)', signal
+        )
+    return signal == "mark", signal
 
 
 def _check_personality_keys(table: Table, who: str) -> None:

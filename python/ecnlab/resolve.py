@@ -41,6 +41,8 @@ def queue_resolved(q: QueueSpec) -> dict[str, Any]:
             out["adaptive"] = r.adaptive
         if r.mark_p is not None:
             out["mark_p"] = r.mark_p
+        if r.quench:  # signal = "drop" / "mark" are spelled by ecn
+            out["signal"] = "quench"
     if q.tail_delay_ns is not None:
         out["tail_delay"] = ns_to_s(q.tail_delay_ns)
     if q.pi is not None:

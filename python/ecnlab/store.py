@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -94,10 +95,10 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
         "flows": len(flows),
         "goodput_bps": sum(goodput) / len(goodput) if goodput else None,
         "goodput_total_bps": sum(goodput),
-        "retransmits": sum(f["retransmits"] for f in flows),
-        "fast_retransmits": sum(f["fast_retransmits"] for f in flows),
-        "timeouts": sum(f["timeouts"] for f in flows),
-        "ecn_reductions": sum(f["ecn_reductions"] for f in flows),
+        "retransmits": _total(f["retransmits"] for f in flows),
+        "fast_retransmits": _total(f["fast_retransmits"] for f in flows),
+        "timeouts": _total(f["timeouts"] for f in flows),
+        "ecn_reductions": _total(f["ecn_reductions"] for f in flows),
         "transactions": sum(transactions) if transactions else None,
         "completion_time_s": max(finished) if finished else None,
         "events": summary["sim"]["events"],
@@ -105,8 +106,22 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _total(values: Iterable[int | None]) -> int | None:
+    """The sum, or None when any value is unknown (an emulated run has no per-flow ECN reductions)."""
+    vals = list(values)
+    return None if any(v is None for v in vals) else sum(v for v in vals if v is not None)
+
+
 # Columns that may be null in every row get a fixed type, so the schema does not depend on the data.
-_NULLABLE = {"fairness": "float64", "goodput_bps": "float64", "transactions": "int64", "completion_time_s": "float64"}
+_NULLABLE = {
+    "ecn_reductions": "int64",
+    "fast_retransmits": "int64",
+    "timeouts": "int64",
+    "fairness": "float64",
+    "goodput_bps": "float64",
+    "transactions": "int64",
+    "completion_time_s": "float64",
+}
 
 
 def _rows(sweep: Sweep, summaries: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -11,7 +11,7 @@ MAX_QUEUE_ROWS = 12
 
 
 def _signals(q: dict[str, Any]) -> int:
-    return int(q["marks"] + q["early_drops"] + q["forced_drops"] + q["overflow_drops"])
+    return int(q["marks"] + q.get("quenches", 0) + q["early_drops"] + q["forced_drops"] + q["overflow_drops"])
 
 
 def _table(headers: Sequence[str], rows: list[Sequence[Any]]) -> list[str]:
@@ -75,14 +75,26 @@ def format_report(summary: dict[str, Any]) -> str:
         quiet = [q for q in queues if q not in busy]
         queues = busy
     if queues:
+        # A "quenches" column only when a queue sent ICMP Source Quenches (RED signal = "quench").
+        quench = any(q.get("quenches") for q in queues)
         out.append("")
         out += _table(
-            ["queue", "arrivals", "marks", "early drops", "forced drops", "overflow drops", "avg qlen pkts"],
+            [
+                "queue",
+                "arrivals",
+                "marks",
+                *(["quenches"] if quench else []),
+                "early drops",
+                "forced drops",
+                "overflow drops",
+                "avg qlen pkts",
+            ],
             [
                 [
                     q["link"],
                     q["arrivals"],
                     q["marks"],
+                    *([q["quenches"]] if quench else []),
                     q["early_drops"],
                     q["forced_drops"],
                     q["overflow_drops"],

@@ -78,6 +78,11 @@ pub struct RedParams {
     /// `linux` only: adapt max_p every 500 ms (`tc red adaptive`).
     #[serde(default)]
     pub adaptive: bool,
+    /// Backward ECN (Floyd 1994 §9.1): a packet RED selects early is forwarded
+    /// unchanged and its source is sent an ICMP Source Quench (RFC 792); the
+    /// forced region still drops. Kind `red` only, not with `ecn`.
+    #[serde(default)]
+    pub quench: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

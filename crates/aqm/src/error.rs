@@ -17,6 +17,7 @@
 //! | `link_rate_bps`  | ≥ 1                                            |
 //! | `mark_p`         | personality `ns2` only; finite, > 0            |
 //! | `adaptive`       | personality `linux` only                       |
+//! | `quench`         | kind `red` only, not with `ecn`                |
 //! | `q_ref`, `a`, `b` | PI: finite, ≥ 0                                |
 //! | `sample_hz`      | PI: (0, 1e9]                                   |
 //! | `personality`    | `linux`: no `gentle`, `wq` = 2^-k (1 ≤ k ≤ 31, tc's Wlog); `ns2`: not with `red_star` |
@@ -56,6 +57,11 @@ impl QueueConfig {
                 "ns2",
                 "ns-2 RED has no forced-region marking: use kind red (set mark_p > 1 to mark in every region)",
             )),
+            QueueConfig::RedStar(p) if p.quench => Err(ConfigError::new(
+                "quench",
+                true,
+                "only applies to kind red (RED* signals in the forced region, where the paper's RED drops)",
+            )),
             QueueConfig::RedStar(p) => p.validate(),
             QueueConfig::Pi(p) => p.validate(),
         }
@@ -85,6 +91,10 @@ impl RedParams {
         }
         if self.link_rate_bps < 1 {
             return Err(ConfigError::new("link_rate_bps", self.link_rate_bps, "must be >= 1"));
+        }
+        if self.quench && self.ecn {
+            let rule = "cannot be combined with ecn = true (a quench gateway forwards the selected packet unmarked)";
+            return Err(ConfigError::new("quench", true, rule));
         }
         self.validate_personality()
     }
@@ -173,6 +183,7 @@ mod tests {
             personality: Default::default(),
             mark_p: None,
             adaptive: false,
+            quench: false,
         }
     }
 
@@ -255,6 +266,7 @@ mod personality_tests {
             personality,
             mark_p: None,
             adaptive: false,
+            quench: false,
         }
     }
 

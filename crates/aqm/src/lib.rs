@@ -1,8 +1,9 @@
 //! ecnlab-aqm: sans-IO queues and active queue management.
 //!
 //! [`AqmQueue`] is a FIFO host that runs one AQM (DropTail, RED, RED*) chosen by
-//! [`QueueConfig`], turns its congestion signals into CE marks or drops and
-//! keeps ns-3-style [`QueueStats`]. Nothing here reads a clock or creates an
+//! [`QueueConfig`], turns its congestion signals into CE marks or drops (or,
+//! for RED with `quench`, into [`Enqueued::Quench`]: forward and quench the
+//! source) and keeps ns-3-style [`QueueStats`]. Nothing here reads a clock or creates an
 //! RNG: the caller passes `now` and an RNG stream to every call.
 //!
 //! Files: `config.rs` (serde contract), `error.rs` (validation), `verdict.rs`,
@@ -27,4 +28,4 @@ pub use config::{DropTailParams, PiParams, QueueConfig, RedMode, RedParams, RedP
 pub use error::ConfigError;
 pub use queue::{AqmQueue, QueuedPacket};
 pub use stats::QueueStats;
-pub use verdict::DropReason;
+pub use verdict::{DropReason, Enqueued};

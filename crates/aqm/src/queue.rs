@@ -17,6 +17,15 @@
 //!    arriving already CE stays CE and *is* counted as marked, as Linux
 //!    `INET_ECN_set_ce` reports success on CE); failure drops with reason `k`.
 //!
+//! Quench mode (RED with `quench`, Floyd 1994 §9.1 "backward ECN"): step 3 is
+//! replaced. An early `Signal` enqueues the packet unchanged (step 4 still
+//! applies) and [`AqmQueue::enqueue_signalled`] returns [`Enqueued::Quench`]:
+//! the caller sends an ICMP Source Quench (RFC 792) to the packet's source. A
+//! packet that may not be quenched (an ICMP error itself, RFC 1812 §4.3.2.7)
+//! is enqueued plainly. A forced `Signal` drops (Floyd 1994 §6.1: RED drops
+//! everything above max_th), so the AQM's count/probability machinery alone
+//! decides which packets cause a quench: the same packets it would mark.
+//!
 //! The host tells the AQM when the queue becomes empty (`on_idle`): after the
 //! dequeue that empties it, and after an arrival dropped while it was empty.
 
@@ -32,7 +41,7 @@ use crate::error::ConfigError;
 use crate::pi::Pi;
 use crate::red::ForcedAction;
 use crate::stats::{QueueStats, StatsAcc};
-use crate::verdict::{DropReason, SignalKind, Verdict};
+use crate::verdict::{DropReason, Enqueued, SignalKind, Verdict};
 
 /// What a queue needs to know about the packets it holds.
 pub trait QueuedPacket {
@@ -42,6 +51,11 @@ pub trait QueuedPacket {
     /// Sets CE; `false` if the packet is Not-ECT (the caller must then drop it).
     /// A packet already CE stays CE and returns `true`.
     fn set_ce(&mut self) -> bool;
+    /// Whether a Source Quench may be sent about this packet: not about an
+    /// ICMP error message (RFC 1812 §4.3.2.7, RFC 792).
+    fn may_quench(&self) -> bool {
+        true
+    }
 }
 
 /// The physical capacity of the queue.
@@ -86,6 +100,7 @@ struct Entry<P> {
 enum Action {
     Enqueue,
     Mark(SignalKind),
+    Quench,
     Drop(DropReason),
 }
 
@@ -96,6 +111,8 @@ pub struct AqmQueue<P: QueuedPacket> {
     len_bytes: u64,
     limit: Limit,
     ecn: bool,
+    /// RED's early signal is a Source Quench (module doc, quench mode).
+    quench: bool,
     aqm: AnyAqm,
     stats: StatsAcc,
 }
@@ -116,22 +133,33 @@ impl<P: QueuedPacket> AqmQueue<P> {
             }
             QueueConfig::Pi(p) => (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Pi(Pi::new(p))),
         };
+        let quench = matches!(cfg, QueueConfig::Red(p) if p.quench);
         let fifo = VecDeque::new();
-        Ok(AqmQueue { fifo, len_bytes: 0, limit, ecn, aqm, stats: StatsAcc::default() })
+        Ok(AqmQueue { fifo, len_bytes: 0, limit, ecn, quench, aqm, stats: StatsAcc::default() })
     }
 
     /// `Ok(())`: enqueued (possibly CE-marked in place). `Err`: the packet and why it was dropped.
+    /// A caller that runs quench-mode queues uses [`Self::enqueue_signalled`] instead.
     pub fn enqueue<R: RngCore + ?Sized>(&mut self, now: Instant, pkt: P, rng: &mut R) -> Result<(), (P, DropReason)> {
+        self.enqueue_signalled(now, pkt, rng).map(|_| ())
+    }
+
+    /// As [`Self::enqueue`], telling how the packet was admitted; on
+    /// [`Enqueued::Quench`] the caller must send the Source Quench.
+    pub fn enqueue_signalled<R: RngCore + ?Sized>(
+        &mut self,
+        now: Instant,
+        pkt: P,
+        rng: &mut R,
+    ) -> Result<Enqueued, (P, DropReason)> {
         let len = pkt.wire_len();
         let view = self.view();
         self.stats.advance(now, view.len_pkts, view.len_bytes);
         self.stats.on_arrival(len);
         let verdict = self.aqm.on_enqueue(now, len, &view, rng);
         let result = match self.resolve(verdict, &pkt, &view) {
-            Action::Enqueue => {
-                self.push(now, pkt, len, false);
-                Ok(())
-            }
+            Action::Enqueue => Ok(self.push(now, pkt, len, Enqueued::Plain)),
+            Action::Quench => Ok(self.push(now, pkt, len, Enqueued::Quench)),
             Action::Mark(kind) => self.mark_and_push(now, pkt, len, kind),
             Action::Drop(reason) => Err((pkt, reason)),
         };
@@ -197,27 +225,38 @@ impl<P: QueuedPacket> AqmQueue<P> {
         let fits = self.limit.admits(view, pkt.wire_len());
         match verdict {
             Verdict::Drop(reason) => Action::Drop(reason),
-            Verdict::Signal(kind) if !self.ecn || pkt.ecn() == Ecn::NotEct => Action::Drop(kind.drop_reason()),
+            Verdict::Signal(SignalKind::Forced) if self.quench => Action::Drop(DropReason::Forced),
+            Verdict::Signal(kind) if !self.quench && (!self.ecn || pkt.ecn() == Ecn::NotEct) => {
+                Action::Drop(kind.drop_reason())
+            }
             _ if !fits => Action::Drop(DropReason::Overflow),
+            Verdict::Signal(SignalKind::Early) if self.quench && pkt.may_quench() => Action::Quench,
+            Verdict::Signal(SignalKind::Early) if self.quench => Action::Enqueue,
             Verdict::Signal(kind) => Action::Mark(kind),
             Verdict::Pass => Action::Enqueue,
         }
     }
 
     /// Step 5: CE-mark, then enqueue; a failed `set_ce` (Not-ECT) is a drop.
-    fn mark_and_push(&mut self, now: Instant, mut pkt: P, len: u32, kind: SignalKind) -> Result<(), (P, DropReason)> {
+    fn mark_and_push(
+        &mut self,
+        now: Instant,
+        mut pkt: P,
+        len: u32,
+        kind: SignalKind,
+    ) -> Result<Enqueued, (P, DropReason)> {
         if pkt.set_ce() {
-            self.push(now, pkt, len, true);
-            Ok(())
+            Ok(self.push(now, pkt, len, Enqueued::Marked))
         } else {
             Err((pkt, kind.drop_reason()))
         }
     }
 
-    fn push(&mut self, now: Instant, pkt: P, len: u32, marked: bool) {
+    fn push(&mut self, now: Instant, pkt: P, len: u32, how: Enqueued) -> Enqueued {
         self.len_bytes += u64::from(len);
         self.fifo.push_back(Entry { pkt, since: now, len });
-        self.stats.on_enqueue(marked, self.len_pkts(), self.len_bytes);
+        self.stats.on_enqueue(how, self.len_pkts(), self.len_bytes);
+        how
     }
 }
 
@@ -245,6 +284,7 @@ mod tests {
             personality: Default::default(),
             mark_p: None,
             adaptive: false,
+            quench: false,
         }
     }
 
@@ -322,5 +362,56 @@ mod tests {
         assert_eq!(q.dequeue(Instant::from_nanos(5)).unwrap().id, 100);
         assert_eq!((q.len_pkts(), q.len_bytes()), (2, 2000));
         assert_eq!(rng.remaining(), 1, "one draw for the single early-region arrival");
+    }
+
+    /// Quench mode (module doc): early signal → enqueued unchanged + `Quench`;
+    /// forced region → drop; an ICMP packet selected early passes plainly.
+    #[test]
+    fn test_quench_mode_forwards_selected_packet_and_drops_in_forced_region() {
+        let cfg = RedParams { quench: true, max_th: 6.0, ..red(10, false) };
+        let mut q = AqmQueue::new(&QueueConfig::Red(cfg)).unwrap();
+        let mut rng = ScriptRng::new(&[0.0, 0.0, 0.0, 0.99]);
+        let t = Instant::ZERO;
+        let mut put = |q: &mut AqmQueue<TestPkt>, p: TestPkt| q.enqueue_signalled(t, p, &mut rng);
+        // q = 0, 1: below min_th; q = 2 = min_th: pb = 0, never selected.
+        for id in 0..3 {
+            assert_eq!(put(&mut q, TestPkt::new(id, 1000, Ecn::Ect0)).unwrap(), Enqueued::Plain);
+        }
+        // q = 3: early region, draw 0 < pa → selected: forwarded unchanged, quench.
+        assert_eq!(put(&mut q, TestPkt::new(3, 1000, Ecn::NotEct)).unwrap(), Enqueued::Quench);
+        // q = 4: selected again, but an ICMP error is never quenched.
+        let icmp = TestPkt { icmp: true, ..TestPkt::new(4, 56, Ecn::NotEct) };
+        assert_eq!(put(&mut q, icmp).unwrap(), Enqueued::Plain);
+        assert_eq!(put(&mut q, TestPkt::new(5, 1000, Ecn::Ect0)).unwrap(), Enqueued::Plain);
+        // q = 6 = max_th: the forced region drops, as the paper's RED does.
+        let (p, why) = put(&mut q, TestPkt::new(6, 1000, Ecn::Ect0)).unwrap_err();
+        assert_eq!((p.id, why), (6, DropReason::Forced));
+        assert_eq!(rng.remaining(), 0);
+        let s = q.stats(t);
+        assert_eq!((s.quenches, s.marks, s.early_drops, s.forced_drops), (1, 0, 0, 1));
+        let out: Vec<TestPkt> = std::iter::from_fn(|| q.dequeue(t)).collect();
+        assert!(out.iter().all(|p| p.ce_calls == 0), "nothing is marked in quench mode");
+        assert_eq!((out[3].id, out[3].ecn), (3, Ecn::NotEct));
+    }
+
+    #[test]
+    fn test_quench_mode_full_queue_overflows_without_quench() {
+        let cfg = RedParams { quench: true, ..red(2, false) };
+        let mut q = AqmQueue::new(&QueueConfig::Red(cfg)).unwrap();
+        let mut rng = ScriptRng::new(&[0.0]);
+        fill(&mut q, 2, &mut rng);
+        let (_, why) = q.enqueue_signalled(Instant::ZERO, TestPkt::new(9, 1000, Ecn::Ect0), &mut rng).unwrap_err();
+        assert_eq!(why, DropReason::Overflow);
+        assert_eq!(q.stats(Instant::ZERO).quenches, 0);
+    }
+
+    #[test]
+    fn test_quench_config_rules() {
+        let both = QueueConfig::Red(RedParams { quench: true, ..red(10, true) });
+        let e = AqmQueue::<TestPkt>::new(&both).unwrap_err().to_string();
+        assert!(e.starts_with("quench = true: cannot be combined with ecn = true"), "{e}");
+        let star = QueueConfig::RedStar(RedParams { quench: true, ..red(10, false) });
+        let e = AqmQueue::<TestPkt>::new(&star).unwrap_err().to_string();
+        assert!(e.starts_with("quench = true: only applies to kind red"), "{e}");
     }
 }

@@ -7,7 +7,7 @@
 //! ```text
 //! arrivals = enqueued + early_drops + forced_drops + overflow_drops
 //! queued   = enqueued - dequeued
-//! marks   <= enqueued
+//! marks + quenches <= enqueued
 //! ```
 //!
 //! The average queue is the time average ∫ qlen dt / t over [0, now]; the
@@ -18,7 +18,7 @@
 use ecnlab_wire::Instant;
 use serde::Serialize;
 
-use crate::verdict::DropReason;
+use crate::verdict::{DropReason, Enqueued};
 
 /// A snapshot of one queue's counters (see [`crate::AqmQueue::stats`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -28,6 +28,9 @@ pub struct QueueStats {
     pub dequeued: u64,
     /// Packets enqueued with a CE mark set by this queue.
     pub marks: u64,
+    /// Packets enqueued unchanged for which the queue asked for an ICMP Source
+    /// Quench to their source (RED with `quench`).
+    pub quenches: u64,
     pub early_drops: u64,
     pub forced_drops: u64,
     pub overflow_drops: u64,
@@ -79,9 +82,10 @@ impl StatsAcc {
     }
 
     /// Counts an enqueue; `len_*` are the lengths after it.
-    pub(crate) fn on_enqueue(&mut self, marked: bool, len_pkts: u32, len_bytes: u64) {
+    pub(crate) fn on_enqueue(&mut self, signal: Enqueued, len_pkts: u32, len_bytes: u64) {
         self.c.enqueued += 1;
-        self.c.marks += u64::from(marked);
+        self.c.marks += u64::from(signal == Enqueued::Marked);
+        self.c.quenches += u64::from(signal == Enqueued::Quench);
         self.c.max_qlen_pkts = self.c.max_qlen_pkts.max(len_pkts);
         self.c.max_qlen_bytes = self.c.max_qlen_bytes.max(len_bytes);
     }
@@ -120,6 +124,6 @@ impl StatsAcc {
         let c = &self.c;
         debug_assert_eq!(c.arrivals, c.enqueued + c.drops(), "arrivals identity");
         debug_assert_eq!(c.enqueued.checked_sub(c.dequeued), Some(u64::from(len_pkts)), "queued");
-        debug_assert!(c.marks <= c.enqueued, "marks <= enqueued");
+        debug_assert!(c.marks + c.quenches <= c.enqueued, "marks + quenches <= enqueued");
     }
 }

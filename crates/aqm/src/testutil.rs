@@ -14,11 +14,13 @@ pub(crate) struct TestPkt {
     pub len: u32,
     pub ecn: Ecn,
     pub ce_calls: u32,
+    /// An ICMP error message: no Source Quench about it.
+    pub icmp: bool,
 }
 
 impl TestPkt {
     pub fn new(id: u64, len: u32, ecn: Ecn) -> Self {
-        TestPkt { id, len, ecn, ce_calls: 0 }
+        TestPkt { id, len, ecn, ce_calls: 0, icmp: false }
     }
 }
 
@@ -36,6 +38,9 @@ impl QueuedPacket for TestPkt {
         }
         self.ecn = Ecn::Ce;
         true
+    }
+    fn may_quench(&self) -> bool {
+        !self.icmp
     }
 }
 

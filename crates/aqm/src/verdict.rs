@@ -47,3 +47,16 @@ pub(crate) enum Verdict {
     /// Drop regardless of ECN.
     Drop(DropReason),
 }
+
+/// How an admitted packet was enqueued: what [`crate::AqmQueue::enqueue_signalled`] returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Enqueued {
+    /// No congestion signal.
+    Plain,
+    /// CE-marked by this queue (RFC 3168 §5).
+    Marked,
+    /// Forwarded unchanged; the caller must send an ICMP Source Quench to the
+    /// packet's source (RFC 792; Floyd 1994 §9.1 "backward ECN").
+    Quench,
+}

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use ecnlab_aqm::{
-    AqmQueue, DropReason, DropTailParams, PiParams, QueueConfig, QueueStats, QueuedPacket, RedMode, RedParams,
+    AqmQueue, DropReason, DropTailParams, Enqueued, PiParams, QueueConfig, QueueStats, QueuedPacket, RedMode, RedParams,
 };
 use ecnlab_wire::{Duration, Ecn, Instant};
 use proptest::prelude::*;
@@ -83,6 +83,7 @@ fn red_params() -> impl Strategy<Value = RedParams> {
             personality: Default::default(),
             mark_p: None,
             adaptive: false,
+            quench: false,
         },
     )
 }
@@ -261,5 +262,43 @@ proptest! {
         }
         let s = q.stats(Instant::from_nanos(n as u64));
         prop_assert_eq!(s.early_drops + s.forced_drops, 0);
+    }
+
+    /// Quench mode is RED marking with another delivery (Floyd 1994 §9.1): on the
+    /// same ECN-capable arrivals and RNG stream, a quench queue quenches exactly
+    /// the packets an ECN queue marks, drops exactly what it drops, and marks nothing.
+    #[test]
+    fn prop_quench_selects_the_packets_marking_marks(
+        p in red_params(),
+        ops in prop::collection::vec(op(), 0..300),
+        seed in any::<u64>(),
+    ) {
+        let mark = QueueConfig::Red(RedParams { ecn: true, quench: false, ..p });
+        let quench = QueueConfig::Red(RedParams { ecn: false, quench: true, ..p });
+        let mut qm: AqmQueue<Pkt> = AqmQueue::new(&mark).unwrap();
+        let mut qq: AqmQueue<Pkt> = AqmQueue::new(&quench).unwrap();
+        let (mut rm, mut rq) = (Pcg64Mcg::seed_from_u64(seed), Pcg64Mcg::seed_from_u64(seed));
+        let (mut now, mut id) = (Instant::ZERO, 0u64);
+        for op in &ops {
+            match *op {
+                Op::Enqueue { len, .. } => {
+                    let pkt = Pkt { id, len, ecn_in: Ecn::Ect0, ecn: Ecn::Ect0, ce_calls: 0 };
+                    id += 1;
+                    let a = qm.enqueue_signalled(now, pkt.clone(), &mut rm).map_err(|(_, r)| r);
+                    let b = qq.enqueue_signalled(now, pkt, &mut rq).map_err(|(_, r)| r);
+                    let want = a.map(|e| if e == Enqueued::Marked { Enqueued::Quench } else { e });
+                    prop_assert_eq!(b, want, "arrival {}", id - 1);
+                }
+                Op::Dequeue => {
+                    let (a, b) = (qm.dequeue(now), qq.dequeue(now));
+                    prop_assert_eq!(a.map(|p| p.id), b.as_ref().map(|p| p.id));
+                    prop_assert!(b.is_none_or(|p| p.ecn == Ecn::Ect0 && p.ce_calls == 0));
+                }
+                Op::Advance(ns) => now += Duration::from_nanos(ns),
+            }
+        }
+        let (a, b) = (qm.stats(now), qq.stats(now));
+        prop_assert_eq!((a.marks, a.early_drops, a.forced_drops), (b.quenches, b.early_drops, b.forced_drops));
+        prop_assert_eq!(b.marks, 0);
     }
 }

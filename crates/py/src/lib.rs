@@ -33,11 +33,58 @@ fn default_tcp_config() -> PyResult<String> {
     serde_json::to_string(&ecnlab_tcp::TcpConfig::default()).map_err(|e| EngineError::new_err(e.to_string()))
 }
 
+/// The simulator's web application model (`ecnlab_sim::web::Web`) with the
+/// flow's own RNG stream, driven by wall-clock times: `ecnlab emulate`'s web
+/// client makes the same draws (sessions, pages, objects, sizes, think
+/// times) from the same code and parameters as `ecnlab run`.
+#[pyclass(module = "ecnlab._core")]
+struct WebSource {
+    web: ecnlab_sim::web::Web,
+    rng: ecnlab_sim::rng::SimRng,
+}
+
+#[pymethods]
+impl WebSource {
+    /// `params_json`: the engine's `WebParams`; the stream is (seed, App, flow_index), as in the engine.
+    #[new]
+    fn new(params_json: &str, seed: u64, flow_index: u32, start_ns: u64) -> PyResult<Self> {
+        use ecnlab_sim::rng::{stream, Stream};
+        let p: ecnlab_sim::web::WebParams =
+            serde_json::from_str(params_json).map_err(|e| EngineError::new_err(format!("web params: {e}")))?;
+        ecnlab_sim::web::check(&p).map_err(|(f, v, r)| EngineError::new_err(format!("web {f} = {v}: {r}")))?;
+        let start = ecnlab_wire::Instant(start_ns);
+        Ok(WebSource { web: ecnlab_sim::web::Web::new(p, start), rng: stream(seed, Stream::App, flow_index) })
+    }
+
+    /// The earliest scheduled connection start opens at `now_ns`: returns
+    /// (connection number, response bytes, next session arrival if this opened a session).
+    fn start(&mut self, now_ns: u64) -> (u32, u64, Option<u64>) {
+        let conn = self.web.objects.len() as u32;
+        let next = self.web.on_connection_start(&mut self.rng, ecnlab_wire::Instant(now_ns));
+        (conn, self.web.object_bytes(conn), next.map(|t| t.0))
+    }
+
+    /// Connection `conn`'s object fully arrived at `now_ns`: when its session's next connection starts.
+    fn done(&mut self, conn: u32, now_ns: u64) -> Option<u64> {
+        self.web.on_object_done(&mut self.rng, conn, ecnlab_wire::Instant(now_ns)).map(|t| t.0)
+    }
+
+    fn request_bytes(&self) -> u64 {
+        self.web.request_bytes()
+    }
+
+    /// The engine's per-flow web result (`WebOut`) as JSON, for objects done so far.
+    fn summary_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.web.summary()).map_err(|e| EngineError::new_err(e.to_string()))
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(default_tcp_config, m)?)?;
+    m.add_class::<WebSource>()?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     Ok(())
 }

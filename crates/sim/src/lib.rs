@@ -10,6 +10,7 @@
 //! - [`conn`], [`app`]: TCP connections and the applications on them.
 //! - [`web`]: web sessions of HTTP/1.0 objects. [`tail`]: time with the queue above a threshold.
 //! - [`fault`]: scripted drops and marks. [`pcap`]: packet captures.
+//! - `quench.rs`: ICMP Source Quenches sent by RED queues in quench mode.
 //! - [`output`]: the result.
 
 pub mod app;
@@ -24,6 +25,7 @@ pub mod net;
 pub mod output;
 pub mod packet;
 pub mod pcap;
+mod quench;
 mod report;
 pub mod rng;
 pub mod sched;

@@ -57,7 +57,7 @@ impl Link {
         }
         self.busy = true;
         self.counters.packets += 1;
-        self.counters.bytes += p.seg.wire_len() as u64;
+        self.counters.bytes += u64::from(ecnlab_aqm::QueuedPacket::wire_len(&p));
         Some(p)
     }
 }

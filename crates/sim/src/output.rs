@@ -42,6 +42,10 @@ pub struct FlowOut {
     pub ece_sent: u64,
     pub cwr_sent: u64,
     pub acks_sent: u64,
+    /// ICMP Source Quenches that reached the flow's endpoints, and the window
+    /// reductions they caused (at most one per window; Floyd 1994 §4).
+    pub quenches_received: u64,
+    pub quench_reductions: u64,
     pub completion_time_s: Option<f64>,
     /// Serial flows: each file's transfer time, connection opening (SYN) to
     /// its last byte at the client, in order; empty for other kinds.
@@ -53,7 +57,8 @@ pub struct FlowOut {
     pub corrupted_received: u64,
     /// Pure ACKs sent by the dst (receiving) side.
     pub dst_acks_sent: u64,
-    /// Packet accounting of both directions: sent = delivered + dropped + corrupted + in flight.
+    /// Packet accounting of both directions: sent = delivered + dropped + corrupted + in flight
+    /// (ICMP Source Quenches about the flow's packets included).
     pub pkts_sent: u64,
     pub pkts_delivered: u64,
     pub pkts_dropped: u64,
@@ -98,6 +103,8 @@ pub struct QueueOut {
     pub enqueued: u64,
     pub dequeued: u64,
     pub marks: u64,
+    /// Packets forwarded unchanged with an ICMP Source Quench sent to their source (RED `quench`).
+    pub quenches: u64,
     pub early_drops: u64,
     /// Early drops of ECN-capable packets (zero whenever the queue has ECN on).
     pub early_drops_ect: u64,

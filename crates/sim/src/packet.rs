@@ -1,9 +1,14 @@
 //! The simulator's packet: a TCP segment plus the addressing the network needs.
 //! Plain `Copy` data kept in a slab and moved by index between events.
+//!
+//! An ICMP Source Quench (`quench.rs`) is a `Packet` with `quench` set to the
+//! host the quenched segment was going to: `seg` is that segment (what the
+//! ICMP message quotes), `src` the gateway, `dst` and `to` the segment's
+//! sender; it is 56 bytes on the wire and Not-ECT.
 
 use crate::sched::End;
 use ecnlab_aqm::QueuedPacket;
-use ecnlab_wire::{Ecn, Instant, Segment};
+use ecnlab_wire::{Ecn, Instant, Segment, SOURCE_QUENCH_LEN};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
@@ -23,24 +28,39 @@ pub struct Packet {
     pub dst: u32,
     /// When the packet entered its current link's queue.
     pub enqueued_at: Instant,
+    /// `Some(host)`: an ICMP Source Quench about `seg`, which was on its way
+    /// to `host` (module doc); `None`: the segment itself.
+    pub quench: Option<u32>,
 }
 
 impl QueuedPacket for Packet {
     fn wire_len(&self) -> u32 {
-        self.seg.wire_len()
+        if self.quench.is_some() {
+            SOURCE_QUENCH_LEN
+        } else {
+            self.seg.wire_len()
+        }
     }
     fn ecn(&self) -> Ecn {
-        self.seg.ecn
+        if self.quench.is_some() {
+            Ecn::NotEct
+        } else {
+            self.seg.ecn
+        }
     }
     /// RFC 3168 §5: a router sets CE only on an ECN-capable packet.
     fn set_ce(&mut self) -> bool {
-        match self.seg.ecn {
+        match self.ecn() {
             Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce => {
                 self.seg.ecn = Ecn::Ce;
                 true
             }
             Ecn::NotEct => false,
         }
+    }
+    /// RFC 1812 §4.3.2.7: no ICMP error about an ICMP error.
+    fn may_quench(&self) -> bool {
+        self.quench.is_none()
     }
 }
 

@@ -7,11 +7,16 @@
 //! the flow (mod 50000), its server port 5000 + the flow index (mod 60000);
 //! initial sequence numbers are a fixed hash of (flow, connection, end), so
 //! captures are byte-identical run after run.
+//!
+//! An ICMP Source Quench (`quench.rs`) is written as a real 56-byte IPv4/ICMP
+//! packet (type 4, code 0) from the gateway's address to the source's, quoting
+//! the IP header and first 8 bytes of the quenched segment as it was sent.
 
+use crate::conn::peer;
 use crate::error::Error;
 use crate::packet::Packet;
 use crate::sched::End;
-use ecnlab_wire::{emit_ipv4_tcp, Endpoints, Instant, PcapWriter};
+use ecnlab_wire::{emit_ipv4_tcp, emit_source_quench, Endpoints, Instant, PcapWriter};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -20,6 +25,8 @@ pub struct PcapTap {
     path: PathBuf,
     writer: PcapWriter<BufWriter<File>>,
     buf: Vec<u8>,
+    /// The quenched segment's bytes, when writing a Source Quench.
+    orig: Vec<u8>,
     ident: u16,
     error: Option<std::io::Error>,
 }
@@ -60,7 +67,7 @@ impl PcapTap {
         let io = |source| Error::Pcap { path: path.display().to_string(), source };
         let file = File::create(&path).map_err(io)?;
         let writer = PcapWriter::new(BufWriter::new(file)).map_err(io)?;
-        Ok(PcapTap { path, writer, buf: Vec::with_capacity(2048), ident: 0, error: None })
+        Ok(PcapTap { path, writer, buf: Vec::with_capacity(2048), orig: Vec::new(), ident: 0, error: None })
     }
 
     /// Writes one packet; the first I/O error is kept and reported by `finish`.
@@ -70,7 +77,14 @@ impl PcapTap {
         }
         self.buf.clear();
         self.ident = self.ident.wrapping_add(1);
-        if emit_ipv4_tcp(&p.seg, &endpoints(p), self.ident, 0, &mut self.buf).is_err() {
+        if let Some(to) = p.quench {
+            // The segment as its sender sent it: from the quench's destination to `to`.
+            let seg = Packet { src: p.dst, dst: to, to: peer(p.to), quench: None, ..*p };
+            if emit_ipv4_tcp(&p.seg, &endpoints(&seg), 0, 0, &mut self.orig).is_err() {
+                return;
+            }
+            emit_source_quench(&self.orig, node_addr(p.src), node_addr(p.dst), self.ident, &mut self.buf);
+        } else if emit_ipv4_tcp(&p.seg, &endpoints(p), self.ident, 0, &mut self.buf).is_err() {
             return; // longer than an IPv4 packet can be: cannot be captured
         }
         if let Err(e) = self.writer.write_packet(now, &self.buf) {

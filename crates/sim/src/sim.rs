@@ -12,7 +12,7 @@ use crate::packet::{Packet, PacketSlab};
 use crate::pcap::PcapTap;
 use crate::sched::{End, Event, Scheduler};
 use crate::spec::{FaultAction, SimSpec};
-use ecnlab_aqm::DropReason;
+use ecnlab_aqm::{DropReason, Enqueued, QueuedPacket};
 use ecnlab_tcp::{Connection, Role};
 use ecnlab_wire::{Duration, Instant};
 use rand::Rng;
@@ -118,9 +118,9 @@ impl Simulation {
     // ----- links -------------------------------------------------------------
 
     /// A packet enters link `li`: scripted faults, then the queue, then the transmitter.
-    fn send_on_link(&mut self, li: u32, mut p: Packet, now: Instant) {
+    pub(crate) fn send_on_link(&mut self, li: u32, mut p: Packet, now: Instant) {
         let link_faults = &mut self.faults[li as usize];
-        if !link_faults.is_empty() {
+        if !link_faults.is_empty() && p.quench.is_none() {
             let action = link_faults.iter_mut().find_map(|f| f.check(&p));
             if !self.apply_fault(li, action, &mut p) {
                 self.flows[p.flow as usize].census.dropped += 1;
@@ -129,15 +129,20 @@ impl Simulation {
         }
         p.enqueued_at = now;
         let link = &mut self.links[li as usize];
-        if let Err((p, reason)) = link.queue.enqueue(now, p, &mut link.queue_rng) {
-            // Counted by the queue; the sim also checks the rule that an ECN queue
-            // never drops an ECN-capable packet early (it marks it).
-            if reason == DropReason::Early && p.seg.ecn.is_ect() {
-                link.counters.early_drops_ect += 1;
+        match link.queue.enqueue_signalled(now, p, &mut link.queue_rng) {
+            Err((p, reason)) => {
+                // Counted by the queue; the sim also checks the rule that an ECN queue
+                // never drops an ECN-capable packet early (it marks it).
+                if reason == DropReason::Early && p.ecn().is_ect() {
+                    link.counters.early_drops_ect += 1;
+                }
+                self.flows[p.flow as usize].census.dropped += 1;
+                return;
             }
-            self.flows[p.flow as usize].census.dropped += 1;
-            return;
+            Ok(Enqueued::Quench) => self.send_quench(li, &p, now),
+            Ok(_) => {}
         }
+        let link = &mut self.links[li as usize];
         if let Some(t) = link.tail.as_mut() {
             t.observe(now, link.queue.len_bytes());
         }
@@ -165,7 +170,7 @@ impl Simulation {
     fn try_transmit(&mut self, li: u32, now: Instant) {
         let link = &mut self.links[li as usize];
         let Some(p) = link.start_next(now) else { return };
-        let tx = link.tx_time(p.seg.wire_len());
+        let tx = link.tx_time(ecnlab_aqm::QueuedPacket::wire_len(&p));
         let arrive = now + tx + link.delay;
         if let Some(tap) = self.taps[li as usize].as_mut() {
             tap.record(now, &p);
@@ -194,7 +199,7 @@ impl Simulation {
             link.counters.corrupted += 1;
             let census = &mut self.flows[p.flow as usize].census;
             census.corrupted += 1;
-            if node == p.dst && p.seg.payload_len > 0 {
+            if node == p.dst && p.seg.payload_len > 0 && p.quench.is_none() {
                 census.corrupted_data_at_host += 1;
             }
             return;
@@ -252,7 +257,7 @@ impl Simulation {
         self.touch(slot, gen, end, now);
     }
 
-    fn deliver(&mut self, p: Packet, now: Instant) {
+    pub(crate) fn deliver(&mut self, p: Packet, now: Instant) {
         let census = &mut self.flows[p.flow as usize].census;
         let Some(c) = self.conns.get(p.slot, p.gen) else {
             self.census.stale += 1;
@@ -261,7 +266,11 @@ impl Simulation {
         };
         self.census.delivered += 1;
         census.delivered += 1;
-        c.endpoint(p.to).on_segment(now, &p.seg);
+        if p.quench.is_some() {
+            c.endpoint(p.to).on_source_quench(now);
+        } else {
+            c.endpoint(p.to).on_segment(now, &p.seg);
+        }
         self.touch(p.slot, p.gen, p.to, now);
     }
 
@@ -308,8 +317,18 @@ impl Simulation {
             let Some(c) = self.conns.get(slot, gen) else { return };
             let Some(seg) = c.endpoint(end).poll_transmit(now) else { return };
             let (src, dst) = (c.node(end), c.node(peer(end)));
-            let p =
-                Packet { seg, flow: c.flow, slot, gen, conn_no: c.conn_no, to: peer(end), src, dst, enqueued_at: now };
+            let p = Packet {
+                seg,
+                flow: c.flow,
+                slot,
+                gen,
+                conn_no: c.conn_no,
+                to: peer(end),
+                src,
+                dst,
+                enqueued_at: now,
+                quench: None,
+            };
             let li = self.topo.next_link(src, dst);
             debug_assert_ne!(li, NO_ROUTE, "routes are checked before the run");
             if li != NO_ROUTE {

@@ -408,6 +408,17 @@ impl Connection {
         }
     }
 
+    /// An ICMP Source Quench about this connection arrived (`quench.rs`): halve
+    /// the window at most once per window of data, only once established.
+    pub fn on_source_quench(&mut self, now: Instant) {
+        match self.state {
+            State::Closed | State::Listen | State::SynSent | State::SynReceived | State::Done => {
+                self.stats.quenches_received += 1;
+            }
+            _ => self.snd.on_source_quench(now, &mut self.stats),
+        }
+    }
+
     /// Queues `bytes` more application bytes (ignored after `close()` or `send_unlimited()`).
     pub fn send(&mut self, bytes: u64) {
         if let (AppData::Bytes(n), FinState::Open) = (self.snd.app, self.snd.fin) {

@@ -4,12 +4,14 @@
 //! the clock and the network: it feeds segments with [`Connection::on_segment`],
 //! drains [`Connection::poll_transmit`] until `None` after every input, timer or
 //! application call, and calls [`Connection::on_timer`] at [`Connection::poll_at`].
+//! A Source Quench about the connection is fed with [`Connection::on_source_quench`].
 //!
 //! | file | concern |
 //! |---|---|
 //! | `conn.rs` | handshake, state machine, segment assembly, counters |
 //! | `send.rs` | send sequence state, application data, transmit selection |
 //! | `recovery.rs` | ACK processing: Tahoe/Reno/NewReno/SACK recovery, ECN reaction, RTO |
+//! | `quench.rs` | response to an ICMP Source Quench (Floyd 1994 §4, §5) |
 //! | `cc.rs` | cwnd/ssthresh, `CaState`, RFC 5681 growth |
 //! | `rtt.rs` | RFC 6298 estimator with a coarse clock |
 //! | `timer.rs` | retransmission timer enum, tick-aligned deadlines |
@@ -22,6 +24,7 @@ mod assembler;
 mod cc;
 pub mod config;
 mod conn;
+mod quench;
 mod recovery;
 mod recv;
 mod rtt;

@@ -29,6 +29,7 @@
 //! reduction cwnd grows normally (congestion avoidance) while in Cwr.
 //! Any reduction with ECN negotiated sets CWR on the next new data segment
 //! (RFC 3168 §6.1.2: "reduces its congestion window for any reason").
+//! An ICMP Source Quench is handled like ECE, with its own counters (`quench.rs`).
 
 use crate::cc::Phase;
 use crate::config::Variant;
@@ -97,6 +98,13 @@ impl Sender {
     /// tiny window still backs off when marked.
     fn ecn_reduce(&mut self, now: Instant, st: &mut TcpStats) {
         st.ecn_reductions += 1;
+        self.halve_window(now);
+        self.ecn = EcnSend::CwrPending;
+    }
+
+    /// The window arithmetic of [`Self::ecn_reduce`], shared with the Source
+    /// Quench response (`quench.rs`): enters Cwr until snd_max is passed.
+    pub(crate) fn halve_window(&mut self, now: Instant) {
         let one_segment = self.cc.cwnd <= self.cc.mss;
         let flight = self.flight_size();
         self.cc.halve(flight);
@@ -111,7 +119,6 @@ impl Sender {
         }
         self.cc.phase = Phase::Cwr { until: self.max };
         self.reduced_at = self.max;
-        self.ecn = EcnSend::CwrPending;
     }
 
     fn on_new_ack(&mut self, acked: u64) {

@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 /// Counters of one endpoint. Every counter counts segments this endpoint sent,
-/// except `ce_received` (data segments received with CE) and the congestion
-/// events (`fast_retransmits`, `timeouts`, `ecn_reductions`).
+/// except `ce_received` (data segments received with CE), the quench counters
+/// and the congestion events (`fast_retransmits`, `timeouts`, `ecn_reductions`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TcpStats {
     /// Every segment sent (SYN, SYN-ACK, data, FIN, pure ACK), retransmissions included.
@@ -35,6 +35,10 @@ pub struct TcpStats {
     pub syn_retransmits: u64,
     /// Segments with a payload that reached this endpoint, duplicates included.
     pub data_packets_received: u64,
+    /// ICMP Source Quenches about this connection that reached this endpoint.
+    pub quenches_received: u64,
+    /// Of those, the ones that reduced the window (at most one per window, `quench.rs`).
+    pub quench_reductions: u64,
 }
 
 impl TcpStats {
@@ -54,6 +58,8 @@ impl TcpStats {
             acks_sent,
             syn_retransmits,
             data_packets_received,
+            quenches_received,
+            quench_reductions,
         } = o;
         self.packets_sent += packets_sent;
         self.data_packets_sent += data_packets_sent;
@@ -68,5 +74,7 @@ impl TcpStats {
         self.acks_sent += acks_sent;
         self.syn_retransmits += syn_retransmits;
         self.data_packets_received += data_packets_received;
+        self.quenches_received += quenches_received;
+        self.quench_reductions += quench_reductions;
     }
 }

@@ -8,7 +8,9 @@
 //! tshark is required: `make setup` installs it. The test fails, never skips,
 //! when it is missing.
 
-use ecnlab_wire::{emit_ipv4_tcp, Ecn, Endpoints, Instant, PcapWriter, Segment, TcpFlags};
+use ecnlab_wire::{
+    emit_ipv4_tcp, emit_source_quench, Ecn, Endpoints, Instant, PcapWriter, Segment, TcpFlags, SOURCE_QUENCH_LEN,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -157,4 +159,31 @@ fn test_tshark_reads_snapped_pcap_with_orig_len() {
         let cap = seg.wire_len().min(64).to_string();
         assert_eq!(row, &[len.clone(), cap, "1".to_owned(), len]);
     }
+}
+
+/// An ICMP Source Quench (RFC 792) about the trace's third packet decodes as
+/// type 4 code 0 ("Source quench") with good IP and ICMP checksums, quoting
+/// the original header (IP length 1500, its checksum good too) and the TCP ports.
+#[test]
+fn test_tshark_decodes_source_quench() {
+    let path = temp_pcap("quench");
+    let (_, ns, seg) = trace()[2];
+    let mut orig = Vec::new();
+    emit_ipv4_tcp(&seg, &CLIENT, 3, 0, &mut orig).unwrap();
+    let mut buf = Vec::new();
+    let n = emit_source_quench(&orig, [10, 0, 9, 1], CLIENT.src_addr, 1, &mut buf);
+    let file = std::fs::File::create(&path).expect("create temp pcap");
+    let mut pcap = PcapWriter::new(std::io::BufWriter::new(file)).unwrap();
+    pcap.write_packet(Instant::from_nanos(ns), &buf).unwrap();
+    pcap.into_inner().unwrap();
+    let fields = ["icmp.type", "icmp.code", "icmp.checksum.status", "ip.checksum.status", "ip.len", "tcp.srcport"];
+    let mut cmd = Command::new("tshark");
+    cmd.arg("-r").arg(&path).args(["-o", "ip.check_checksum:TRUE"]);
+    let summary = String::from_utf8_lossy(&cmd.output().expect("tshark runs").stdout).into_owned();
+    let rows = tshark_rows(&path, &fields);
+    std::fs::remove_file(&path).ok();
+    assert_eq!((n, SOURCE_QUENCH_LEN), (56, 56));
+    let want: Vec<String> = ["4", "0", "1", "1,1", "56,1500", "40000"].iter().map(|s| s.to_string()).collect();
+    assert_eq!(rows, vec![want], "summary: {summary}");
+    assert!(summary.contains("Source quench"), "{summary}");
 }

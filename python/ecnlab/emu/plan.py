@@ -30,7 +30,7 @@ LINUX_CC: dict[str, tuple[str, int]] = {
 }
 
 #: Applications ecnlab.emu.traffic implements.
-APP_KINDS = ("bulk", "serial", "request_response")
+APP_KINDS = ("bulk", "serial", "request_response", "web")
 #: TCP/IP header bytes on top of the MSS (IPv4 20 + TCP 20): the TUN MTU.
 HEADERS = 40
 #: Hosts live at 10.77.0.1, 10.77.0.2, ... (private, inside their own namespaces only).
@@ -46,7 +46,7 @@ class HostPlan:
     addr: str
     mtu: int
     sysctls: dict[str, str]
-    #: ``ip route`` options for the route to the other hosts (init cwnd, min RTO, quick ACK).
+    #: ``ip route`` options for the route to the other hosts (init cwnd, min RTO, receive window, quick ACK).
     route_opts: tuple[str, ...]
 
 
@@ -89,6 +89,12 @@ def make_plan(sc: Scenario) -> Plan:
 def _check_supported(sc: Scenario) -> None:
     if sc.faults:
         raise ScenarioError("faults", "scripted faults are not supported by emulate (Linux TCP cannot be scripted)")
+    for link in sc.topology.links:
+        if link.queue.red is not None and link.queue.red.quench:
+            # The router forwards and counts but cannot emit ICMP, and Linux ignores Source Quench (RFC 6633).
+            raise ScenarioError(
+                f"links.{link.name}.queue.signal", "emulate supports the signals drop and mark", "quench"
+            )
     for f in sc.flows:
         if f.app.kind not in APP_KINDS:
             raise ScenarioError(
@@ -121,6 +127,8 @@ def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:
         str(tcp.init_cwnd),
         "rto_min",
         f"{max(1, tcp.min_rto_ns // 1_000_000)}ms",
+        "window",  # the largest window the host advertises (RTAX_WINDOW clamps Linux's autotuning)
+        str(tcp.rwnd_bytes),
     ]
     if not tcp.delayed_ack:
         opts += ["quickack", "1"]

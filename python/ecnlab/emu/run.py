@@ -85,7 +85,26 @@ def emulate_scenario(sc: Scenario, out: Path) -> RunResult:
             raw = _run(sc, plan, router, staging)
         summary = build_emu_summary(sc, resolved_scenario(sc), plan, raw)
         write_summary(staging, summary)
+        _write_web_objects(sc, raw, staging)
     return RunResult(summary, out)
+
+
+#: Per-object results of web flows (one row per object; ``done_s`` empty when unfinished).
+WEB_OBJECTS_FILE = "web_objects.csv"
+
+
+def _write_web_objects(sc: Scenario, raw: dict[str, Any], staging: Path) -> None:
+    """``DIR/web_objects.csv``: flow, connection, start_s, bytes, done_s, response_s (times from the run start)."""
+    rows = []
+    for f in sc.flows:
+        if f.app.kind != "web":
+            continue
+        for conn, start, size, done in raw["ends"][(f.id, "dst")]["objects"]:
+            resp = "" if done is None else f"{done - start:.6f}"
+            rows.append(f"{f.id},{conn},{start:.6f},{size},{'' if done is None else f'{done:.6f}'},{resp}\n")
+    if rows:
+        text = "flow,conn,start_s,bytes,done_s,response_s\n" + "".join(rows)
+        (staging / WEB_OBJECTS_FILE).write_text(text, encoding="utf-8")
 
 
 def _router_config(sc: Scenario, plan: Plan, names: dict[str, str], staging: Path) -> dict[str, Any]:
@@ -142,6 +161,7 @@ def _run(sc: Scenario, plan: Plan, router: Path, staging: Path) -> dict[str, Any
                 p, max(1.0, t0 + duration + DRAIN_S + SLACK_S - time.monotonic()), f"flow {flow_id} {side}"
             )
             results[(flow_id, side)] = json.loads(line)
+        _await_quiet(rt)
         assert rt.stdin is not None
         rt.stdin.close()  # EOF: the router prints its final counters and exits
         final = json.loads(read_line(rt, 10, "ecnlab-router final counters"))
@@ -160,7 +180,8 @@ def _run(sc: Scenario, plan: Plan, router: Path, staging: Path) -> dict[str, Any
 def _start_flows(
     sc: Scenario, plan: Plan, ns: Namespaces, procs: Processes
 ) -> list[tuple[subprocess.Popen[str], tuple[str, str]]]:
-    """Listeners first (each reports its port), then initiators; all wait for t0 on stdin."""
+    """Listeners first (each reports its port), then initiators (each reports it is ready);
+    all wait for t0 on stdin."""
     Entry = tuple[list[str], tuple[str, str]]
     started: list[Entry] = []
     pending: list[Entry] = []
@@ -170,6 +191,7 @@ def _start_flows(
         for side, host, peer, sends in (("src", f.src, f.dst, True), ("dst", f.dst, f.src, False)):
             listens = src_listens == (side == "src")
             cfg = _end_config(sc, f, plan, host, peer, port, sends, listens)
+            cfg.update(seed=sc.seed, flow_index=k)  # web: the flow's RNG stream, as in the engine
             cfg["netns"] = ns.names[host]
             argv = [*ns.exec_prefix(host), sys.executable, "-m", "ecnlab.emu.traffic", json.dumps(cfg)]
             entry = (argv, (f.id, side))
@@ -179,8 +201,10 @@ def _start_flows(
         p = procs.start(argv)
         read_line(p, 10, f"flow {key[0]} {key[1]} listener")
         ends.append((p, key))
-    ends += [(procs.start(argv), key) for argv, key in pending]
-    return ends
+    initiators = [(procs.start(argv), key) for argv, key in pending]
+    for p, key in initiators:  # each says it is ready (imports done), so t0 is not missed
+        read_line(p, 30, f"flow {key[0]} {key[1]} start")
+    return ends + initiators
 
 
 def _end_config(
@@ -219,6 +243,24 @@ def _router_stats(rt: subprocess.Popen[str]) -> dict[str, Any]:
     rt.stdin.flush()
     stats: dict[str, Any] = json.loads(read_line(rt, 5, "ecnlab-router stats"))
     return stats
+
+
+#: After the traffic programs end, packets still in the router's queues and delay lines are
+#: delivered before it stops (so receivers' counters match its final ones); at most this long.
+QUIET_MAX_S = 3.0
+QUIET_STEP_S = 0.2
+
+
+def _await_quiet(rt: subprocess.Popen[str]) -> None:
+    """Wait until the router forwards nothing for one step (or QUIET_MAX_S)."""
+    limit = time.monotonic() + QUIET_MAX_S
+    last = -1
+    while time.monotonic() < limit:
+        n = sum(link["packets"] for link in _router_stats(rt)["links"])
+        if n == last:
+            return
+        last = n
+        time.sleep(QUIET_STEP_S)
 
 
 def _nstat(prefix: list[str]) -> dict[str, int]:

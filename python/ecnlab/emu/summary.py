@@ -6,7 +6,9 @@ docs/emulation.md). Sources: the data sink's byte counts (goodput, delivered
 bytes), the data sender's ``TCP_INFO`` (retransmits, segments, ECN
 negotiated, RTT, cwnd), each namespace's ``nstat`` (CE packets received,
 fast retransmits, timeouts), and the router's counters (queues and links).
-The extra key ``emulation`` holds what only an emulation has.
+The extra key ``emulation`` holds what only an emulation has. A ``web``
+flow's ``web`` result comes from the client (the engine's own ``WebOut``
+code over the measured response times).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ QUEUE_KEYS = (
     "enqueued",
     "dequeued",
     "marks",
+    "quenches",
     "early_drops",
     "early_drops_ect",
     "forced_drops",
@@ -65,6 +68,11 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
                 "lateness": router["final"]["lateness"],
                 "ends": router["final"]["ends"],
                 "io": router["final"]["io"],
+                # Queue counters once every packet has left the router (after the run's end; the
+                # receivers' nstat counters are read after this, so they match these).
+                "final_queues": [
+                    {"link": q["link"], **{k: q[k] for k in QUEUE_KEYS}} for q in router["final"]["links"]
+                ],
             },
             "flows": {f.id: _flow_extra(f, raw) for f in sc.flows},
             "nstat": {h: _nstat_subset(c) for h, c in raw["nstat"].items()},
@@ -112,12 +120,15 @@ def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
         "completion_time_s": _completion(f, snd, rcv),
         "transfer_times_s": [],
         "transactions": rcv["transactions"] if f.app.kind == "request_response" else None,
+        **({"web": rcv["web"]} if f.app.kind == "web" else {}),
     }
 
 
 def _completion(f: Flow, snd: dict[str, Any], rcv: dict[str, Any]) -> float | None:
     """Start to the last byte at the sink, for flows that finished."""
     start = f.start_ns / 1e9
+    if f.app.kind == "web":  # sessions until the end, as in the simulator
+        return None
     if f.app.kind == "bulk":
         done = f.app.bytes is not None and rcv["bytes_total"] >= f.app.bytes
         return rcv["last_byte_s"] - start if done and rcv["last_byte_s"] is not None else None
@@ -129,7 +140,7 @@ def _completion(f: Flow, snd: dict[str, Any], rcv: dict[str, Any]) -> float | No
 def _flow_extra(f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
     """What only the real stack shows: last TCP_INFO and `ss -tino` of the data sender."""
     snd = raw["ends"][(f.id, "src")]
-    last = snd["infos"][-1] if snd["infos"] else {}
+    last = snd.get("last_info") or (snd["infos"][-1] if snd["infos"] else {})
     keep = ("rtt_us", "min_rtt_us", "snd_cwnd", "snd_ssthresh", "delivered_ce", "bytes_retrans", "ecn_seen")
     return {"ss": snd["ss"], "tcp_info": {k: last[k] for k in keep if k in last}}
 
@@ -154,6 +165,9 @@ def _nstat_subset(c: dict[str, int]) -> dict[str, int]:
         "TcpRetransSegs",
         "TcpExtTCPFastRetrans",
         "TcpExtTCPTimeouts",
+        "TcpExtTCPSynRetrans",
+        "TcpActiveOpens",
+        "TcpPassiveOpens",
         "TcpExtTCPDeliveredCE",
         "TcpOutSegs",
         "TcpInSegs",

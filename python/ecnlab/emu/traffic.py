@@ -13,6 +13,8 @@ is shared by all namespaces; ``netns`` only tags the command line):
 - ``request_response``: per transaction one connection: the sink (client)
   sends ``request_bytes``, the source answers ``response_bytes`` and closes
   (netperf TCP_CRR).
+- ``web``: HTTP/1.0-style sessions drawn from the simulator's web model
+  (:mod:`ecnlab.emu.webtraffic`; the source is the server).
 
 Each process prints one JSON line of results: bytes, times, and for the data
 sender the ``TCP_INFO`` of every connection plus ``ss -tino`` of the last one.
@@ -33,6 +35,8 @@ from ecnlab.emu.tcpinfo import tcp_info
 CHUNK = 1 << 16
 PAYLOAD = b"\x5a" * CHUNK
 POLL_S = 0.02
+#: Web servers accept many connections at once; a full accept queue would drop SYNs itself.
+LISTEN_BACKLOG = 1024
 
 
 class Deadline(Exception):
@@ -154,9 +158,14 @@ def run(cfg: dict[str, Any], listener: socket.socket | None) -> dict[str, Any]:
                 out["ss"] = _ss(cfg["peer"])
         s.close()
 
-    _sleep_until(t0 + cfg["start_s"])
+    if app["kind"] != "web":  # web keeps its own schedule from t0
+        _sleep_until(t0 + cfg["start_s"])
     try:
-        if app["kind"] == "bulk":
+        if app["kind"] == "web":
+            from ecnlab.emu.webtraffic import run_web
+
+            out.update(run_web(cfg, listener, count))
+        elif app["kind"] == "bulk":
             s = connection()
             if cfg["sends"]:
                 out["bytes_sent"] = _send(s, app["bytes"], deadline)
@@ -227,8 +236,10 @@ def main() -> int:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((cfg["addr"], cfg["port"]))
-        listener.listen(16)
+        listener.listen(LISTEN_BACKLOG)
         print(json.dumps({"listening": cfg["port"]}), flush=True)
+    else:
+        print(json.dumps({"ready": True}), flush=True)  # imports done: t0 can be chosen
     # The orchestrator fixes t0 after every listener is up: one line on stdin.
     cfg["t0"] = float(sys.stdin.readline())
     result = run(cfg, listener)

@@ -20,6 +20,13 @@ seconds, for CI), and registers itself on import::
 (the experiment's own section first, then the standard sweep sections).
 A *group* (``register_group("rfc2884", [...])``) reproduces several
 experiments, each into ``OUT/<experiment>/``.
+
+Two optional hooks serve live emulation (kuz-testbed): ``compute`` runs each
+sweep run in the reproducing process, one after another, instead of the
+simulator's worker pool (``--jobs``/``--scheduler`` do not apply), returning
+the same ``Outcome`` as the simulator's workers; ``unavailable`` says why the
+experiment cannot run on this machine, and reproduce then writes that one
+line as its report and goes on with the rest of the group.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ecnlab.store import SweepResults
+    from ecnlab.sweep.execute import Outcome
+    from ecnlab.sweep.spec import Run
 
 __all__ = [
     "Experiment",
@@ -65,6 +74,12 @@ class Experiment:
     report_section: Callable[[SweepResults, Tables, list[Path]], tuple[str, str]] | None = None
     sweep_file: Path | None = None  # explicit paths (tests); default: files beside ``package``
     quick_file: Path | None = None
+    # Live emulation: run each sweep run in this process, one after another, with this function
+    # instead of the simulator's worker pool (kuz-testbed).
+    compute: Callable[[Run], Outcome] | None = None
+    # Why the experiment cannot run on this machine (None: it can); reproduce then writes a
+    # report saying so in one line and goes on with the other experiments.
+    unavailable: Callable[[], str | None] | None = None
 
     def sweep_path(self, quick: bool) -> Path:
         """The sweep file to run (``quick.toml`` with ``quick``)."""
@@ -166,7 +181,12 @@ def reproduce(
     dirs, ok = {}, True
     for e in exps:
         d = root if len(exps) == 1 else root / e.name
-        outcome = run_sweep(sweeps[e.name], d, jobs=jobs, scheduler=scheduler, progress=progress)
+        why = e.unavailable() if e.unavailable is not None else None
+        if why is not None:
+            write_skipped(e, d, why)
+            dirs[e.name] = d
+            continue
+        outcome = run_sweep(sweeps[e.name], d, jobs=jobs, scheduler=scheduler, progress=progress, compute=e.compute)
         ok = ok and outcome.ok
         write_outputs(e, d)
         dirs[e.name] = d
@@ -189,6 +209,19 @@ def write_index(name: str, root: Path, exps: Sequence[Experiment], *, quick: boo
             links.append(f"<ul>{items}</ul>")
         report.add_section(f"{e.name}: {e.title}", html_body="\n".join(links))
     return report.write(root / REPORT_FILE)
+
+
+def write_skipped(exp: Experiment, d: Path, why: str) -> Path:
+    """``d/report.html`` of an experiment that cannot run here: one line saying why."""
+    import sys
+
+    from ecnlab.report import REPORT_FILE, Report
+
+    print(f"ecnlab: {exp.name} skipped: {why}", file=sys.stderr)
+    report = Report(f"{exp.name}: {exp.title}")
+    report.add_section(exp.title, f"Skipped on this machine: {why}.")
+    d.mkdir(parents=True, exist_ok=True)
+    return report.write(d / REPORT_FILE)
 
 
 def write_outputs(exp: Experiment, d: Path) -> Path:

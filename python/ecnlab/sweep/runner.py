@@ -13,14 +13,14 @@ import contextlib
 import fcntl
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from ecnlab.errors import ScenarioError
 from ecnlab.store import MANIFEST, RUNS_DIR, write_manifest, write_store
-from ecnlab.sweep.execute import is_complete, remove_partials, store_run, stored_scenario
+from ecnlab.sweep.execute import Outcome, is_complete, remove_partials, store_run, stored_scenario
 from ecnlab.sweep.progress import Progress
 from ecnlab.sweep.spec import Run, Sweep
 
@@ -87,19 +87,21 @@ def run_sweep(
     scheduler: str | None = None,
     progress: bool = True,
     stream: TextIO | None = None,
+    compute: Callable[[Run], Outcome] | None = None,
 ) -> SweepOutcome:
     """Run what is missing of ``sweep`` into ``out``; see the module docstring.
 
     ``jobs`` worker processes (default: all cores), or the Dask cluster at
     ``scheduler``. Raises ScenarioError before writing anything if ``out``
     cannot hold this sweep; KeyboardInterrupt stops cleanly (complete runs
-    stay, nothing half-written remains).
+    stay, nothing half-written remains). ``compute`` (live emulation) runs
+    each run in this process, one after another, instead of the simulator.
     """
     out = Path(out)
     stream = stream if stream is not None else sys.stderr
     pending = check_sweep_dir(out, sweep)
     client = None
-    if scheduler is not None and pending:
+    if scheduler is not None and pending and compute is None:
         from ecnlab.sweep.cluster import connect
 
         client = connect(scheduler)
@@ -110,6 +112,7 @@ def run_sweep(
             result = SweepOutcome(out, len(sweep.runs), len(sweep.runs) - len(pending))
             write_manifest(out, sweep, complete=result.skipped, failed=[])
             where = f"the Dask cluster at {scheduler}" if client else f"{_jobs(jobs)} worker processes"
+            where = "this process, one after another" if compute is not None else where
             print(
                 f"ecnlab: sweep {sweep.source}: {result.total} runs, {result.skipped} already complete, "
                 f"{len(pending)} to run" + (f" on {where}" if pending else ""),
@@ -123,6 +126,7 @@ def run_sweep(
                 jobs,
                 client,
                 Progress(result.total, skipped=result.skipped, stream=stream, enabled=progress),
+                compute,
             )
             write_store(out, sweep, failed=[name for name, _ in result.failed])
     finally:
@@ -136,12 +140,22 @@ def _jobs(jobs: int | None) -> int:
 
 
 def _execute(
-    sweep: Sweep, out: Path, pending: list[Run], result: SweepOutcome, jobs: int | None, client: object, bar: Progress
+    sweep: Sweep,
+    out: Path,
+    pending: list[Run],
+    result: SweepOutcome,
+    jobs: int | None,
+    client: object,
+    bar: Progress,
+    compute: Callable[[Run], Outcome] | None = None,
 ) -> None:
     if not pending:
         return
     tasks = [(run.name, run.data) for run in pending]
-    if client is not None:
+    outcomes: Generator[Outcome, None, None]
+    if compute is not None:
+        outcomes = (compute(run) for run in pending)
+    elif client is not None:
         from ecnlab.sweep.cluster import run_dask
 
         outcomes = run_dask(tasks, client)

@@ -28,6 +28,7 @@ fn params() -> RedParams {
         personality: RedPersonality::Linux,
         mark_p: None,
         adaptive: false,
+        quench: false,
     }
 }
 

@@ -28,6 +28,7 @@ fn params() -> RedParams {
         personality: RedPersonality::Floyd93,
         mark_p: None,
         adaptive: false,
+        quench: false,
     }
 }
 

@@ -26,6 +26,9 @@ pub enum Dir {
 pub enum Action {
     Drop,
     Mark,
+    /// Forward unchanged and send the Client an ICMP Source Quench (arrives
+    /// one reverse one-way delay later).
+    Quench,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +55,9 @@ pub fn drop(target: Target) -> Fault {
 pub fn mark(target: Target) -> Fault {
     Fault { target, action: Action::Mark }
 }
+pub fn quench(target: Target) -> Fault {
+    Fault { target, action: Action::Quench }
+}
 /// Sequence number of the k-th (1-based) data segment.
 pub fn seg(k: u64) -> u64 {
     1 + (k - 1) * MSS as u64
@@ -62,6 +68,7 @@ pub enum Fate {
     Sent,
     Dropped,
     Marked,
+    Quenched,
 }
 
 /// One transmission, with the sender's congestion state after sending it.
@@ -113,6 +120,8 @@ pub struct CcPoint {
     pub ack: Option<u64>,
     /// One past the highest data byte the Client had sent before this input.
     pub high_sent: u64,
+    /// The Client's snd_una after this input.
+    pub una: u64,
     pub cwnd: u32,
     pub ssthresh: u32,
     pub ca: CaState,
@@ -126,7 +135,8 @@ pub struct Net {
     pub rate_bps: [u64; 2],
     link_free: [Instant; 2],
     heap: BinaryHeap<Reverse<(Instant, u64)>>,
-    in_flight: Vec<Option<(Dir, Segment)>>,
+    /// What is on the way: a segment, or (`None` direction) a Source Quench to the Client.
+    in_flight: Vec<Option<(Option<Dir>, Segment)>>,
     faults: Vec<Fault>,
     data_tx: u32,
     synack_tx: u32,
@@ -214,8 +224,13 @@ impl Net {
             self.now = t;
             if pkt == Some(t) {
                 let Reverse((_, id)) = self.heap.pop().unwrap();
-                let (dir, seg) = self.in_flight[id as usize].take().unwrap();
-                self.deliver(dir, &seg);
+                match self.in_flight[id as usize].take().unwrap() {
+                    (Some(dir), seg) => self.deliver(dir, &seg),
+                    (None, _) => {
+                        self.c.on_source_quench(t);
+                        self.after_input(Dir::C2S, None);
+                    }
+                }
             } else if tc.is_some_and(|x| x <= t) {
                 self.c.on_timer(t);
                 self.after_input(Dir::C2S, None);
@@ -252,6 +267,7 @@ impl Net {
                 t: self.now,
                 ack,
                 high_sent,
+                una: self.c.bytes_acked() + 1,
                 cwnd: self.c.cwnd(),
                 ssthresh: self.c.ssthresh(),
                 ca: self.c.ca_state(),
@@ -321,6 +337,12 @@ impl Net {
                 seg.ecn = Ecn::Ce;
                 Fate::Marked
             }
+            Some(Action::Quench) => {
+                let id = self.in_flight.len() as u64;
+                self.in_flight.push(Some((None, seg)));
+                self.heap.push(Reverse((self.now + self.delay[1], id)));
+                Fate::Quenched
+            }
             Some(_) => Fate::Dropped,
         };
         if dir == Dir::C2S {
@@ -335,7 +357,7 @@ impl Net {
         self.link_free[i] = start + Duration::transmission(seg.wire_len() as u64, self.rate_bps[i]);
         let arrival = self.link_free[i] + self.delay[i];
         let id = self.in_flight.len() as u64;
-        self.in_flight.push(Some((dir, seg)));
+        self.in_flight.push(Some((Some(dir), seg)));
         self.heap.push(Reverse((arrival, id)));
     }
 

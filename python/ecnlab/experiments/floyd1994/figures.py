@@ -1,7 +1,7 @@
 """Figures in the shape of Floyd 1994's Figures 2, 3, 5 and 6.
 
 One figure per panel set (LAN: per TCP clock; WAN: per load), with one column
-per gateway (Drop-Tail, RED, RED+ECN) and one row per metric; x = buffer
+per gateway (Drop-Tail, RED, RED+ECN and, beyond the paper, RED+SQ) and one row per metric; x = buffer
 size (kB); one line per maximum window x gateway mode (the mean over seeds)
 and every seed's value as a point, as the paper draws them.
 """
@@ -40,7 +40,8 @@ def draw_grid(runs: pd.DataFrame, rows: tuple[tuple[str, str], ...], out: Path, 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(rows), 3, figsize=(11, 2.1 * len(rows) + 0.8), squeeze=False, sharex=True)
+    cols = len(GATEWAYS)
+    fig, axes = plt.subplots(len(rows), cols, figsize=(3.6 * cols, 2.1 * len(rows) + 0.8), squeeze=False, sharex=True)
     for c, gw in enumerate(GATEWAYS):
         for r, (metric, label) in enumerate(rows):
             ax = axes[r][c]

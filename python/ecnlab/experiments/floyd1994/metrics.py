@@ -11,6 +11,10 @@
   packet, seconds; **mean telnet delay** (row 4); **fraction > 100 ms** (row 5):
   over every telnet packet delivered (the engine measures each from its write
   to its in-order arrival, so a dropped packet carries its retransmission wait).
+- Source Quench counters (RED+SQ only, zero elsewhere): quenches the
+  congested gateway sent, quenches the counted connections received and the
+  window reductions they made, and the quenches' bytes as a fraction of the
+  link's capacity (``quench_load``).
 - WAN row 5: mean throughput of the short FTP transfers (bit/s of payload,
   each transfer from its SYN to its last byte, averaged over transfers).
 
@@ -26,8 +30,11 @@ import pandas as pd
 
 __all__ = ["Setting", "LAN", "WAN", "run_metrics", "per_run", "split_gateway", "GATEWAYS", "MODES"]
 
-GATEWAYS = ("DT", "RED", "ECN")  # Drop-Tail, RED dropping, RED marking (with ECN-capable TCP)
-GATEWAY_NAMES = {"DT": "Drop-Tail", "RED": "RED", "ECN": "RED+ECN"}
+# Drop-Tail, RED dropping, RED marking (with ECN-capable TCP), and beyond the paper (§9.1) RED
+# sending ICMP Source Quenches for the packets it selects (backward ECN, TCP not ECN-capable).
+GATEWAYS = ("DT", "RED", "ECN", "SQ")
+GATEWAY_NAMES = {"DT": "Drop-Tail", "RED": "RED", "ECN": "RED+ECN", "SQ": "RED+SQ"}
+QUENCH_BYTES = 56  # an ICMP Source Quench on the wire (RFC 792): 20 + 8 + 20 + 8
 MODES = ("pkt", "byte")
 NOTICEABLE_S = 0.1
 
@@ -80,6 +87,8 @@ def run_metrics(
     share = bulk.bytes_delivered.astype(float) * s.wire_factor / capacity_bytes
     delivered = tel.telnet_delivered.fillna(0).astype(float)
     q = queues[queues.link == s.link].iloc[0]
+    quenches = int(q.get("quenches", 0))  # absent in stores written before RED+SQ existed
+    counted = pd.concat([bulk, tel])
     out: dict[str, float | int | None] = {
         "bulk_frac": float(share.sum()),
         "bulk_min_frac": float(share.min()),
@@ -93,7 +102,15 @@ def run_metrics(
         "bulk_timeouts": int(bulk.timeouts.sum()),
         "drops": int(q.early_drops + q.forced_drops + q.overflow_drops),
         "marks": int(q.marks),
+        "forced_drops": int(q.forced_drops),
+        "avg_qlen_pkts": float(q.get("avg_qlen_pkts", float("nan"))),
         "utilization": float(q.utilization),
+        # Source Quenches sent at the congested gateway, and what the counted connections got / acted on.
+        "quenches": quenches,
+        "quenches_received": int(counted.get("quenches_received", pd.Series(dtype=float)).sum()),
+        "quench_reductions": int(counted.get("quench_reductions", pd.Series(dtype=float)).sum()),
+        # The quenches' bytes (on the way back) as a fraction of the congested link's capacity.
+        "quench_load": quenches * QUENCH_BYTES / capacity_bytes,
     }
     if s.ftp is not None:
         ftp = flows[flows.id.str.startswith(s.ftp)]

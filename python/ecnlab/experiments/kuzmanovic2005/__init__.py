@@ -1,11 +1,14 @@
-"""``ecnlab reproduce kuz-queue-tail | kuzmanovic2005``: Kuzmanovic 2005, "The Power of ECN".
+"""``ecnlab reproduce kuz-queue-tail | kuz-persistent | kuz-deploy | kuz-testbed | kuzmanovic2005``.
+
+Kuzmanovic 2005, "The Power of ECN".
 
 Files beside this module: ``base.toml`` (one run, every parameter with its
 source), ``queue-tail.toml`` (Fig. 8 and 9: 3 link speeds × 6 loads × 2 mixes
 × 3 seeds) and ``queue-tail-quick.toml`` (3 loads, 1 seed), ``persistent.toml`` /
 ``persistent-quick.toml`` (§5.2.3, §5.3: RED*+ECN+ vs PI), ``deploy.toml`` /
-``deploy-quick.toml`` (§6, Fig. 10). The testbed experiment (kuz-testbed,
-via emulation) is not built yet. docs/experiments/kuzmanovic2005.md describes the
+``deploy-quick.toml`` (§6, Fig. 10), ``testbed.toml`` / ``testbed-quick.toml`` (§7: real
+Linux TCP via live emulation beside the simulator; skipped with one line where the
+process cannot emulate). docs/experiments/kuzmanovic2005.md describes the
 method and every choice.
 """
 
@@ -18,7 +21,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ecnlab.experiments import Experiment, register, register_group
-from ecnlab.experiments.kuzmanovic2005 import deploy, persistent
+from ecnlab.experiments.kuzmanovic2005 import deploy, persistent, testbed
 from ecnlab.experiments.kuzmanovic2005.queue_tail import cells, figure, paper_table, per_run, section
 
 if TYPE_CHECKING:
@@ -74,6 +77,27 @@ def section_deploy(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple
     return "Kuzmanovic 2005 incremental deployment (§6, Fig. 10): ecnlab beside the paper", deploy.section(dict(tables))
 
 
+def summarize_testbed(res: SweepResults) -> Tables:
+    runs = testbed.per_run(res)
+    c = testbed.cells(runs)
+    return [
+        ("claims", testbed.claims(c)),
+        ("sim_vs_emu", testbed.sim_vs_emu(c)),
+        ("codepoints", testbed.codepoints(res)),
+        ("kernel", testbed.kernel_facts(res)),
+        ("cells", c),
+        ("runs", runs),
+    ]
+
+
+def figures_testbed(res: SweepResults, outdir: Path) -> list[Path]:
+    return testbed.figures(testbed.hists(res), testbed.cells(testbed.per_run(res)), outdir)
+
+
+def section_testbed(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple[str, str]:
+    return "Kuzmanovic 2005 testbed (§7) on real Linux TCP, beside the simulator", testbed.section(dict(tables))
+
+
 def _here(name: str) -> Path:
     return Path(str(resources.files(__name__) / name))
 
@@ -115,5 +139,19 @@ EXPERIMENTS = (
             quick_file=_here("deploy-quick.toml"),
         )
     ),
+    register(
+        Experiment(
+            name="kuz-testbed",
+            title="Kuzmanovic 2005 testbed: RED*+ECN vs PI on real Linux TCP (emulated), 10 and 100 Mbit/s",
+            package=__name__,
+            summarize=summarize_testbed,
+            figures=figures_testbed,
+            report_section=section_testbed,
+            sweep_file=_here("testbed.toml"),
+            quick_file=_here("testbed-quick.toml"),
+            compute=testbed.compute,
+            unavailable=testbed.unavailable,
+        )
+    ),
 )
-register_group("kuzmanovic2005", ["kuz-queue-tail", "kuz-persistent", "kuz-deploy"])
+register_group("kuzmanovic2005", ["kuz-queue-tail", "kuz-persistent", "kuz-deploy", "kuz-testbed"])
