@@ -10,7 +10,6 @@ scenario files, runs them and writes self-describing results.
 
 from __future__ import annotations
 
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +22,19 @@ from ecnlab.runner import run
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
-try:
-    __version__ = metadata.version("ecnlab")
-except metadata.PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    # ``__version__`` is looked up on first use: importlib.metadata costs ~40 ms
+    # of start-up that ``ecnlab run`` does not need (README, "Performance").
+    if name != "__version__":
+        raise AttributeError(f"module 'ecnlab' has no attribute {name!r}")
+    from importlib import metadata
+
+    try:
+        return metadata.version("ecnlab")
+    except metadata.PackageNotFoundError:  # running from a source tree without installing
+        return "0+unknown"
+
 
 __all__ = [
     "run",

@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 EXIT_ERROR = 2
+# Commands that need none of the other commands' modules: `main` builds only
+# their parsers, which keeps `ecnlab run`'s start-up short (README, "Performance").
+CORE_COMMANDS = ("run", "validate")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(core_only: bool = False) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ecnlab", description="Packet-level ECN/AQM simulator.")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -51,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
         choices=("resolved", "engine"),
         help="print the resolved scenario (as TOML, every default filled) or the engine input (JSON)",
     )
+    if core_only:
+        return p
     from ecnlab.sweep.commands import add_parsers as add_sweep_parsers
 
     add_sweep_parsers(sub)  # sweep, plot, report, reproduce
@@ -65,7 +70,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ecnlab`` command; returns the exit status."""
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    core = bool(argv) and argv[0] in CORE_COMMANDS
+    args = _parser(core_only=core).parse_args(argv)
     if args.version:
         from ecnlab import __version__
 
@@ -74,6 +81,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         _parser().print_usage(sys.stderr)
         return EXIT_ERROR
+    if not core:
+        status = _dispatch_other(args)
+        if status is not None:
+            return status
+    from ecnlab.errors import ScenarioError
+
+    try:
+        if args.command == "validate":
+            return _validate(args)
+        return _run(args)
+    except ScenarioError as e:
+        return _fail(args.scenario, str(e))
+    except KeyboardInterrupt:
+        print("ecnlab: interrupted", file=sys.stderr)
+        return 130
+
+
+def _dispatch_other(args: argparse.Namespace) -> int | None:
+    """Runs a command another module defines (sweep, emu, bench); None if it is none of those."""
     from ecnlab.sweep.commands import COMMANDS as SWEEP_COMMANDS
 
     if args.command in SWEEP_COMMANDS:
@@ -92,17 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ecnlab.bench.commands import dispatch as bench_dispatch
 
         return bench_dispatch(args)
-    from ecnlab.errors import ScenarioError
-
-    try:
-        if args.command == "validate":
-            return _validate(args)
-        return _run(args)
-    except ScenarioError as e:
-        return _fail(args.scenario, str(e))
-    except KeyboardInterrupt:
-        print("ecnlab: interrupted", file=sys.stderr)
-        return 130
+    return None
 
 
 def _fail(scenario: str, message: str) -> int:

@@ -195,7 +195,9 @@ fn build_links(spec: &SimSpec) -> Result<Vec<Link>, Error> {
             queue,
             queue_rng: stream(spec.seed, Stream::Queue, i as u32),
             loss_rng: stream(spec.seed, Stream::LinkLoss, i as u32),
-            busy: false,
+            tx_end: None,
+            tx_end_pushed: false,
+            pipe: Default::default(),
             counters: LinkCounters::default(),
             tail: l.tail_threshold_bytes.map(|b| crate::tail::QueueTail::new(b, Instant(spec.warmup_ns))),
         });

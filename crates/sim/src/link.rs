@@ -1,12 +1,22 @@
 //! A unidirectional link: an AQM queue at its input, a transmitter that
 //! serialises one packet at a time at `rate_bps`, a propagation delay, and an
-//! optional Bernoulli loss applied as a packet leaves. A link in transmission
-//! costs one `TxDone` event per packet and one `Arrive` per packet delivered.
+//! optional Bernoulli loss applied as a packet leaves.
+//!
+//! Events per packet: one `Arrive`, and one `TxDone` only if a packet is
+//! waiting when the transmission ends. The packets in propagation form a
+//! FIFO `pipe` (they leave in order, and the delay is fixed, so they arrive in
+//! order): only the pipe's head has its `Arrive` in the event queue. A
+//! transmission's `TxDone` gets its sequence number when the transmission
+//! starts but is pushed only once a packet queues behind it; one that nothing
+//! waited for would only have freed the transmitter, which `sim.rs` does
+//! when it next finds the end past (`Scheduler::is_past`). Both keep the
+//! order of every event as if each had been pushed when decided.
 
-use crate::packet::Packet;
+use crate::packet::QueuedRef;
 use crate::rng::SimRng;
 use ecnlab_aqm::AqmQueue;
 use ecnlab_wire::{Duration, Instant};
+use std::collections::VecDeque;
 
 pub struct Link {
     pub rate_bps: u64,
@@ -14,14 +24,36 @@ pub struct Link {
     pub loss: f64,
     /// Probability a packet arrives damaged and is discarded by the next node.
     pub corrupt: f64,
-    pub queue: AqmQueue<Packet>,
+    pub queue: AqmQueue<QueuedRef>,
     pub queue_rng: SimRng,
     pub loss_rng: SimRng,
-    /// A packet is being serialised until the pending `TxDone`.
-    pub busy: bool,
+    /// End of the transmission in progress: (time, sequence number of its `TxDone`).
+    pub tx_end: Option<(Instant, u64)>,
+    /// Whether that `TxDone` is in the event queue (a packet waits for it).
+    pub tx_end_pushed: bool,
+    /// Packets in propagation, first to arrive first.
+    pub pipe: VecDeque<InFlight>,
     pub counters: LinkCounters,
     /// Time above a queue threshold (`tail.rs`), when the spec asks for it.
     pub tail: Option<crate::tail::QueueTail>,
+}
+
+/// `Duration::transmission(len, rate_bps)`, computed in 64 bits when
+/// len·8·10⁹ fits (any real packet): the same value without a 128-bit
+/// division per packet.
+#[inline]
+fn serialisation(len: u32, rate_bps: u64) -> Duration {
+    match u64::from(len).checked_mul(8 * 1_000_000_000) {
+        Some(bits) => Duration(bits.div_ceil(rate_bps)),
+        None => Duration::transmission(u64::from(len), rate_bps),
+    }
+}
+
+/// A packet (slab index) in propagation and the (time, sequence number) of its `Arrive`.
+pub struct InFlight {
+    pub at: Instant,
+    pub seq: u64,
+    pub idx: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,21 +75,31 @@ impl Link {
     /// Serialisation time of a packet of `len` bytes.
     #[inline]
     pub fn tx_time(&self, len: u32) -> Duration {
-        Duration::transmission(len as u64, self.rate_bps)
+        serialisation(len, self.rate_bps)
     }
 
-    /// Takes the next packet to transmit, if the transmitter is free.
-    pub fn start_next(&mut self, now: Instant) -> Option<Packet> {
-        if self.busy {
-            return None;
-        }
+    /// Takes the next packet to transmit (the caller knows the transmitter is free).
+    pub fn start_next(&mut self, now: Instant) -> Option<QueuedRef> {
         let p = self.queue.dequeue(now)?;
         if let Some(t) = self.tail.as_mut() {
             t.observe(now, self.queue.len_bytes());
         }
-        self.busy = true;
         self.counters.packets += 1;
-        self.counters.bytes += u64::from(ecnlab_aqm::QueuedPacket::wire_len(&p));
+        self.counters.bytes += u64::from(p.len);
         Some(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The 64-bit path gives `Duration::transmission`'s value for every length and rate.
+        #[test]
+        fn prop_serialisation_is_transmission(len in prop_oneof![0u32..70_000, any::<u32>()], rate in 1u64..u64::MAX) {
+            prop_assert_eq!(serialisation(len, rate), Duration::transmission(u64::from(len), rate));
+        }
     }
 }

@@ -1,5 +1,8 @@
 //! The simulator's packet: a TCP segment plus the addressing the network needs.
-//! Plain `Copy` data kept in a slab and moved by index between events.
+//! Plain `Copy` data kept in a slab from the moment a host sends it until it
+//! is delivered or discarded; queues and pipes hold only its index
+//! (`QueuedRef`), so a packet is written once and not moved hop by hop, and
+//! a freed slot, reused first, is still in the cache.
 //!
 //! An ICMP Source Quench (`quench.rs`) is a `Packet` with `quench` set to the
 //! host the quenched segment was going to: `seg` is that segment (what the
@@ -64,8 +67,51 @@ impl QueuedPacket for Packet {
     }
 }
 
-/// A slab of packets addressed by index, with a free list: no allocation per packet
-/// once the slab has grown to the number of packets in flight.
+/// What a link's queue holds for a packet: its slab index, and the two
+/// fields the AQM reads or writes. The ECN codepoint here is the packet's
+/// while it is queued (a CE mark lands here); `Simulation` copies it back to
+/// the slab when the packet leaves the queue.
+#[derive(Clone, Copy, Debug)]
+pub struct QueuedRef {
+    pub idx: u32,
+    pub len: u32,
+    pub ecn: Ecn,
+    /// False for a Source Quench (`Packet::may_quench`).
+    pub may_quench: bool,
+}
+
+impl QueuedRef {
+    /// The queue's view of packet `p`, kept at slab index `idx`.
+    pub fn of(idx: u32, p: &Packet) -> Self {
+        QueuedRef { idx, len: p.wire_len(), ecn: p.ecn(), may_quench: p.may_quench() }
+    }
+}
+
+impl QueuedPacket for QueuedRef {
+    fn wire_len(&self) -> u32 {
+        self.len
+    }
+    fn ecn(&self) -> Ecn {
+        self.ecn
+    }
+    /// RFC 3168 §5, as for `Packet`.
+    fn set_ce(&mut self) -> bool {
+        match self.ecn {
+            Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce => {
+                self.ecn = Ecn::Ce;
+                true
+            }
+            Ecn::NotEct => false,
+        }
+    }
+    fn may_quench(&self) -> bool {
+        self.may_quench
+    }
+}
+
+/// Packets in the network, addressed by index, with a free list (most
+/// recently freed first): no allocation per packet once the slab has grown to
+/// the number of packets in flight.
 #[derive(Default)]
 pub struct PacketSlab {
     slots: Vec<Packet>,
@@ -82,22 +128,17 @@ impl PacketSlab {
             (self.slots.len() - 1) as u32
         }
     }
+    #[inline]
+    pub fn get(&self, i: u32) -> &Packet {
+        &self.slots[i as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.slots[i as usize]
+    }
     /// Removes and returns the packet; the index may be reused afterwards.
     pub fn take(&mut self, i: u32) -> Packet {
         self.free.push(i);
         self.slots[i as usize]
-    }
-    /// Packets currently held, in slot order.
-    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
-        let mut free = vec![false; self.slots.len()];
-        for &i in &self.free {
-            free[i as usize] = true;
-        }
-        self.slots.iter().zip(free).filter(|(_, f)| !f).map(|(p, _)| p)
-    }
-
-    /// Packets currently held (inserted and not yet taken).
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
     }
 }

@@ -14,6 +14,7 @@ use ecnlab_wire::Instant;
 impl Simulation {
     pub(crate) fn finish(mut self) -> Result<RunOutput, Error> {
         let end = self.end;
+        self.count_unpushed_tx_ends();
         if self.spec.stop_when_complete && self.pending_flows > 0 {
             return Err(self.incomplete_error());
         }
@@ -62,12 +63,14 @@ impl Simulation {
     fn in_flight_per_flow(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.flows.len()];
         for l in &self.links {
-            for p in l.queue.iter() {
-                n[p.flow as usize] += 1;
+            for q in l.queue.iter() {
+                n[self.pkts.get(q.idx).flow as usize] += 1;
             }
         }
-        for p in self.pkts.iter() {
-            n[p.flow as usize] += 1;
+        for l in &self.links {
+            for f in &l.pipe {
+                n[self.pkts.get(f.idx).flow as usize] += 1;
+            }
         }
         n
     }

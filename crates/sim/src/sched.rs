@@ -1,15 +1,12 @@
-//! The event queue: a 4-ary heap (`heap4.rs`) ordered by (time, insertion
+//! The event queue: a radix heap (`radix.rs`) ordered by (time, insertion
 //! sequence), so events at the same instant run in the order they were
 //! scheduled (FIFO tie-break, as nexosim and smoltcp's netsim do). Events are
 //! small `Copy` values that address components by index; nothing is boxed per
 //! event. The key packs time and sequence into one `u128` (time in the high
 //! 64 bits), so one integer comparison orders two events.
 
-use crate::heap4::Heap4;
+use crate::radix::RadixHeap;
 use ecnlab_wire::Instant;
-
-/// Index of a packet in the simulation's packet slab.
-pub type PktIdx = u32;
 
 /// Which endpoint of a connection a timer or packet is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,8 +19,9 @@ pub enum End {
 pub enum Event {
     /// A link finished serialising its current packet.
     TxDone { link: u32 },
-    /// A packet reaches the far end of `link` (after serialisation and propagation).
-    Arrive { link: u32, pkt: PktIdx },
+    /// The head of `link`'s pipe (the packet in propagation that left first)
+    /// reaches the far end of the link.
+    Arrive { link: u32 },
     /// A TCP endpoint's timer may be due; checked against `poll_at` (lazy cancel).
     ConnTimer { slot: u32, gen: u32, end: End },
     /// A flow's application starts its next connection.
@@ -42,11 +40,21 @@ fn key(at: Instant, seq: u64) -> u128 {
 }
 
 /// Time-ordered event queue with FIFO order among equal times.
+///
+/// An event's order is fixed by the sequence number it gets when it is
+/// *decided*, not when it is pushed: a caller may `reserve` a number and
+/// push the event later (`schedule_reserved`), or never, so long as it pushes
+/// it before it is due. `sim.rs` uses this for packets in propagation (only
+/// a link's first packet is in the queue) and for ends of transmission that
+/// nothing waits for; the pop order is the same as if every event had been
+/// pushed when decided.
 #[derive(Default)]
 pub struct Scheduler {
-    heap: Heap4<Event>,
+    heap: RadixHeap<Event>,
     next_seq: u64,
     now: Instant,
+    /// Sequence number of the event popped last (the one being handled).
+    cur_seq: u64,
     processed: u64,
 }
 
@@ -63,12 +71,33 @@ impl Scheduler {
     }
     /// Schedules `ev` at `at`; an `at` in the past runs at the current time.
     pub fn schedule(&mut self, at: Instant, ev: Event) {
-        let at = at.max(self.now);
-        self.heap.push(key(at, self.next_seq), ev);
+        let seq = self.reserve();
+        self.schedule_reserved(at.max(self.now), seq, ev);
+    }
+    /// Takes the next sequence number for an event pushed later (or never).
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
         self.next_seq += 1;
+        self.next_seq - 1
+    }
+    /// Pushes an event with a reserved number; (`at`, `seq`) must not be due yet.
+    #[inline]
+    pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
+        debug_assert!(!self.is_past(at, seq), "a reserved event pushed after it was due");
+        self.heap.push(key(at, seq), ev);
+    }
+    /// Whether an event (`at`, `seq`) would already have been popped: it
+    /// orders before the event being handled.
+    #[inline]
+    pub fn is_past(&self, at: Instant, seq: u64) -> bool {
+        key(at, seq) < key(self.now, self.cur_seq)
+    }
+    /// Counts an event that was decided but, having no effect, never pushed.
+    pub fn count_unpushed(&mut self) {
+        self.processed += 1;
     }
     /// Time of the next event, if any.
-    pub fn peek_time(&self) -> Option<Instant> {
+    pub fn peek_time(&mut self) -> Option<Instant> {
         self.heap.peek_key().map(|k| Instant((k >> 64) as u64))
     }
     /// Pops the next event and advances the clock to it.
@@ -77,6 +106,7 @@ impl Scheduler {
         let at = Instant((k >> 64) as u64);
         debug_assert!(at >= self.now, "time went backwards");
         self.now = at;
+        self.cur_seq = k as u64;
         self.processed += 1;
         Some((at, ev))
     }
@@ -101,6 +131,25 @@ mod tests {
             .collect();
         assert_eq!(order, vec![1, 3, 0, 2]);
         assert_eq!(s.now(), Instant(20));
+        assert_eq!(s.processed(), 4);
+    }
+
+    #[test]
+    fn test_reserved_event_pushed_late_keeps_its_place() {
+        let mut s = Scheduler::new();
+        s.schedule(Instant(5), Event::AppStart { flow: 0 });
+        let early = s.reserve(); // decided now, pushed later
+        let never = s.reserve(); // decided, never pushed
+        s.schedule(Instant(10), Event::AppStart { flow: 2 });
+        assert_eq!(s.pop(), Some((Instant(5), Event::AppStart { flow: 0 })));
+        assert!(!s.is_past(Instant(10), early), "same time, lower sequence: still ahead");
+        s.schedule_reserved(Instant(10), early, Event::AppStart { flow: 1 });
+        assert_eq!(s.pop(), Some((Instant(10), Event::AppStart { flow: 1 })));
+        assert!(s.is_past(Instant(10), early - 1), "same time, lower sequence: already handled");
+        assert!(s.is_past(Instant(7), never), "an earlier time is past whatever the sequence");
+        assert!(!s.is_past(Instant(10), never), "same time, higher sequence: still ahead");
+        s.count_unpushed();
+        assert_eq!(s.pop(), Some((Instant(10), Event::AppStart { flow: 2 })));
         assert_eq!(s.processed(), 4);
     }
 

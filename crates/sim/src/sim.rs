@@ -6,13 +6,13 @@ use crate::app::{AppAction, FlowState};
 use crate::conn::{end_index, peer, ConnTable, Live};
 use crate::error::Error;
 use crate::fault::Fault;
-use crate::link::Link;
+use crate::link::{InFlight, Link};
 use crate::net::{Topology, NO_ROUTE};
-use crate::packet::{Packet, PacketSlab};
+use crate::packet::{Packet, PacketSlab, QueuedRef};
 use crate::pcap::PcapTap;
 use crate::sched::{End, Event, Scheduler};
 use crate::spec::{FaultAction, SimSpec};
-use ecnlab_aqm::{DropReason, Enqueued, QueuedPacket};
+use ecnlab_aqm::{DropReason, Enqueued};
 use ecnlab_tcp::{Connection, Role};
 use ecnlab_wire::{Duration, Instant};
 use rand::Rng;
@@ -79,7 +79,7 @@ impl Simulation {
         let Some((now, ev)) = self.sched.pop() else { return false };
         match ev {
             Event::TxDone { link } => self.on_tx_done(link, now),
-            Event::Arrive { link, pkt } => self.on_arrive(link, pkt, now),
+            Event::Arrive { link } => self.on_arrive(link, now),
             Event::ConnTimer { slot, gen, end } => self.on_conn_timer(slot, gen, end, now),
             Event::AppStart { flow } => self.start_connection(flow, now),
             Event::AppWrite { flow } => self.on_app_write(flow, now),
@@ -112,34 +112,53 @@ impl Simulation {
 
     /// Packets queued or on the wire right now.
     pub fn packets_in_network(&self) -> u64 {
-        self.pkts.live() as u64 + self.links.iter().map(|l| l.queue.len_pkts() as u64).sum::<u64>()
+        self.links.iter().map(|l| l.pipe.len() as u64 + l.queue.len_pkts() as u64).sum::<u64>()
     }
 
     // ----- links -------------------------------------------------------------
 
-    /// A packet enters link `li`: scripted faults, then the queue, then the transmitter.
-    pub(crate) fn send_on_link(&mut self, li: u32, mut p: Packet, now: Instant) {
+    /// A new packet enters link `li` (it goes into the packet slab until it is
+    /// delivered or discarded).
+    pub(crate) fn send_on_link(&mut self, li: u32, p: Packet, now: Instant) {
+        let idx = self.pkts.insert(p);
+        self.enter_link(li, idx, now);
+    }
+
+    /// Packet `idx` enters link `li`: scripted faults, then the queue, then the transmitter.
+    fn enter_link(&mut self, li: u32, idx: u32, now: Instant) {
         let link_faults = &mut self.faults[li as usize];
-        if !link_faults.is_empty() && p.quench.is_none() {
-            let action = link_faults.iter_mut().find_map(|f| f.check(&p));
-            if !self.apply_fault(li, action, &mut p) {
+        if !link_faults.is_empty() && self.pkts.get(idx).quench.is_none() {
+            let p = self.pkts.get_mut(idx);
+            let action = link_faults.iter_mut().find_map(|f| f.check(p));
+            let mut p = *p;
+            let kept = self.apply_fault(li, action, &mut p);
+            *self.pkts.get_mut(idx) = p;
+            if !kept {
                 self.flows[p.flow as usize].census.dropped += 1;
+                self.pkts.take(idx);
                 return;
             }
         }
+        let p = self.pkts.get_mut(idx);
         p.enqueued_at = now;
+        let q = QueuedRef::of(idx, p);
+        let flow = p.flow;
         let link = &mut self.links[li as usize];
-        match link.queue.enqueue_signalled(now, p, &mut link.queue_rng) {
-            Err((p, reason)) => {
+        match link.queue.enqueue_signalled(now, q, &mut link.queue_rng) {
+            Err((q, reason)) => {
                 // Counted by the queue; the sim also checks the rule that an ECN queue
                 // never drops an ECN-capable packet early (it marks it).
-                if reason == DropReason::Early && p.ecn().is_ect() {
+                if reason == DropReason::Early && q.ecn.is_ect() {
                     link.counters.early_drops_ect += 1;
                 }
-                self.flows[p.flow as usize].census.dropped += 1;
+                self.flows[flow as usize].census.dropped += 1;
+                self.pkts.take(idx);
                 return;
             }
-            Ok(Enqueued::Quench) => self.send_quench(li, &p, now),
+            Ok(Enqueued::Quench) => {
+                let p = *self.pkts.get(idx);
+                self.send_quench(li, &p, now);
+            }
             Ok(_) => {}
         }
         let link = &mut self.links[li as usize];
@@ -166,32 +185,87 @@ impl Simulation {
         }
     }
 
-    /// Starts the next transmission on `li` if the transmitter is idle.
+    /// Starts the next transmission on `li` if the transmitter is idle; if it
+    /// is busy, a packet may now wait for the end of the transmission, so that
+    /// end's `TxDone` goes into the event queue (link.rs).
     fn try_transmit(&mut self, li: u32, now: Instant) {
         let link = &mut self.links[li as usize];
-        let Some(p) = link.start_next(now) else { return };
-        let tx = link.tx_time(ecnlab_aqm::QueuedPacket::wire_len(&p));
-        let arrive = now + tx + link.delay;
-        if let Some(tap) = self.taps[li as usize].as_mut() {
-            tap.record(now, &p);
+        if let Some((t, seq)) = link.tx_end {
+            if !self.sched.is_past(t, seq) {
+                if !link.tx_end_pushed && !link.queue.is_empty() {
+                    link.tx_end_pushed = true;
+                    self.sched.schedule_reserved(t, seq, Event::TxDone { link: li });
+                }
+                return;
+            }
+            // The end passed unpushed: its `TxDone` found the queue empty and
+            // only freed the transmitter.
+            debug_assert!(!link.tx_end_pushed, "a pushed TxDone clears tx_end when it runs");
+            link.tx_end = None;
+            self.sched.count_unpushed();
         }
-        let idx = self.pkts.insert(p);
-        self.sched.schedule(now + tx, Event::TxDone { link: li });
-        self.sched.schedule(arrive, Event::Arrive { link: li, pkt: idx });
+        self.start_transmission(li, now);
+    }
+
+    /// Sends the queue's next packet, if any, on the idle transmitter of `li`.
+    fn start_transmission(&mut self, li: u32, now: Instant) {
+        let link = &mut self.links[li as usize];
+        let Some(q) = link.start_next(now) else { return };
+        let tx = link.tx_time(q.len);
+        let arrive = now + tx + link.delay;
+        let p = self.pkts.get_mut(q.idx);
+        if p.quench.is_none() {
+            p.seg.ecn = q.ecn; // a mark made in the queue (a quench quotes its segment unchanged)
+        }
+        if let Some(tap) = self.taps[li as usize].as_mut() {
+            tap.record(now, p);
+        }
+        // Sequence numbers in the order the events were always scheduled: TxDone, then Arrive.
+        let tx_seq = self.sched.reserve();
+        let arrive_seq = self.sched.reserve();
+        link.tx_end = Some((now + tx, tx_seq));
+        link.tx_end_pushed = !link.queue.is_empty();
+        if link.tx_end_pushed {
+            self.sched.schedule_reserved(now + tx, tx_seq, Event::TxDone { link: li });
+        }
+        if link.pipe.is_empty() {
+            self.sched.schedule_reserved(arrive, arrive_seq, Event::Arrive { link: li });
+        }
+        link.pipe.push_back(InFlight { at: arrive, seq: arrive_seq, idx: q.idx });
     }
 
     fn on_tx_done(&mut self, li: u32, now: Instant) {
-        self.links[li as usize].busy = false;
-        self.try_transmit(li, now);
+        let link = &mut self.links[li as usize];
+        link.tx_end = None;
+        link.tx_end_pushed = false;
+        self.start_transmission(li, now);
     }
 
-    fn on_arrive(&mut self, li: u32, idx: u32, now: Instant) {
-        let p = self.pkts.take(idx);
-        let node = self.topo.ends[li as usize].1;
+    /// Counts the `TxDone`s that were never pushed but fall before the end:
+    /// the events handled are the same as if they had been pushed.
+    pub(crate) fn count_unpushed_tx_ends(&mut self) {
+        for l in &self.links {
+            if let Some((t, _)) = l.tx_end.filter(|_| !l.tx_end_pushed) {
+                if t <= self.end {
+                    self.sched.count_unpushed();
+                }
+            }
+        }
+    }
+
+    /// The head of `li`'s pipe arrives; the next packet in the pipe becomes the head.
+    fn on_arrive(&mut self, li: u32, now: Instant) {
         let link = &mut self.links[li as usize];
+        let idx = link.pipe.pop_front().expect("an Arrive has its packet at the head of the pipe").idx;
+        if let Some(next) = link.pipe.front() {
+            self.sched.schedule_reserved(next.at, next.seq, Event::Arrive { link: li });
+        }
+        let node = self.topo.ends[li as usize].1;
+        let p = self.pkts.get(idx);
         if link.loss > 0.0 && link.loss_rng.random::<f64>() < link.loss {
             link.counters.random_losses += 1;
             self.flows[p.flow as usize].census.dropped += 1;
+            self.pkts.take(idx);
             return;
         }
         if link.corrupt > 0.0 && link.loss_rng.random::<f64>() < link.corrupt {
@@ -202,16 +276,20 @@ impl Simulation {
             if node == p.dst && p.seg.payload_len > 0 && p.quench.is_none() {
                 census.corrupted_data_at_host += 1;
             }
+            self.pkts.take(idx);
             return;
         }
         if node == p.dst {
+            let p = self.pkts.take(idx);
             self.deliver(p, now);
         } else {
             let next = self.topo.next_link(node, p.dst);
             debug_assert_ne!(next, NO_ROUTE, "routes are checked before the run");
             if next != NO_ROUTE {
                 self.forwarded += 1;
-                self.send_on_link(next, p, now);
+                self.enter_link(next, idx, now);
+            } else {
+                self.pkts.take(idx);
             }
         }
     }

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ecnlab.bench.cases import CASES, QUICK, Case, scenario_dict
-from ecnlab.bench.ecnlab_peer import run_ecnlab
+from ecnlab.bench.ecnlab_peer import compile_bytecode, run_ecnlab
 from ecnlab.bench.measure import PeerFailed
 from ecnlab.bench.ns2 import ns_binary, run_ns2
 from ecnlab.bench.ns3 import ns3_available, run_ns3
@@ -191,6 +191,7 @@ def run_bench(
     if with_ns3 and not ns3_available():
         log("ns-3 Python bindings are not installed: its column is skipped (ecnlab bench peers installs ecnlab[peers])")
         tools = tuple(t for t in tools if t != "ns-3")
+    compile_bytecode()
     out: dict[str, Any] = {"machine": machine_name(), "reps": reps, "cases": []}
     for name in names:
         log(f"case ({name}) {CASES[name].label}")
