@@ -35,7 +35,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         None,
         ["tcp.ecm=true"],
         'tcp.ecm: unknown key, did you mean "ecn"? (allowed: clock_granularity, delack_timeout, delayed_ack, '
-        "dupack_threshold, ecn, ecn_plus, init_cwnd, initial_rto, max_rto, min_rto, mss, rwnd, variant)",
+        "dupack_threshold, ecn, ecn_min_cwnd, ecn_plus, init_cwnd, initial_rto, max_rto, min_rto, mss, rwnd, variant)",
     ),
     (
         "red-key-on-droptail",

@@ -143,6 +143,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "delack_timeout_ns": 100_000_000,
         "ecn": True,
         "ecn_plus": False,
+        "ecn_min_cwnd_segments": 1,
         "clock_granularity_ns": 1_000_000,
         "min_rto_ns": 1_000_000_000,
         "initial_rto_ns": 1_000_000_000,

@@ -14,6 +14,7 @@ from ecnlab.bench.cases import CASES, STAGGER_S, scenario_dict
 from ecnlab.bench.ecnlab_peer import behaviour_of_summary
 from ecnlab.bench.ns2 import NS2_SCRIPT, ns_binary, run_ns2, tcl_params
 from ecnlab.bench.ns3 import NS3_SCRIPT
+from ecnlab.bench.ns3cxx import NS3CXX_SOURCE, params_text
 from ecnlab.bench.peerspec import peer_params
 from ecnlab.config import load_scenario
 from ecnlab.errors import ScenarioError
@@ -51,6 +52,11 @@ def test_tcl_params_set_every_key_the_script_reads() -> None:
     ns3_used = set(re.findall(r"P\[\"(\w+)\"\]", NS3_SCRIPT.read_text()))
     p3 = peer_params(load_scenario(scenario_dict(CASES["a"], "ns3")), "ns-3")
     assert ns3_used and ns3_used <= set(p3), f"ns-3 script reads unknown keys: {ns3_used - set(p3)}"
+    cxx_used = set(re.findall(r'P\.(?:Num|Flag|Values)\("(\w+)"\)', NS3CXX_SOURCE.read_text()))
+    assert cxx_used and cxx_used <= set(p3), f"the C++ ns-3 program reads unknown keys: {cxx_used - set(p3)}"
+    assert cxx_used >= ns3_used, f"the C++ and Python ns-3 peers differ: {ns3_used - cxx_used}"
+    cxx_text = params_text(p3)
+    assert "\nflow_pairs 0 1 2 3 4 5 6 7 8 9\n" in cxx_text and "\ngentle true\n" in cxx_text
 
 
 @pytest.mark.parametrize(
@@ -115,6 +121,7 @@ def test_summary_takes_medians_and_pairs_the_right_times() -> None:
     res.runs["ns-2"] = [run(6.0, 5.0, 100, 40)]
     res.runs["ecnlab[ns3]"] = [run(2.0, 0.25, 100, 20)]
     res.runs["ns-3"] = [run(40.0, 25.0, 100, 700)]
+    res.runs["ns-3 C++"] = [run(5.5, 5.0, 100, 50)]
     s = summarise(res)
     assert s["tools"]["ecnlab[ns2]"]["wall_s"] == 2.0 and s["tools"]["ecnlab[ns2]"]["reps"] == 3
     # ns-2: whole process against whole process; ns-3: run against Simulator::Run.
@@ -122,5 +129,8 @@ def test_summary_takes_medians_and_pairs_the_right_times() -> None:
     assert s["ratios"]["ecnlab/ns-3"]["speedup"] == 100.0
     assert s["ratios"]["ecnlab/ns-2"]["pkts_per_wall_s"] == 3.0
     assert s["ratios"]["ecnlab/ns-3"]["peak_memory"] == 20 / 700
+    assert s["ratios"]["ecnlab/ns-3 C++"]["speedup"] == 20.0, "the C++ peer's run against ecnlab[ns3]'s run"
     table = format_markdown({"cases": [s]})
     assert "| (b) | 2 | 6 | 3x |" in table and "| 100x |" in table
+    assert "| 5 (5.5) | 20x |" in table, table
+    assert "| (b) | utilisation | 1 / 1 | 1 / 1 / 1 |" in table, table

@@ -201,6 +201,7 @@ def _tcp(t: TcpSpec) -> dict[str, Any]:
         "delack_timeout_ns": t.delack_timeout_ns,
         "ecn": t.ecn,
         "ecn_plus": t.ecn_plus,
+        "ecn_min_cwnd_segments": t.ecn_min_cwnd,
         "clock_granularity_ns": t.clock_granularity_ns,
         "min_rto_ns": t.min_rto_ns,
         "initial_rto_ns": t.initial_rto_ns,

@@ -84,6 +84,7 @@ class TcpSpec:
     delack_timeout_ns: int = 100_000_000
     ecn: bool = False
     ecn_plus: bool = False
+    ecn_min_cwnd: int = 1
     clock_granularity_ns: int = 1_000_000
     min_rto_ns: int = 1_000_000_000
     initial_rto_ns: int = 1_000_000_000

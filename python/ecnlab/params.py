@@ -47,6 +47,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "delack_timeout": ("delack_timeout_ns", _dur(True)),
     "ecn": ("ecn", boolean),
     "ecn_plus": ("ecn_plus", boolean),
+    "ecn_min_cwnd": ("ecn_min_cwnd", integer(1, 2)),
     "clock_granularity": ("clock_granularity_ns", _dur(True)),
     "min_rto": ("min_rto_ns", _dur(False)),
     "initial_rto": ("initial_rto_ns", _dur(True)),

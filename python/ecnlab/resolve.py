@@ -66,6 +66,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "delack_timeout": ns_to_s(t.delack_timeout_ns),
         "ecn": t.ecn,
         "ecn_plus": t.ecn_plus,
+        "ecn_min_cwnd": t.ecn_min_cwnd,
         "clock_granularity": ns_to_s(t.clock_granularity_ns),
         "min_rto": ns_to_s(t.min_rto_ns),
         "initial_rto": ns_to_s(t.initial_rto_ns),

@@ -47,6 +47,14 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// RFC 5562: the responder sends its SYN-ACK ECN-capable (only when ECN is negotiated).
     pub ecn_plus: bool,
+    /// The least congestion window, in segments, that an ECN-Echo (or Source
+    /// Quench) reduction leaves: 1 = RFC 3168 §6.1.2 as written (and ns-2): the
+    /// halving may leave one segment, and ECE at one segment holds sending until
+    /// the retransmission timer; 2 = ns-3 (`EnterCwr` with classic recovery) and
+    /// Linux (`tcp_enter_cwr`, PRR down to ssthresh): cwnd = ssthresh =
+    /// max(FlightSize/2, 2·SMSS), no hold. `recovery.rs`, `halve_window`.
+    #[serde(default = "one")]
+    pub ecn_min_cwnd_segments: u32,
     /// TCP clock tick: RTT samples, RTO values and timer expiries are whole ticks.
     pub clock_granularity_ns: u64,
     /// RFC 6298 (2.4) lower bound on the RTO.
@@ -70,6 +78,7 @@ impl Default for TcpConfig {
             delack_timeout_ns: Duration::from_millis(100).as_nanos(),
             ecn: false,
             ecn_plus: false,
+            ecn_min_cwnd_segments: 1,
             clock_granularity_ns: Duration::from_millis(1).as_nanos(),
             min_rto_ns: Duration::from_secs(1).as_nanos(),
             initial_rto_ns: Duration::from_secs(1).as_nanos(),
@@ -77,6 +86,10 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
         }
     }
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// A parameter outside its allowed range.
@@ -117,6 +130,12 @@ impl TcpConfig {
         check(self.initial_rto_ns > 0, "initial_rto_ns", self.initial_rto_ns, "> 0")?;
         check(self.max_rto_ns >= self.min_rto_ns, "max_rto_ns", self.max_rto_ns, ">= min_rto_ns")?;
         check(self.max_rto_ns >= self.initial_rto_ns, "max_rto_ns", self.max_rto_ns, ">= initial_rto_ns")?;
+        check(
+            (1..=2).contains(&self.ecn_min_cwnd_segments),
+            "ecn_min_cwnd_segments",
+            self.ecn_min_cwnd_segments,
+            "1 (RFC 3168, ns-2) or 2 (ns-3, Linux)",
+        )?;
         check((1..=1000).contains(&self.dupack_threshold), "dupack_threshold", self.dupack_threshold, "1..=1000")
     }
 }
@@ -138,5 +157,10 @@ mod tests {
         assert_eq!(cfg.validate().unwrap_err().to_string(), "max_rto_ns = 1: >= min_rto_ns");
         // ecn_plus without ecn is accepted and has no effect (ECN is never negotiated).
         assert_eq!(TcpConfig { ecn_plus: true, ..TcpConfig::default() }.validate(), Ok(()));
+        let cfg = TcpConfig { ecn_min_cwnd_segments: 3, ..TcpConfig::default() };
+        assert_eq!(
+            cfg.validate().unwrap_err().to_string(),
+            "ecn_min_cwnd_segments = 3: 1 (RFC 3168, ns-2) or 2 (ns-3, Linux)"
+        );
     }
 }

@@ -11,6 +11,10 @@
 //! | DupThresh dupACKs | fast retransmit with reduction, → Recovery | fast retransmit, ssthresh kept (RFC 3168 §6.1.2 "should not decrease ... again"), → Recovery | per variant | ignored |
 //! | RTO | ssthresh = max(FlightSize/2, 2·SMSS), cwnd = 1 SMSS, → Loss | cwnd = 1 SMSS, ssthresh kept (reduced within the last RTT, RFC 3168 §6.1.2) | as Open | cwnd = 1 SMSS, ssthresh kept (RFC 5681 §3.1 note on repeated timeouts) |
 //!
+//! With `ecn_min_cwnd_segments = 2` (ns-3's `EnterCwr` with classic recovery,
+//! Linux's `tcp_enter_cwr`) an ECE reduction sets cwnd = ssthresh, never below
+//! two segments, and the one-segment rule below never applies.
+//!
 //! ECE with cwnd of one segment (RFC 3168 §6.1.2): ssthresh is reduced as usual,
 //! cwnd stays at 1 SMSS and the retransmission timer is reset as an `EcnHold`:
 //! no new data until it expires. If nothing is outstanding at expiry the sender
@@ -104,11 +108,15 @@ impl Sender {
 
     /// The window arithmetic of [`Self::ecn_reduce`], shared with the Source
     /// Quench response (`quench.rs`): enters Cwr until snd_max is passed.
+    /// With `ecn_min_cwnd_segments` = 2 the window is ns-3's and Linux's
+    /// instead: cwnd = ssthresh = max(FlightSize/2, 2·SMSS), and no hold.
     pub(crate) fn halve_window(&mut self, now: Instant) {
         let one_segment = self.cc.cwnd <= self.cc.mss;
         let flight = self.flight_size();
         self.cc.halve(flight);
-        if one_segment {
+        if self.ecn_min_cwnd_segments >= 2 {
+            self.cc.cwnd = self.cc.ssthresh;
+        } else if one_segment {
             // "the TCP sender should reset the retransmit timer on receiving the
             // ECN-Echo packet when the congestion window is one"
             self.hold_timer(now);

@@ -78,6 +78,8 @@ pub(crate) struct Sender {
     /// snd_max at the last window reduction of any kind (ECN, fast retransmit,
     /// timeout); ECE is ignored until snd_una passes it.
     pub(crate) reduced_at: u64,
+    /// `TcpConfig::ecn_min_cwnd_segments`: 1 (RFC 3168) or 2 (ns-3, Linux).
+    pub(crate) ecn_min_cwnd_segments: u32,
 }
 
 impl Sender {
@@ -101,6 +103,7 @@ impl Sender {
             timer: RtxTimer::Idle,
             ecn: EcnSend::Disabled,
             reduced_at: 0,
+            ecn_min_cwnd_segments: cfg.ecn_min_cwnd_segments,
         }
     }
 

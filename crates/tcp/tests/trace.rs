@@ -355,6 +355,42 @@ cases! { mark_small_window:
     test_tahoe_mark_small_window => Tahoe, false; test_tahoe_mark_small_window_delack => Tahoe, true;
 }
 
+// ---------------------------------------------------------------- ns-3 / Linux ECN window
+/// `ecn_min_cwnd_segments = 2` (ns-3, Linux): the mark of `mark_small_window`
+/// leaves cwnd = ssthresh = 2 segments instead of one, and the mark of
+/// `mark_cwnd_one` (IW 1) does not hold the sender: cwnd = ssthresh = 2
+/// segments, the second and third segments leave at once, the second with CWR.
+fn mark_min_two(v: Variant, delack: bool) {
+    let mut cfg = config(v, delack);
+    cfg.ecn_min_cwnd_segments = 2;
+    cfg.rwnd_bytes = 3 * MSS;
+    let net = Net::transfer(cfg.clone(), 30_000, vec![mark(Target::Seq(seg(10)))]);
+    check_common(&net, 30_000);
+    let p = first(&net, CaState::Cwr);
+    check(&net, p.high_sent - p.ack.unwrap() < 4 * MSS as u64, "fewer than four segments in flight");
+    check(&net, p.cwnd == 2 * MSS && p.ssthresh == 2 * MSS, "cwnd = ssthresh = 2 segments");
+    let want = Counts { data: 30, retransmits: 0, fast_retransmits: 0, timeouts: 0, ecn_reductions: 1 };
+    assert_eq!(counts(&net.c), want, "{}", net.dump());
+
+    cfg.rwnd_bytes = 1 << 20;
+    cfg.init_cwnd_segments = 1;
+    let net = Net::transfer(cfg, 10_000, vec![mark(Target::Seq(seg(1)))]);
+    check_common(&net, 10_000);
+    let p = first(&net, CaState::Cwr);
+    check(&net, p.cwnd == 2 * MSS && p.ssthresh == 2 * MSS, "cwnd 2, ssthresh 2");
+    let d: Vec<_> = net.data().take(3).collect();
+    check(&net, d[1].seg.seq == seg(2) && d[1].seg.flags.cwr() && d[1].t == p.t, "segment 2 at once, with CWR");
+    check(&net, d[2].seg.seq == seg(3) && d[2].t == p.t, "and segment 3 beside it");
+    let want = Counts { data: 10, retransmits: 0, fast_retransmits: 0, timeouts: 0, ecn_reductions: 1 };
+    assert_eq!(counts(&net.c), want, "{}", net.dump());
+}
+cases! { mark_min_two:
+    test_reno_mark_min_two => Reno, false; test_reno_mark_min_two_delack => Reno, true;
+    test_newreno_mark_min_two => NewReno, false; test_newreno_mark_min_two_delack => NewReno, true;
+    test_sack_mark_min_two => Sack, false; test_sack_mark_min_two_delack => Sack, true;
+    test_tahoe_mark_min_two => Tahoe, false; test_tahoe_mark_min_two_delack => Tahoe, true;
+}
+
 // ---------------------------------------------------------------- mark then timeout
 /// Segment 20 marked; the last two data segments are dropped, so only the FIN
 /// produces a dupACK and the RTO fires. Without delayed ACKs: N = 40, all 40

@@ -143,6 +143,14 @@ def scenario_dict(case: Case, personality: str, *, seed: int = 1) -> dict[str, A
             "bottleneck_delay": f"{case.delay_s}s",
             "bottleneck_queue": queue,
         },
-        "tcp": {"variant": "newreno", "ecn": True, "rwnd": 1 << 20, "min_rto": "200ms", "initial_rto": "1s"},
+        "tcp": {
+            "variant": "newreno",
+            "ecn": True,
+            "rwnd": 1 << 20,
+            "min_rto": "200ms",
+            "initial_rto": "1s",
+            # The window an ECN reduction leaves, as the peer's TCP (docs/peers.md).
+            "ecn_min_cwnd": 2 if personality == "ns3" else 1,
+        },
         "flows": flows,
     }

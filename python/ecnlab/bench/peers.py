@@ -4,9 +4,11 @@ For every case the tools run in turn, the order rotating each repetition so
 that no tool always runs on a warm or cold machine; each tool runs ``reps``
 times and the table shows medians. ecnlab runs twice per case, once with the
 ``ns2`` RED personality (compared with ns-2) and once with ``ns3`` (compared
-with ns-3). Ratios are ecnlab / peer: wall time (ecnlab's whole process
-against ns-2's whole process; ecnlab's run against ns-3's ``Simulator::Run``,
-its set-up reported apart), bottleneck packets per wall-second, and peak memory.
+with ns-3: the PyPI bindings, ns-3.44, and the same scenario in C++ against
+Debian's ns-3.37). Ratios are ecnlab / peer: wall time (ecnlab's whole
+process against ns-2's whole process; ecnlab's run against ns-3's
+``Simulator::Run``, its set-up reported apart), bottleneck packets per
+wall-second, and peak memory.
 """
 
 from __future__ import annotations
@@ -25,12 +27,15 @@ from ecnlab.bench.ecnlab_peer import compile_bytecode, run_ecnlab
 from ecnlab.bench.measure import PeerFailed
 from ecnlab.bench.ns2 import ns_binary, run_ns2
 from ecnlab.bench.ns3 import ns3_available, run_ns3
+from ecnlab.bench.ns3cxx import ns3cxx_binary, ns3cxx_missing, run_ns3cxx
 from ecnlab.bench.peerspec import peer_params
 from ecnlab.config import load_scenario
 
 __all__ = ["run_bench", "machine_name", "format_case"]
 
-TOOLS = ("ecnlab[ns2]", "ns-2", "ecnlab[ns3]", "ns-3")
+TOOLS = ("ecnlab[ns2]", "ns-2", "ecnlab[ns3]", "ns-3", "ns-3 C++")
+# (ecnlab column, peer, the time they are compared on)
+PAIRINGS = (("ecnlab[ns2]", "ns-2", "wall_s"), ("ecnlab[ns3]", "ns-3", "run_s"), ("ecnlab[ns3]", "ns-3 C++", "run_s"))
 # The slow peers stop repeating a case after one run longer than this.
 SLOW_RUN_S = 300.0
 
@@ -73,6 +78,7 @@ def _runners(case: Case, work: Path, tools: tuple[str, ...]) -> dict[str, Callab
         "ns-2": lambda rep: run_ns2(params["ns-2"], work / f"ns2-{rep}"),
         "ecnlab[ns3]": lambda rep: run_ecnlab(sc["ns3"], work / f"ecnlab-ns3-{rep}"),
         "ns-3": lambda rep: run_ns3(params["ns-3"], work / f"ns3-{rep}"),
+        "ns-3 C++": lambda rep: run_ns3cxx(params["ns-3"], work / f"ns3cxx-{rep}"),
     }
     return {t: runners[t] for t in tools}
 
@@ -122,7 +128,7 @@ def summarise(res: CaseResult) -> dict[str, Any]:
         med["reps"] = len(runs)
         tools[tool] = med
     ratios: dict[str, dict[str, float | None]] = {}
-    for mine, peer, time_key in (("ecnlab[ns2]", "ns-2", "wall_s"), ("ecnlab[ns3]", "ns-3", "run_s")):
+    for mine, peer, time_key in PAIRINGS:
         if mine in tools and peer in tools:
             a, b = tools[mine], tools[peer]
             ratios[f"ecnlab/{peer}"] = {
@@ -184,13 +190,23 @@ def run_bench(
 ) -> dict[str, Any]:
     """Runs the cases and returns a JSON-able report (machine, per-case summaries)."""
     names = cases or list(QUICK if quick else CASES)
-    tools = tuple(t for t in TOOLS if with_ns3 or not t.endswith("ns3]") and t != "ns-3")
+    tools = tuple(t for t in TOOLS if with_ns3 or not (t.endswith("ns3]") or t.startswith("ns-3")))
     if ns_binary() is None:
         log("ns-2 is not installed (Debian package ns2): its column is skipped")
         tools = tuple(t for t in tools if t != "ns-2")
     if with_ns3 and not ns3_available():
         log("ns-3 Python bindings are not installed: its column is skipped (ecnlab bench peers installs ecnlab[peers])")
         tools = tuple(t for t in tools if t != "ns-3")
+    cxx_missing = ns3cxx_missing()
+    if "ns-3 C++" in tools and cxx_missing is not None:
+        log(f"ns-3 C++ column skipped: {cxx_missing}")
+        tools = tuple(t for t in tools if t != "ns-3 C++")
+    if "ns-3 C++" in tools:
+        try:
+            ns3cxx_binary()  # compile before anything is timed
+        except PeerFailed as e:
+            log(f"ns-3 C++ column skipped: {e}")
+            tools = tuple(t for t in tools if t != "ns-3 C++")
     compile_bytecode()
     out: dict[str, Any] = {"machine": machine_name(), "reps": reps, "cases": []}
     for name in names:
@@ -202,27 +218,52 @@ def run_bench(
 
 
 def format_markdown(report: dict[str, Any]) -> str:
-    """The README table: one row per case, medians and ecnlab/peer speed-ups."""
-    head = (
+    """The README tables: speed (medians, ecnlab/peer speed-ups), then behaviour side by side."""
+    speed = [
         "| case | ecnlab wall s | ns-2 wall s | speed-up vs ns-2 | ecnlab run s | ns-3 run s (set-up s) "
-        "| speed-up vs ns-3 run | packets/wall-s ecnlab / ns-2 / ns-3 | peak MiB ecnlab / ns-2 / ns-3 "
-        "| utilisation ecnlab / ns-2 | Jain ecnlab / ns-2 |"
-    )
-    lines = [head, "|" + "---|" * 11]
+        "| speed-up vs ns-3 run | ns-3 C++ run s (wall s) | speed-up vs ns-3 C++ run "
+        "| packets/wall-s ecnlab / ns-2 / ns-3 / ns-3 C++ | peak MiB ecnlab / ns-2 / ns-3 / ns-3 C++ |",
+        "|" + "---|" * 11,
+    ]
     for c in report["cases"]:
         t, r = c["tools"], c["ratios"]
-        e2, n2, e3, n3 = (t.get(k, {}) for k in ("ecnlab[ns2]", "ns-2", "ecnlab[ns3]", "ns-3"))
-        sp2 = r.get("ecnlab/ns-2", {}).get("speedup")
-        sp3 = r.get("ecnlab/ns-3", {}).get("speedup")
+        e2, n2, e3, n3, nc = (t.get(k, {}) for k in ("ecnlab[ns2]", "ns-2", "ecnlab[ns3]", "ns-3", "ns-3 C++"))
+        sp2, sp3, spc = (r.get(f"ecnlab/{k}", {}).get("speedup") for k in ("ns-2", "ns-3", "ns-3 C++"))
         n3_run = f"{_fmt(n3.get('run_s'))} ({_fmt(n3.get('setup_s'))})" if n3 else "-"
-        pps = " / ".join(_fmt(x.get("pkts_per_wall_s")) for x in (e2, n2, n3))
-        mem = " / ".join(_fmt(x.get("peak_rss_mib")) for x in (e2, n2, n3))
-        lines.append(
+        nc_run = f"{_fmt(nc.get('run_s'))} ({_fmt(nc.get('wall_s'))})" if nc else "-"
+        pps = " / ".join(_fmt(x.get("pkts_per_wall_s")) for x in (e2, n2, n3, nc))
+        mem = " / ".join(_fmt(x.get("peak_rss_mib")) for x in (e2, n2, n3, nc))
+        speed.append(
             f"| ({c['case']}) | {_fmt(e2.get('wall_s'))} | {_fmt(n2.get('wall_s'))} | {_fmt(sp2)}x "
-            f"| {_fmt(e3.get('run_s'))} | {n3_run} | {_fmt(sp3)}x | {pps} | {mem} "
-            f"| {_fmt(e2.get('utilisation'))} / {_fmt(n2.get('utilisation'))} "
-            f"| {_fmt(e2.get('jain'))} / {_fmt(n2.get('jain'))} |"
+            f"| {_fmt(e3.get('run_s'))} | {n3_run} | {_fmt(sp3)}x | {nc_run} | {_fmt(spc)}x | {pps} | {mem} |"
         )
+    return "\n".join(speed) + "\n\n" + format_behaviour(report)
+
+
+BEHAVIOUR = (
+    ("utilisation", "utilisation"),
+    ("Jain", "jain"),
+    ("marks", "marks"),
+    ("early drops", "early_drops"),
+    ("forced drops", "forced_drops"),
+    ("overflow drops", "overflow_drops"),
+    ("retransmits", "retransmits"),
+    ("timeouts", "timeouts"),
+)
+
+
+def format_behaviour(report: dict[str, Any]) -> str:
+    """One row per case and metric: ecnlab[ns2] / ns-2 | ecnlab[ns3] / ns-3 / ns-3 C++."""
+    lines = [
+        "| case | metric | ecnlab[ns2] / ns-2 | ecnlab[ns3] / ns-3 / ns-3 C++ |",
+        "|---|---|---|---|",
+    ]
+    for c in report["cases"]:
+        t = c["tools"]
+        for title, key in BEHAVIOUR:
+            left = " / ".join(_fmt(t.get(k, {}).get(key)) for k in ("ecnlab[ns2]", "ns-2"))
+            right = " / ".join(_fmt(t.get(k, {}).get(key)) for k in ("ecnlab[ns3]", "ns-3", "ns-3 C++"))
+            lines.append(f"| ({c['case']}) | {title} | {left} | {right} |")
     return "\n".join(lines) + "\n"
 
 

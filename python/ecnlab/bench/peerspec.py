@@ -18,6 +18,10 @@ from ecnlab.model import Scenario
 __all__ = ["peer_params"]
 
 _PERSONALITY_OF = {"ns-2": "ns2", "ns-3": "ns3"}
+# The window an ECN reduction leaves: ns-2 halves cwnd (down to half a
+# segment, then waits for its timer: closest is RFC 3168's one segment); ns-3's
+# EnterCwr sets cwnd = ssthresh >= 2 segments (docs/peers.md).
+_ECN_MIN_CWND_OF = {"ns-2": 1, "ns-3": 2}
 
 
 def peer_params(sc: Scenario, tool: str) -> dict[str, Any]:
@@ -38,6 +42,13 @@ def peer_params(sc: Scenario, tool: str) -> dict[str, Any]:
     _require(r["faults"] == [], "faults", r["faults"], "the peers have no scripted faults")
     _require(topo["access_loss"] == 0 and topo["access_corrupt"] == 0, "topology.access_loss", topo["access_loss"], "0")
     _require(tcp["variant"] == "newreno" and not tcp["ecn_plus"], "tcp.variant", tcp["variant"], "newreno without ECN+")
+    want_floor = _ECN_MIN_CWND_OF[tool]
+    _require(
+        tcp["ecn_min_cwnd"] == want_floor,
+        "tcp.ecn_min_cwnd",
+        tcp["ecn_min_cwnd"],
+        f"{want_floor}: {tool}'s ECN response (docs/peers.md)",
+    )
     pairs, starts = [], []
     for i, f in enumerate(r["flows"]):
         where = f"flows[{i}]"
