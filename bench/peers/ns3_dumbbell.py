@@ -95,12 +95,18 @@ def build():
     r1, r2 = routers.Get(0), routers.Get(1)
     addr = ns.Ipv4AddressHelper()
     tch_none = ns.TrafficControlHelper()
-    # Bottleneck: device queue of one packet, RED on R1's side.
+    # Bottleneck: device queues of one packet, so the queue discs are the real
+    # queues: RED on R1's side, a FIFO of reverse_limit packets on R2's (the
+    # ACKs' way back, as ecnlab's reverse_queue and ns-2's R2->R1 DropTail).
     bott = link(r1, r2, P["rate_bps"], P["delay_s"], 1)
     addr.SetBase(ns.Ipv4Address("10.255.0.0"), ns.Ipv4Mask("255.255.255.0"))
     addr.Assign(bott)
     tch_none.Uninstall(bott)
     qdiscs = red_helper().Install(bott.Get(0))
+    ns.Config.SetDefault("ns3::FifoQueueDisc::MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{P['reverse_limit']}p")))
+    fifo = ns.TrafficControlHelper()
+    fifo.SetRootQueueDisc("ns3::FifoQueueDisc")
+    fifo.Install(bott.Get(1))
     sink_addr = []
     for i in range(P["pairs"]):
         for k, (a, b) in enumerate(((senders.Get(i), r1), (r2, receivers.Get(i)))):
