@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything ecnlab needs, from the project's own files; safe to re-run.
 #
-#   1. Debian packages the tests use (tshark tcpdump tcptrace chromium iproute2), only if missing.
+#   1. Debian packages the tests and benchmarks use (tshark tcpdump tcptrace chromium iproute2 ns2
+#      libns3-dev), only if missing.
 #   2. A Rust toolchain (rustup, minimal profile) if cargo is missing.
 #   3. .venv with the pinned Python dependencies of pyproject.toml (re-installed
 #      only when pyproject.toml changes).
@@ -33,6 +34,7 @@ hash_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 DEB_PACKAGES=(tshark tcpdump tcptrace chromium)  # chromium: the report test renders report.html headless
 DEB_PACKAGES+=(iproute2)  # ip, ss, nstat: live emulation (ecnlab emulate, tests/test_emu.py)
 DEB_PACKAGES+=(ns2)  # ns-2's `ns`: tests/test_peers.py compares ecnlab with ns-2 (bench: ecnlab bench peers)
+DEB_PACKAGES+=(libns3-dev)  # ns-3.37 C++ headers and libraries: the C++ ns-3 column of ecnlab bench peers
 if command -v dpkg-query >/dev/null; then
     missing=()
     for pkg in "${DEB_PACKAGES[@]}"; do

@@ -14,7 +14,7 @@ from ecnlab.bench.cases import CASES, STAGGER_S, scenario_dict
 from ecnlab.bench.ecnlab_peer import behaviour_of_summary
 from ecnlab.bench.ns2 import NS2_SCRIPT, ns_binary, run_ns2, tcl_params
 from ecnlab.bench.ns3 import NS3_SCRIPT
-from ecnlab.bench.ns3cxx import NS3CXX_SOURCE, params_text
+from ecnlab.bench.ns3cxx import NS3CXX_SOURCE, ns3cxx_missing, params_text, run_ns3cxx
 from ecnlab.bench.peerspec import peer_params
 from ecnlab.config import load_scenario
 from ecnlab.errors import ScenarioError
@@ -108,6 +108,29 @@ def test_ecnlab_and_ns2_agree_on_case_a(tmp_path: Path, mark_p: float, main: str
         assert 0.1 <= (mine[other] + 1) / (peer[other] + 1) <= 10, report
     # Packets through the bottleneck: the same link at the same utilisation.
     assert abs(mine["bottleneck_packets"] / peer["bottleneck_packets"] - 1) <= 0.02, report
+
+
+@pytest.mark.engine
+def test_ecnlab_and_ns3_cxx_agree_on_case_a(tmp_path: Path) -> None:
+    """The C++ ns-3 peer (Debian ns-3.37) builds and runs case (a); ecnlab with
+    the ``ns3`` personality and ns-3's ECN window agrees with it: utilisation
+    within 0.02, Jain within 0.05, marks within a factor 2, the same packets
+    through the bottleneck within 2 %, retransmissions and timeouts of the same
+    order (a factor 10)."""
+    why = ns3cxx_missing()
+    if why is not None:
+        pytest.skip(why)
+    sc = scenario_dict(CASES["a"], "ns3")
+    mine = behaviour_of_summary(ecnlab.run(sc).summary)
+    peer = run_ns3cxx(peer_params(load_scenario(sc), "ns-3"), tmp_path / "ns3cxx")
+    report = f"ecnlab {mine}\nns-3 C++ {peer}"
+    assert len(peer["goodput_bps"]) == CASES["a"].flows, report
+    assert abs(mine["utilisation"] - peer["utilisation"]) <= 0.02, report
+    assert abs(mine["jain"] - peer["jain"]) <= 0.05, report
+    assert peer["marks"] > 100 and 0.5 <= mine["marks"] / peer["marks"] <= 2.0, report
+    assert abs(mine["bottleneck_packets"] / peer["bottleneck_packets"] - 1) <= 0.02, report
+    for key in ("retransmits", "timeouts"):
+        assert 0.1 <= (mine[key] + 1) / (peer[key] + 1) <= 10, report
 
 
 def test_summary_takes_medians_and_pairs_the_right_times() -> None:

@@ -51,15 +51,9 @@ impl QueuedPacket for Packet {
             self.seg.ecn
         }
     }
-    /// RFC 3168 §5: a router sets CE only on an ECN-capable packet.
+    /// RFC 3168 §5 (`Ecn::set_ce`); a Source Quench is never ECN-capable.
     fn set_ce(&mut self) -> bool {
-        match self.ecn() {
-            Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce => {
-                self.seg.ecn = Ecn::Ce;
-                true
-            }
-            Ecn::NotEct => false,
-        }
+        self.quench.is_none() && self.seg.ecn.set_ce()
     }
     /// RFC 1812 §4.3.2.7: no ICMP error about an ICMP error.
     fn may_quench(&self) -> bool {
@@ -94,15 +88,9 @@ impl QueuedPacket for QueuedRef {
     fn ecn(&self) -> Ecn {
         self.ecn
     }
-    /// RFC 3168 §5, as for `Packet`.
+    /// RFC 3168 §5 (`Ecn::set_ce`).
     fn set_ce(&mut self) -> bool {
-        match self.ecn {
-            Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce => {
-                self.ecn = Ecn::Ce;
-                true
-            }
-            Ecn::NotEct => false,
-        }
+        self.ecn.set_ce()
     }
     fn may_quench(&self) -> bool {
         self.may_quench

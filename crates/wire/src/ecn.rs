@@ -38,6 +38,15 @@ impl Ecn {
     pub const fn is_ce(self) -> bool {
         matches!(self, Ecn::Ce)
     }
+    /// RFC 3168 §5: a router sets CE only on an ECN-capable packet (a CE
+    /// packet stays CE). Returns whether the packet now carries CE.
+    pub fn set_ce(&mut self) -> bool {
+        if *self == Ecn::NotEct {
+            return false;
+        }
+        *self = Ecn::Ce;
+        true
+    }
 }
 
 #[cfg(test)]

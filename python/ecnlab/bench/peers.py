@@ -161,14 +161,7 @@ def format_case(s: dict[str, Any]) -> str:
         ("bottleneck packets", "bottleneck_packets"),
         ("packets / wall-s", "pkts_per_wall_s"),
         ("peak memory MiB", "peak_rss_mib"),
-        ("utilisation", "utilisation"),
-        ("Jain", "jain"),
-        ("marks", "marks"),
-        ("early drops", "early_drops"),
-        ("forced drops", "forced_drops"),
-        ("overflow drops", "overflow_drops"),
-        ("retransmits", "retransmits"),
-        ("timeouts", "timeouts"),
+        *BEHAVIOUR,
     ]
     tools = list(s["tools"])
     lines = [f"case ({s['case']}) {s['label']}"]
