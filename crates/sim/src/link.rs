@@ -69,6 +69,9 @@ pub struct LinkCounters {
     pub fault_marks: u64,
     /// ECN-capable packets dropped by an early (probabilistic) AQM decision.
     pub early_drops_ect: u64,
+    /// Packets the queue refused (early, forced and overflow drops), by
+    /// `PacketKind` (indexed by its discriminant).
+    pub drops_by_kind: [u64; crate::packet::PacketKind::COUNT],
 }
 
 impl Link {

@@ -110,6 +110,15 @@ pub struct QueueOut {
     pub early_drops_ect: u64,
     pub forced_drops: u64,
     pub overflow_drops: u64,
+    /// The queue's drops (early + forced + overflow) by what the packet was
+    /// (`packet.rs`, `PacketKind`).
+    pub drops_syn: u64,
+    pub drops_synack: u64,
+    pub drops_data: u64,
+    pub drops_retransmit: u64,
+    pub drops_fin: u64,
+    pub drops_ack: u64,
+    pub drops_quench: u64,
     pub avg_qlen_pkts: f64,
     pub max_qlen_pkts: u32,
     pub avg_qlen_bytes: f64,

@@ -61,6 +61,52 @@ impl QueuedPacket for Packet {
     }
 }
 
+/// What a packet is, for the per-kind drop counts of a queue (`QueueOut::drops_*`):
+/// which packets an AQM's drops fall on decides what they cost (a lost
+/// SYN-ACK or data-less FIN waits for a retransmission timer; a lost data
+/// segment in a full window is repaired by fast retransmit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// SYN (first or retransmitted).
+    Syn,
+    /// SYN-ACK (first or retransmitted).
+    SynAck,
+    /// A segment with payload sent for the first time (a FIN on it included).
+    Data,
+    /// A segment with payload, or a FIN, that its sender sent before.
+    Retransmit,
+    /// A FIN without payload, sent for the first time.
+    Fin,
+    /// A pure ACK: no payload, no SYN, no FIN.
+    Ack,
+    /// An ICMP Source Quench.
+    Quench,
+}
+
+impl PacketKind {
+    pub const COUNT: usize = 7;
+}
+
+impl Packet {
+    pub fn kind(&self) -> PacketKind {
+        let s = &self.seg;
+        match () {
+            _ if self.quench.is_some() => PacketKind::Quench,
+            _ if s.flags.syn() => {
+                if s.flags.ack() {
+                    PacketKind::SynAck
+                } else {
+                    PacketKind::Syn
+                }
+            }
+            _ if s.retransmit && (s.payload_len > 0 || s.flags.fin()) => PacketKind::Retransmit,
+            _ if s.payload_len > 0 => PacketKind::Data,
+            _ if s.flags.fin() => PacketKind::Fin,
+            _ => PacketKind::Ack,
+        }
+    }
+}
+
 /// What a link's queue holds for a packet: its slab index, and the two
 /// fields the AQM reads or writes. The ECN codepoint here is the packet's
 /// while it is queued (a CE mark lands here); `Simulation` copies it back to
@@ -128,5 +174,43 @@ impl PacketSlab {
     pub fn take(&mut self, i: u32) -> Packet {
         self.free.push(i);
         self.slots[i as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ecnlab_wire::TcpFlags;
+
+    fn pkt(flags: TcpFlags, payload_len: u32, retransmit: bool) -> Packet {
+        let seg = Segment { flags, payload_len, retransmit, ..Segment::default() };
+        Packet {
+            seg,
+            flow: 0,
+            slot: 0,
+            gen: 0,
+            conn_no: 0,
+            to: End::Client,
+            src: 0,
+            dst: 1,
+            enqueued_at: Instant(0),
+            quench: None,
+        }
+    }
+
+    #[test]
+    fn test_kinds() {
+        use PacketKind as K;
+        let (a, syn, fin) = (TcpFlags::ACK, TcpFlags::SYN, TcpFlags::FIN);
+        assert_eq!(pkt(syn, 0, false).kind(), K::Syn);
+        assert_eq!(pkt(syn, 0, true).kind(), K::Syn, "a retransmitted SYN is a SYN");
+        assert_eq!(pkt(syn | a, 0, true).kind(), K::SynAck);
+        assert_eq!(pkt(a, 1000, false).kind(), K::Data);
+        assert_eq!(pkt(a | fin, 1000, false).kind(), K::Data, "a FIN on data is data");
+        assert_eq!(pkt(a, 1000, true).kind(), K::Retransmit);
+        assert_eq!(pkt(a | fin, 0, true).kind(), K::Retransmit, "a repeated FIN");
+        assert_eq!(pkt(a | fin, 0, false).kind(), K::Fin);
+        assert_eq!(pkt(a, 0, false).kind(), K::Ack);
+        assert_eq!(Packet { quench: Some(3), ..pkt(a, 1000, false) }.kind(), K::Quench);
     }
 }

@@ -152,7 +152,9 @@ fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Insta
 }
 
 fn queue_out(name: &str, l: &crate::link::Link, end: Instant) -> QueueOut {
+    use crate::packet::PacketKind as K;
     let s = l.queue.stats(end);
+    let by = |k: K| l.counters.drops_by_kind[k as usize];
     QueueOut {
         link: name.to_string(),
         arrivals: s.arrivals,
@@ -164,6 +166,13 @@ fn queue_out(name: &str, l: &crate::link::Link, end: Instant) -> QueueOut {
         early_drops_ect: l.counters.early_drops_ect,
         forced_drops: s.forced_drops,
         overflow_drops: s.overflow_drops,
+        drops_syn: by(K::Syn),
+        drops_synack: by(K::SynAck),
+        drops_data: by(K::Data),
+        drops_retransmit: by(K::Retransmit),
+        drops_fin: by(K::Fin),
+        drops_ack: by(K::Ack),
+        drops_quench: by(K::Quench),
         avg_qlen_pkts: s.avg_qlen_pkts,
         max_qlen_pkts: s.max_qlen_pkts,
         avg_qlen_bytes: s.avg_qlen_bytes,

@@ -151,6 +151,7 @@ impl Simulation {
                 if reason == DropReason::Early && q.ecn.is_ect() {
                     link.counters.early_drops_ect += 1;
                 }
+                link.counters.drops_by_kind[self.pkts.get(idx).kind() as usize] += 1;
                 self.flows[flow as usize].census.dropped += 1;
                 self.pkts.take(idx);
                 return;

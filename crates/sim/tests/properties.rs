@@ -70,6 +70,8 @@ proptest! {
         }
         for q in &out.queues {
             prop_assert_eq!(q.arrivals, q.enqueued + q.early_drops + q.forced_drops + q.overflow_drops);
+            let by_kind = q.drops_syn + q.drops_synack + q.drops_data + q.drops_retransmit + q.drops_fin + q.drops_ack;
+            prop_assert_eq!(by_kind + q.drops_quench, q.early_drops + q.forced_drops + q.overflow_drops, "{}", q.link);
             prop_assert!(q.dequeued <= q.enqueued);
             prop_assert!(q.marks <= q.enqueued);
             prop_assert!(q.avg_qlen_pkts <= q.max_qlen_pkts as f64 + 1e-9);

@@ -37,6 +37,16 @@ QUEUE_KEYS = (
     "max_qlen_pkts",
     "avg_qlen_bytes",
 )
+# The simulator's drops by packet kind: the router does not classify what it drops.
+UNKNOWN_QUEUE_KEYS = (
+    "drops_syn",
+    "drops_synack",
+    "drops_data",
+    "drops_retransmit",
+    "drops_fin",
+    "drops_ack",
+    "drops_quench",
+)
 
 
 def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +68,10 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
             "wall_s": round(raw["wall_s"], 6),
         },
         "flows": flows,
-        "queues": [{"link": name, **{k: link[k] for k in QUEUE_KEYS}} for name, link in end_links.items()],
+        "queues": [
+            {"link": name, **{k: link[k] for k in QUEUE_KEYS}, **dict.fromkeys(UNKNOWN_QUEUE_KEYS)}
+            for name, link in end_links.items()
+        ],
         "links": [_link(sc, link, router) for link in plan.links],
         "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
         "emulation": {

@@ -49,7 +49,13 @@ def section_queue_tail(res: SweepResults, tables: Tables, figs: list[Path]) -> t
 def summarize_persistent(res: SweepResults) -> Tables:
     runs = persistent.per_run(res)
     c = persistent.cells(runs)
-    return [("paper", persistent.paper_table(c)), ("claims", persistent.claims(c)), ("cells", c), ("runs", runs)]
+    return [
+        ("paper", persistent.paper_table(c)),
+        ("claims", persistent.claims(c)),
+        ("drops", persistent.drops_table(c)),
+        ("cells", c),
+        ("runs", runs),
+    ]
 
 
 def figures_persistent(res: SweepResults, outdir: Path) -> list[Path]:
@@ -66,7 +72,7 @@ def summarize_deploy(res: SweepResults) -> Tables:
     t, _ = deploy.classes(res)
     tw = deploy.twins(res)
     c = pd.concat([deploy.claims(t), pd.DataFrame([deploy.twin_claim(tw)])], ignore_index=True)
-    return [("claims", c), ("classes", t), ("twins", tw)]
+    return [("claims", c), ("classes", t), ("drops", deploy.drops(res)), ("twins", tw)]
 
 
 def figures_deploy(res: SweepResults, outdir: Path) -> list[Path]:

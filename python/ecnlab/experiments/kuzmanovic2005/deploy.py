@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ecnlab.experiments.kuzmanovic2005.persistent import BIN_S, _pct
+from ecnlab.experiments.kuzmanovic2005.persistent import BIN_S, DROP_KINDS, _pct
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
-__all__ = ["classes", "claims", "twins", "twin_claim", "figure", "section"]
+__all__ = ["classes", "claims", "twins", "twin_claim", "drops", "figure", "section"]
 
 LEVELS = ("ecn5", "ecn50", "ecn95")
 
@@ -55,6 +55,17 @@ def classes(res: SweepResults) -> tuple[pd.DataFrame, dict[tuple[str, bool], np.
         for (d, e), a in sorted(acc.items())
     ]
     return pd.DataFrame(rows), {k: a["hist"] for k, a in acc.items()}
+
+
+def drops(res: SweepResults) -> pd.DataFrame:
+    """Per deployment level (means over seeds): the bottleneck's marks, drops and what the drops fell on."""
+    rows = []
+    for r in res.runs.itertuples():
+        q = next(q for q in res.summary(str(r.run))["queues"] if q["link"] == "R1->R2")
+        drops = q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
+        rows.append({"deploy": str(r.deploy), "marks": q["marks"], "drops": drops,
+                     **{f"drops_{k}": q.get(f"drops_{k}") for k in DROP_KINDS}})  # fmt: skip
+    return pd.DataFrame(rows).groupby("deploy", as_index=False).mean(numeric_only=True).round(1)
 
 
 def twins(res: SweepResults) -> pd.DataFrame:
@@ -145,6 +156,10 @@ def section(tables: dict[str, pd.DataFrame]) -> str:
             "(deploy.toml). The paper shows CDFs only (Fig. 10); its claims are qualitative.",
             to_markdown(tables["claims"]),
             to_markdown(tables["classes"]),
+            "The bottleneck's marks and drops per level (means over seeds): RED* marks ECT packets above max_th "
+            "and drops the Not-ECT ones, among them the SYN-ACKs of non-ECN clients (`drops_synack`; the "
+            "servers send ECT SYN-ACKs only to clients that negotiate ECN).",
+            to_markdown(tables["drops"]) if "drops" in tables else "",
             "Clients r6 and r16 have the same RTT (88 ms); r16 is the ECN client at 5 %, r6 the non-ECN one at 95 %:",
             to_markdown(tables["twins"]) if "twins" in tables else "",
         ]
