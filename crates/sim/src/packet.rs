@@ -73,9 +73,9 @@ pub enum PacketKind {
     SynAck,
     /// A segment with payload sent for the first time (a FIN on it included).
     Data,
-    /// A segment with payload, or a FIN, that its sender sent before.
+    /// A segment with payload that its sender sent before.
     Retransmit,
-    /// A FIN without payload, sent for the first time.
+    /// A FIN without payload (first or repeated).
     Fin,
     /// A pure ACK: no payload, no SYN, no FIN.
     Ack,
@@ -99,7 +99,7 @@ impl Packet {
                     PacketKind::Syn
                 }
             }
-            _ if s.retransmit && (s.payload_len > 0 || s.flags.fin()) => PacketKind::Retransmit,
+            _ if s.payload_len > 0 && s.retransmit => PacketKind::Retransmit,
             _ if s.payload_len > 0 => PacketKind::Data,
             _ if s.flags.fin() => PacketKind::Fin,
             _ => PacketKind::Ack,
@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(pkt(a, 1000, false).kind(), K::Data);
         assert_eq!(pkt(a | fin, 1000, false).kind(), K::Data, "a FIN on data is data");
         assert_eq!(pkt(a, 1000, true).kind(), K::Retransmit);
-        assert_eq!(pkt(a | fin, 0, true).kind(), K::Retransmit, "a repeated FIN");
+        assert_eq!(pkt(a | fin, 0, true).kind(), K::Fin, "a repeated FIN without data is a FIN");
         assert_eq!(pkt(a | fin, 0, false).kind(), K::Fin);
         assert_eq!(pkt(a, 0, false).kind(), K::Ack);
         assert_eq!(Packet { quench: Some(3), ..pkt(a, 1000, false) }.kind(), K::Quench);
