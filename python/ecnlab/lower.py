@@ -100,14 +100,10 @@ def _link(link: Link, pcap: bool) -> dict[str, Any]:
         "corrupt": link.corrupt,
         "pcap": pcap,
     }
-    if link.queue.tail_delay_ns is not None:  # absent otherwise: older engine JSON stays identical
-        out["tail_threshold_bytes"] = _tail_bytes(link.queue, link.rate_bps)
+    tail = link.queue.tail_delay_ns
+    if tail is not None:  # absent otherwise: older engine JSON stays identical
+        out["tail_threshold_bytes"] = tail * link.rate_bps // 8_000_000_000  # tail_delay · rate, in bytes
     return out
-
-
-def _tail_bytes(q: QueueSpec, rate_bps: int) -> int | None:
-    """The byte threshold ``tail_delay`` · rate of a queue that asks for its tail fraction."""
-    return None if q.tail_delay_ns is None else q.tail_delay_ns * rate_bps // 8_000_000_000
 
 
 def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:

@@ -33,11 +33,7 @@ impl QueuedPacket for TestPkt {
     }
     fn set_ce(&mut self) -> bool {
         self.ce_calls += 1;
-        if self.ecn == Ecn::NotEct {
-            return false;
-        }
-        self.ecn = Ecn::Ce;
-        true
+        self.ecn.set_ce()
     }
     fn may_quench(&self) -> bool {
         !self.icmp

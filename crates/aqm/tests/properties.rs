@@ -31,11 +31,7 @@ impl QueuedPacket for Pkt {
     }
     fn set_ce(&mut self) -> bool {
         self.ce_calls += 1;
-        if self.ecn == Ecn::NotEct {
-            return false;
-        }
-        self.ecn = Ecn::Ce;
-        true
+        self.ecn.set_ce()
     }
 }
 

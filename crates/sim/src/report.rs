@@ -63,13 +63,9 @@ impl Simulation {
     fn in_flight_per_flow(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.flows.len()];
         for l in &self.links {
-            for q in l.queue.iter() {
-                n[self.pkts.get(q.idx).flow as usize] += 1;
-            }
-        }
-        for l in &self.links {
-            for f in &l.pipe {
-                n[self.pkts.get(f.idx).flow as usize] += 1;
+            let queued = l.queue.iter().map(|q| q.idx);
+            for idx in queued.chain(l.pipe.iter().map(|f| f.idx)) {
+                n[self.pkts.get(idx).flow as usize] += 1;
             }
         }
         n

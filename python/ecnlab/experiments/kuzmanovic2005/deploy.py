@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ecnlab.experiments.kuzmanovic2005.persistent import BIN_S, DROP_KINDS, _pct
+from ecnlab.experiments.kuzmanovic2005.persistent import BIN_S, _pct, queue_signals
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -62,9 +62,7 @@ def drops(res: SweepResults) -> pd.DataFrame:
     rows = []
     for r in res.runs.itertuples():
         q = next(q for q in res.summary(str(r.run))["queues"] if q["link"] == "R1->R2")
-        drops = q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
-        rows.append({"deploy": str(r.deploy), "marks": q["marks"], "drops": drops,
-                     **{f"drops_{k}": q.get(f"drops_{k}") for k in DROP_KINDS}})  # fmt: skip
+        rows.append({"deploy": str(r.deploy), **queue_signals(q)})
     return pd.DataFrame(rows).groupby("deploy", as_index=False).mean(numeric_only=True).round(1)
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
-__all__ = ["per_run", "cells", "paper_table", "drops_table", "figure", "section", "BIN_S", "DROP_KINDS"]
+__all__ = ["per_run", "cells", "paper_table", "drops_table", "figure", "section", "queue_signals", "BIN_S"]
 
 BIN_S = 0.020  # engine web.rs HIST_BIN
 # Beyond the paper: RED*+ECN+ with TCP's ECN window as Linux's and ns-3's (tcp.ecn_min_cwnd = 2).
@@ -48,6 +48,15 @@ def _pct(hist: np.ndarray, q: float) -> float | None:
     return (k + 1) * BIN_S if k < len(hist) - 1 else float("inf")
 
 
+def queue_signals(queue: dict[str, Any]) -> dict[str, Any]:
+    """A queue's marks, drops (early + forced + overflow) and what the drops fell on (``DROP_KINDS``)."""
+    return {
+        "marks": queue["marks"],
+        "drops": queue["early_drops"] + queue["forced_drops"] + queue["overflow_drops"],
+        **{f"drops_{k}": queue.get(f"drops_{k}") for k in DROP_KINDS},
+    }
+
+
 def _run_row(summary: dict[str, Any]) -> dict[str, Any]:
     link = next(lk for lk in summary["links"] if lk["name"] == "R1->R2")
     queue = next(q for q in summary["queues"] if q["link"] == "R1->R2")
@@ -64,9 +73,7 @@ def _run_row(summary: dict[str, Any]) -> dict[str, Any]:
         else None,
         "response_p50_s": _pct(hist, 0.5),
         "response_p90_s": _pct(hist, 0.9),
-        "marks": queue["marks"],
-        "drops": queue["early_drops"] + queue["forced_drops"] + queue["overflow_drops"],
-        **{f"drops_{k}": queue.get(f"drops_{k}") for k in DROP_KINDS},
+        **queue_signals(queue),
         "timeouts": sum(f["timeouts"] for f in summary["flows"]),
         "avg_qlen_pkts": queue["avg_qlen_pkts"],
     }
