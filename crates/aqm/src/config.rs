@@ -96,6 +96,224 @@ pub enum QueueConfig {
     RedStar(RedParams),
     /// PI (Hollot, Misra, Towsley, Gong, INFOCOM 2001), `pi.rs`.
     Pi(PiParams),
+    /// CoDel (RFC 8289; Linux `codel_impl.h`), `codel.rs`.
+    Codel(CodelParams),
+    /// PIE (RFC 8033; Linux `pie.h`), `pie.rs`.
+    Pie(PieParams),
+    /// FQ-CoDel (RFC 8290; Linux `sch_fq_codel.c`), `fq_codel.rs`.
+    FqCodel(FqCodelParams),
+    /// DualQ Coupled AQM with PI2 (RFC 9332; Linux `sch_dualpi2.c`), `dualpi2.rs`.
+    #[serde(rename = "dualpi2")]
+    DualPi2(DualPi2Params),
+    /// Adaptive RED (Floyd, Gummadi, Shenker 2001; ns-3 `red-queue-disc.cc`), `ared.rs`.
+    Ared(AredParams),
+    /// A step marker: CE above a threshold on the instantaneous queue or the
+    /// sojourn time (DCTCP's K, RFC 8257 §3.1), `step.rs`.
+    Step(StepParams),
+}
+
+/// Whose definition of an algorithm to follow where the RFC and Linux differ
+/// (each algorithm's file has the table).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AqmPersonality {
+    /// Linux's qdisc (and ns-3, which ports it): fixed-point arithmetic where Linux has it.
+    #[default]
+    Linux,
+    /// The RFC's pseudo-code as written (exact arithmetic).
+    Rfc,
+}
+
+/// CoDel. Capacity: exactly one of `limit_pkts` and `limit_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodelParams {
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    /// Acceptable standing sojourn time (RFC 8289 §4.3: 5 ms).
+    pub target_ns: u64,
+    /// Window over which the sojourn must stay above target (§4.4: 100 ms).
+    pub interval_ns: u64,
+    /// CE-mark ECT packets instead of dropping them (Linux `codel` default off).
+    pub ecn: bool,
+    /// Mark every ECT packet whose sojourn exceeds this (Linux `ce_threshold`).
+    #[serde(default)]
+    pub ce_threshold_ns: Option<u64>,
+    /// No drop while the backlog is at most this many bytes (Linux: device MTU 1514).
+    pub mtu_bytes: u32,
+    #[serde(default)]
+    pub personality: AqmPersonality,
+}
+
+/// PIE. Capacity: exactly one of `limit_pkts` and `limit_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieParams {
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    /// QDELAY_REF (RFC 8033 §4.2: 15 ms).
+    pub target_ns: u64,
+    /// T_UPDATE (15 ms).
+    pub tupdate_ns: u64,
+    /// α in Hz (0.125) and β in Hz (1.25).
+    pub alpha: f64,
+    pub beta: f64,
+    /// MAX_BURST (150 ms).
+    pub max_burst_ns: u64,
+    /// CE-mark ECT packets while p ≤ `mark_ecn_threshold` (RFC 8033 §5.1).
+    pub ecn: bool,
+    pub mark_ecn_threshold: f64,
+    /// Scale p by packet size / `mean_pkt_bytes` (Linux `bytemode`).
+    pub bytemode: bool,
+    pub mean_pkt_bytes: u32,
+    /// RFC 8033 §5.4 derandomisation (ns-3 `UseDerandomization`).
+    pub derandomize: bool,
+    #[serde(default)]
+    pub personality: AqmPersonality,
+}
+
+/// FQ-CoDel (limits are its own: packets and memory).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelParams {
+    /// Packets in all flows (Linux 10240).
+    pub limit_pkts: u32,
+    /// Bytes in all flows (Linux `memory_limit` 32 MiB; counted as wire bytes here).
+    pub memory_limit_bytes: u64,
+    /// Flow buckets (1024).
+    pub flows: u32,
+    /// DRR quantum in bytes (1514).
+    pub quantum_bytes: u32,
+    /// Packets dropped at most per overflow (64).
+    pub drop_batch: u32,
+    pub target_ns: u64,
+    pub interval_ns: u64,
+    /// Linux `fq_codel` default on.
+    pub ecn: bool,
+    #[serde(default)]
+    pub ce_threshold_ns: Option<u64>,
+    /// Apply `ce_threshold` only where `(tos & mask) == value` (Linux `ce_threshold_selector`).
+    #[serde(default)]
+    pub ce_threshold_selector: Option<(u8, u8)>,
+    pub mtu_bytes: u32,
+    /// Hash perturbation; `None`: drawn from the queue's random stream at the first packet.
+    #[serde(default)]
+    pub perturbation: Option<u32>,
+    #[serde(default)]
+    pub personality: AqmPersonality,
+}
+
+/// Which packets DualPI2 classifies into the L queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnMask {
+    /// ECT(1) and CE (RFC 9331 §5.1), Linux `l4s_ect`.
+    #[default]
+    L4sEct,
+    /// ECT(0), ECT(1) and CE: DCTCP in a data centre (Linux `any_ect`).
+    AnyEct,
+}
+
+/// DualPI2. Capacity: `limit_pkts` (Linux 10000) over both queues.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DualPi2Params {
+    pub limit_pkts: u32,
+    /// PI target queue delay (15 ms).
+    pub target_ns: u64,
+    /// PI update interval (16 ms).
+    pub tupdate_ns: u64,
+    /// α and β in Hz (0.16, 3.2).
+    pub alpha: f64,
+    pub beta: f64,
+    /// Coupling factor k (2): p_L = min(k·p', 1), p_C = p'².
+    pub coupling: f64,
+    /// L4S step: mark an L packet whose sojourn exceeds this (1 ms) ...
+    #[serde(default)]
+    pub step_thresh_ns: Option<u64>,
+    /// ... or, instead, while the L queue holds at least this many packets.
+    #[serde(default)]
+    pub step_thresh_pkts: Option<u32>,
+    /// The step applies only when the L queue held at least this many packets at enqueue (0).
+    pub min_qlen_step: u32,
+    /// RFC 9332 ramp instead of the step: p_L rises linearly from 0 at
+    /// `ramp_min_ns` to 1 at `ramp_min_ns + ramp_range_ns` of L sojourn.
+    #[serde(default)]
+    pub ramp_min_ns: Option<u64>,
+    #[serde(default)]
+    pub ramp_range_ns: Option<u64>,
+    /// WRR weight of the C queue in percent (10).
+    pub classic_protection_pct: u8,
+    pub ecn_mask: EcnMask,
+    /// In overload (k·p' > 1) drop L packets with p'² instead of marking (true).
+    pub drop_on_overload: bool,
+    /// No AQM decision while the total backlog is below 2 × this (1514).
+    pub mtu_bytes: u32,
+    #[serde(default)]
+    pub personality: AqmPersonality,
+}
+
+/// Adaptive RED. Thresholds and weight are set automatically from the link
+/// rate unless given. Capacity: exactly one of `limit_pkts` and `limit_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AredParams {
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    /// Target queue delay (5 ms); sets the thresholds when they are not given.
+    pub target_delay_ns: u64,
+    /// max_p adaptation interval (0.5 s).
+    pub interval_ns: u64,
+    /// Additive increase bound (0.01) and multiplicative decrease (0.9).
+    pub alpha: f64,
+    pub beta: f64,
+    /// max_p's range: [bottom, top] = [0.01, 0.5].
+    pub bottom: f64,
+    pub top: f64,
+    /// Initial max_p (0.02 = 1/ns-3 LInterm 50).
+    pub max_p: f64,
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    #[serde(default)]
+    pub wq: Option<f64>,
+    pub mean_pkt_bytes: u32,
+    pub link_rate_bps: u64,
+    pub ecn: bool,
+}
+
+/// What a step marker compares with its threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepOn {
+    /// Packets in the queue at arrival (DCTCP's K; decided at enqueue).
+    Packets,
+    /// Bytes in the queue at arrival (decided at enqueue).
+    Bytes,
+    /// The packet's sojourn time in ns (decided at dequeue).
+    Sojourn,
+}
+
+/// A step marker. Capacity: exactly one of `limit_pkts` and `limit_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepParams {
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    pub on: StepOn,
+    /// Packets, bytes or ns, as `on` says; signal when the measure is > threshold.
+    pub threshold: u64,
+    /// CE-mark ECT packets (else: drop them, a step dropper).
+    pub ecn: bool,
 }
 
 /// The discrete PI controller (`pi.rs`). Capacity: exactly one of

@@ -48,11 +48,11 @@ mod tests {
         let (p, why) = q.enqueue(t(3), TestPkt::new(3, 40, Ecn::Ect0), &mut rng).unwrap_err();
         assert_eq!((p.id, why, p.ecn, p.ce_calls), (3, DropReason::Overflow, Ecn::Ect0, 0));
         assert_eq!((q.len_pkts(), q.len_bytes()), (3, 4500));
-        assert_eq!(q.dequeue(t(4)).map(|p| p.id), Some(0));
+        assert_eq!(q.dequeue(t(4), &mut ScriptRng::default()).map(|p| p.id), Some(0));
         assert_eq!(q.enqueue(t(5), TestPkt::new(4, 40, Ecn::NotEct), &mut rng), Ok(()));
-        let ids: Vec<u64> = std::iter::from_fn(|| q.dequeue(t(6))).map(|p| p.id).collect();
+        let ids: Vec<u64> = std::iter::from_fn(|| q.dequeue(t(6), &mut ScriptRng::default())).map(|p| p.id).collect();
         assert_eq!(ids, [1, 2, 4]);
-        assert!(q.is_empty() && q.dequeue(t(7)).is_none());
+        assert!(q.is_empty() && q.dequeue(t(7), &mut ScriptRng::default()).is_none());
         let s = q.stats(t(8));
         assert_eq!((s.arrivals, s.enqueued, s.dequeued, s.overflow_drops), (5, 4, 4, 1));
         assert_eq!((s.marks, s.early_drops, s.forced_drops), (0, 0, 0));

@@ -39,7 +39,7 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
-    fn new(field: &'static str, value: impl ToString, allowed: impl Into<String>) -> Self {
+    pub(crate) fn new(field: &'static str, value: impl ToString, allowed: impl Into<String>) -> Self {
         ConfigError { field, value: value.to_string(), allowed: allowed.into() }
     }
 }
@@ -64,6 +64,12 @@ impl QueueConfig {
             )),
             QueueConfig::RedStar(p) => p.validate(),
             QueueConfig::Pi(p) => p.validate(),
+            QueueConfig::Ared(p) => p.validate(),
+            QueueConfig::Pie(p) => p.validate(),
+            QueueConfig::Step(p) => p.validate(),
+            QueueConfig::Codel(p) => p.validate(),
+            QueueConfig::FqCodel(p) => p.validate(),
+            QueueConfig::DualPi2(p) => p.validate(),
         }
     }
 }
@@ -143,7 +149,7 @@ impl PiParams {
 }
 
 /// Probabilities and weights: the half-open interval (0, 1]. NaN fails.
-fn check_unit_interval(field: &'static str, v: f64) -> Result<(), ConfigError> {
+pub(crate) fn check_unit_interval(field: &'static str, v: f64) -> Result<(), ConfigError> {
     if v > 0.0 && v <= 1.0 {
         Ok(())
     } else {
@@ -151,7 +157,7 @@ fn check_unit_interval(field: &'static str, v: f64) -> Result<(), ConfigError> {
     }
 }
 
-fn check_limits(pkts: Option<u32>, bytes: Option<u64>) -> Result<(), ConfigError> {
+pub(crate) fn check_limits(pkts: Option<u32>, bytes: Option<u64>) -> Result<(), ConfigError> {
     match (pkts, bytes) {
         (None, None) => Err(ConfigError::new("limit_pkts", "null", ONE_LIMIT)),
         (Some(_), Some(b)) => Err(ConfigError::new("limit_bytes", b, ONE_LIMIT)),

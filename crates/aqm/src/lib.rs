@@ -13,19 +13,29 @@
 //! (personality `linux`), `stats.rs`. docs/peers.md compares the personalities.
 
 mod aqm;
+mod ared;
+mod backlog;
+mod codel;
 pub mod config;
 mod droptail;
+mod dualpi2;
 mod error;
+mod fq_codel;
 mod pi;
+mod pie;
 mod queue;
 mod red;
 mod stats;
+mod step;
 #[cfg(test)]
 mod testutil;
 mod verdict;
 
-pub use config::{DropTailParams, PiParams, QueueConfig, RedMode, RedParams, RedPersonality};
+pub use config::{
+    AqmPersonality, AredParams, CodelParams, DropTailParams, DualPi2Params, EcnMask, FqCodelParams, PiParams,
+    PieParams, QueueConfig, RedMode, RedParams, RedPersonality, StepOn, StepParams,
+};
 pub use error::ConfigError;
 pub use queue::{AqmQueue, QueuedPacket};
-pub use stats::QueueStats;
+pub use stats::{ClassStats, QueueStats, Sojourn};
 pub use verdict::{DropReason, Enqueued};

@@ -29,18 +29,23 @@
 //! The host tells the AQM when the queue becomes empty (`on_idle`): after the
 //! dequeue that empties it, and after an arrival dropped while it was empty.
 
-use std::collections::VecDeque;
-
 use ecnlab_wire::{Ecn, Instant};
 use rand::RngCore;
 
-use crate::aqm::{AnyAqm, Aqm, QueueView};
+use crate::aqm::{AnyAqm, QueueView, SchedAqm};
+use crate::ared::Ared;
+use crate::backlog::{Backlog, Store};
+use crate::codel::Codel;
 use crate::config::QueueConfig;
 use crate::droptail::DropTail;
+use crate::dualpi2::DualPi2;
 use crate::error::ConfigError;
+use crate::fq_codel::FqCodel;
 use crate::pi::Pi;
+use crate::pie::Pie;
 use crate::red::ForcedAction;
 use crate::stats::{QueueStats, StatsAcc};
+use crate::step::Step;
 use crate::verdict::{DropReason, Enqueued, SignalKind, Verdict};
 
 /// What a queue needs to know about the packets it holds.
@@ -56,6 +61,11 @@ pub trait QueuedPacket {
     fn may_quench(&self) -> bool {
         true
     }
+    /// A key equal for every packet of one transport flow and direction (the
+    /// 5-tuple's role in Linux's `skb_get_hash`): what flow queueing hashes.
+    fn flow_key(&self) -> u64 {
+        0
+    }
 }
 
 /// The physical capacity of the queue.
@@ -63,6 +73,8 @@ pub trait QueuedPacket {
 enum Limit {
     Pkts(u32),
     Bytes(u64),
+    /// The AQM enforces its own limit after enqueue (FQ-CoDel).
+    ByAqm,
 }
 
 impl Limit {
@@ -83,16 +95,9 @@ impl Limit {
         match self {
             Limit::Pkts(p) => q.len_pkts < p,
             Limit::Bytes(b) => q.len_pkts < u32::MAX && q.len_bytes.saturating_add(u64::from(len)) <= b,
+            Limit::ByAqm => q.len_pkts < u32::MAX,
         }
     }
-}
-
-/// A queued packet with its arrival time and the length it was counted with.
-#[derive(Clone, Debug)]
-struct Entry<P> {
-    pkt: P,
-    since: Instant,
-    len: u32,
 }
 
 /// The host's resolution of a verdict for one packet.
@@ -104,17 +109,15 @@ enum Action {
     Drop(DropReason),
 }
 
-/// A FIFO queue of `P` guarded by an AQM (sans-IO: time and randomness come in).
+/// Packets of type `P` in one or more sub-queues guarded by an AQM (sans-IO:
+/// time and randomness come in).
 #[derive(Clone, Debug)]
 pub struct AqmQueue<P: QueuedPacket> {
-    fifo: VecDeque<Entry<P>>,
-    len_bytes: u64,
+    store: Store<P>,
     limit: Limit,
-    ecn: bool,
     /// RED's early signal is a Source Quench (module doc, quench mode).
     quench: bool,
     aqm: AnyAqm,
-    stats: StatsAcc,
 }
 
 impl<P: QueuedPacket> AqmQueue<P> {
@@ -132,14 +135,40 @@ impl<P: QueuedPacket> AqmQueue<P> {
                 (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::red(p, ForcedAction::Signal))
             }
             QueueConfig::Pi(p) => (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Pi(Pi::new(p))),
+            QueueConfig::Ared(p) => {
+                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Ared(Ared::new(p)))
+            }
+            QueueConfig::Pie(p) => (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Pie(Pie::new(p))),
+            QueueConfig::Step(p) => {
+                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Step(Step::new(p)))
+            }
+            QueueConfig::Codel(p) => {
+                (Limit::from_fields(p.limit_pkts, p.limit_bytes)?, p.ecn, AnyAqm::Codel(Codel::new(p)))
+            }
+            QueueConfig::FqCodel(p) => (Limit::ByAqm, p.ecn, AnyAqm::FqCodel(FqCodel::new(p))),
+            // DualPI2 always marks ECT packets (RFC 9332 §2.5.1); it has no ECN switch.
+            QueueConfig::DualPi2(p) => (Limit::Pkts(p.limit_pkts), true, AnyAqm::DualPi2(DualPi2::new(p))),
         };
         let quench = matches!(cfg, QueueConfig::Red(p) if p.quench);
-        let fifo = VecDeque::new();
-        Ok(AqmQueue { fifo, len_bytes: 0, limit, ecn, quench, aqm, stats: StatsAcc::default() })
+        let names = aqm.class_names();
+        let stats = if names.is_empty() {
+            StatsAcc::new()
+        } else {
+            StatsAcc::with_classes((0..names.len() as u8).collect(), names)
+        };
+        let store = Store::new(aqm.subqueues(), ecn, stats);
+        Ok(AqmQueue { store, limit, quench, aqm })
+    }
+
+    /// Records the sojourn time of every packet that leaves from now on
+    /// (`QueueStats::sojourn`: percentiles from an HDR histogram).
+    pub fn record_sojourn(&mut self) {
+        self.store.stats.record_sojourn();
     }
 
     /// `Ok(())`: enqueued (possibly CE-marked in place). `Err`: the packet and why it was dropped.
     /// A caller that runs quench-mode queues uses [`Self::enqueue_signalled`] instead.
+    /// Packets already queued that the AQM dropped are in [`Self::drain_dropped`].
     pub fn enqueue<R: RngCore + ?Sized>(&mut self, now: Instant, pkt: P, rng: &mut R) -> Result<(), (P, DropReason)> {
         self.enqueue_signalled(now, pkt, rng).map(|_| ())
     }
@@ -153,62 +182,76 @@ impl<P: QueuedPacket> AqmQueue<P> {
         rng: &mut R,
     ) -> Result<Enqueued, (P, DropReason)> {
         let len = pkt.wire_len();
-        let view = self.view();
-        self.stats.advance(now, view.len_pkts, view.len_bytes);
-        self.stats.on_arrival(len);
-        let verdict = self.aqm.on_enqueue(now, len, &view, rng);
+        self.store.at(now);
+        self.aqm.tick(now, &self.store);
+        self.store.stats.on_arrival(len);
+        let sub = self.aqm.classify(pkt.flow_key(), pkt.ecn());
+        let view = QueueView::of(&self.store);
+        let verdict = self.aqm.on_enqueue(now, len, sub, &self.store, rng);
         let result = match self.resolve(verdict, &pkt, &view) {
-            Action::Enqueue => Ok(self.push(now, pkt, len, Enqueued::Plain)),
-            Action::Quench => Ok(self.push(now, pkt, len, Enqueued::Quench)),
-            Action::Mark(kind) => self.mark_and_push(now, pkt, len, kind),
+            Action::Enqueue => Ok(self.push(now, sub, pkt, len, Enqueued::Plain)),
+            Action::Quench => Ok(self.push(now, sub, pkt, len, Enqueued::Quench)),
+            Action::Mark(kind) => self.mark_and_push(now, sub, pkt, len, kind),
             Action::Drop(reason) => Err((pkt, reason)),
         };
         if let Err((_, reason)) = &result {
-            self.stats.on_drop(*reason);
-            if self.fifo.is_empty() {
-                self.aqm.on_idle(now);
-            }
+            self.store.stats.on_drop(*reason);
         }
-        self.stats.check(self.len_pkts());
+        if self.store.len_pkts() == 0 {
+            self.aqm.on_idle(now);
+        }
+        self.store.stats.check(self.len_pkts());
         result
     }
 
-    /// Removes the head packet, if any.
-    /// The queued packets, head first.
+    /// The queued packets, sub-queue by sub-queue, head first.
     pub fn iter(&self) -> impl Iterator<Item = &P> {
-        self.fifo.iter().map(|e| &e.pkt)
+        self.store.iter()
     }
 
-    pub fn dequeue(&mut self, now: Instant) -> Option<P> {
-        let Entry { pkt, since, len } = self.fifo.pop_front()?;
-        self.stats.advance(now, self.len_pkts() + 1, self.len_bytes);
-        self.len_bytes -= u64::from(len);
-        self.stats.on_dequeue(len);
-        let view = self.view();
-        self.aqm.on_dequeue(now, now.saturating_since(since), len, &view);
-        if self.fifo.is_empty() {
+    /// The next packet to transmit, if any. Packets the AQM dropped on the way
+    /// (at dequeue) are in [`Self::drain_dropped`].
+    pub fn dequeue<R: RngCore + ?Sized>(&mut self, now: Instant, rng: &mut R) -> Option<P> {
+        self.store.at(now);
+        self.aqm.tick(now, &self.store);
+        let before = self.store.len_pkts();
+        let pkt = match self.aqm.dequeue(now, &mut self.store, rng) {
+            Some(sub) => self.store.pop(sub),
+            None => None,
+        };
+        if self.store.len_pkts() == 0 && before > 0 {
             self.aqm.on_idle(now);
         }
-        self.stats.check(self.len_pkts());
-        Some(pkt)
+        self.store.stats.check(self.len_pkts());
+        pkt
+    }
+
+    /// Packets that were in the queue and were dropped by the AQM since the
+    /// last call (at dequeue, or FQ-CoDel's overflow at enqueue), with the reason.
+    pub fn drain_dropped(&mut self) -> std::vec::Drain<'_, (P, DropReason)> {
+        self.store.dropped.drain(..)
+    }
+
+    /// Whether packets wait in [`Self::drain_dropped`].
+    pub fn has_dropped(&self) -> bool {
+        !self.store.dropped.is_empty()
     }
 
     pub fn len_pkts(&self) -> u32 {
-        // The limit check keeps the FIFO below u32::MAX packets.
-        u32::try_from(self.fifo.len()).unwrap_or(u32::MAX)
+        self.store.len_pkts()
     }
 
     pub fn len_bytes(&self) -> u64 {
-        self.len_bytes
+        self.store.len_bytes()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
+        self.store.len_pkts() == 0
     }
 
     /// Counters, with time-weighted averages integrated up to `now`.
     pub fn stats(&self, now: Instant) -> QueueStats {
-        self.stats.snapshot(now, self.len_pkts(), self.len_bytes)
+        self.store.stats.snapshot(now, self.len_pkts(), self.len_bytes())
     }
 
     /// RED's EWMA average queue in packets (byte mode: mean packets); `None` for DropTail.
@@ -216,17 +259,32 @@ impl<P: QueuedPacket> AqmQueue<P> {
         self.aqm.avg_estimate()
     }
 
-    fn view(&self) -> QueueView {
-        QueueView { len_pkts: self.len_pkts(), len_bytes: self.len_bytes }
+    /// The AQM's signal probability as of `now` (PI, PIE; DualPI2's base
+    /// probability p'), after taking the periodic updates due; `None` for
+    /// AQMs without one.
+    pub fn prob(&mut self, now: Instant) -> Option<f64> {
+        self.store.at(now);
+        self.aqm.tick(now, &self.store);
+        self.aqm.prob()
+    }
+
+    /// Sojourn time of the oldest packet as of `now` (0 when empty).
+    pub fn head_sojourn(&self, now: Instant) -> ecnlab_wire::Duration {
+        (0..self.store.subqueues())
+            .filter_map(|s| self.store.head(s))
+            .map(|h| h.sojourn(now))
+            .max()
+            .unwrap_or(ecnlab_wire::Duration::ZERO)
     }
 
     /// Steps 2–4 of the module doc: verdict → action, before touching the packet.
     fn resolve(&self, verdict: Verdict, pkt: &P, view: &QueueView) -> Action {
         let fits = self.limit.admits(view, pkt.wire_len());
+        let ecn = self.store.ecn();
         match verdict {
             Verdict::Drop(reason) => Action::Drop(reason),
             Verdict::Signal(SignalKind::Forced) if self.quench => Action::Drop(DropReason::Forced),
-            Verdict::Signal(kind) if !self.quench && (!self.ecn || pkt.ecn() == Ecn::NotEct) => {
+            Verdict::Signal(kind) if !self.quench && (!ecn || pkt.ecn() == Ecn::NotEct) => {
                 Action::Drop(kind.drop_reason())
             }
             _ if !fits => Action::Drop(DropReason::Overflow),
@@ -241,21 +299,21 @@ impl<P: QueuedPacket> AqmQueue<P> {
     fn mark_and_push(
         &mut self,
         now: Instant,
+        sub: usize,
         mut pkt: P,
         len: u32,
         kind: SignalKind,
     ) -> Result<Enqueued, (P, DropReason)> {
         if pkt.set_ce() {
-            Ok(self.push(now, pkt, len, Enqueued::Marked))
+            Ok(self.push(now, sub, pkt, len, Enqueued::Marked))
         } else {
             Err((pkt, kind.drop_reason()))
         }
     }
 
-    fn push(&mut self, now: Instant, pkt: P, len: u32, how: Enqueued) -> Enqueued {
-        self.len_bytes += u64::from(len);
-        self.fifo.push_back(Entry { pkt, since: now, len });
-        self.stats.on_enqueue(how, self.len_pkts(), self.len_bytes);
+    fn push(&mut self, now: Instant, sub: usize, pkt: P, len: u32, how: Enqueued) -> Enqueued {
+        self.store.push(sub, pkt, len, how);
+        self.aqm.on_enqueued(now, sub, &mut self.store);
         how
     }
 }
@@ -313,7 +371,7 @@ mod tests {
         assert_eq!(q.enqueue(Instant::ZERO, ce, &mut rng), Ok(()));
         let s = q.stats(Instant::ZERO);
         assert_eq!((s.marks, s.enqueued, s.forced_drops), (1, 5, 0));
-        let last = std::iter::from_fn(|| q.dequeue(Instant::ZERO)).last().unwrap();
+        let last = std::iter::from_fn(|| q.dequeue(Instant::ZERO, &mut ScriptRng::default())).last().unwrap();
         assert_eq!((last.id, last.ecn, last.ce_calls), (1, Ecn::Ce, 1));
     }
 
@@ -339,8 +397,8 @@ mod tests {
         let ns = Instant::from_nanos;
         q.enqueue(ns(0), TestPkt::new(0, 100, Ecn::NotEct), &mut rng).unwrap();
         q.enqueue(ns(10), TestPkt::new(1, 300, Ecn::NotEct), &mut rng).unwrap();
-        assert_eq!(q.dequeue(ns(20)).unwrap().id, 0);
-        assert_eq!(q.dequeue(ns(30)).unwrap().id, 1);
+        assert_eq!(q.dequeue(ns(20), &mut ScriptRng::default()).unwrap().id, 0);
+        assert_eq!(q.dequeue(ns(30), &mut ScriptRng::default()).unwrap().id, 1);
         // ∫pkts = 1·10 + 2·10 + 1·10 = 40; ∫bytes = 100·10 + 400·10 + 300·10 = 8000.
         let s = q.stats(ns(40));
         assert_eq!((s.avg_qlen_pkts, s.avg_qlen_bytes), (1.0, 200.0));
@@ -359,7 +417,7 @@ mod tests {
         let mut rng = ScriptRng::new(&[0.99, 0.99]);
         fill(&mut q, 3, &mut rng);
         assert_eq!(q.len_bytes(), 3000);
-        assert_eq!(q.dequeue(Instant::from_nanos(5)).unwrap().id, 100);
+        assert_eq!(q.dequeue(Instant::from_nanos(5), &mut ScriptRng::default()).unwrap().id, 100);
         assert_eq!((q.len_pkts(), q.len_bytes()), (2, 2000));
         assert_eq!(rng.remaining(), 1, "one draw for the single early-region arrival");
     }
@@ -389,7 +447,7 @@ mod tests {
         assert_eq!(rng.remaining(), 0);
         let s = q.stats(t);
         assert_eq!((s.quenches, s.marks, s.early_drops, s.forced_drops), (1, 0, 0, 1));
-        let out: Vec<TestPkt> = std::iter::from_fn(|| q.dequeue(t)).collect();
+        let out: Vec<TestPkt> = std::iter::from_fn(|| q.dequeue(t, &mut ScriptRng::default())).collect();
         assert!(out.iter().all(|p| p.ce_calls == 0), "nothing is marked in quench mode");
         assert_eq!((out[3].id, out[3].ecn), (3, Ecn::NotEct));
     }

@@ -5,20 +5,53 @@
 //! identities, which every operation checks with `debug_assert!`:
 //!
 //! ```text
-//! arrivals = enqueued + early_drops + forced_drops + overflow_drops
-//! queued   = enqueued - dequeued
+//! arrivals = enqueued + early_drops + forced_drops + overflow_drops - dequeue_drops
+//! queued   = enqueued - dequeued - dequeue_drops
 //! marks + quenches <= enqueued
 //! ```
+//!
+//! Drops and marks are counted by reason wherever they happen; the ones made
+//! after enqueue (CoDel, FQ-CoDel, DualPI2 decide at dequeue; FQ-CoDel's
+//! overflow drops the fattest flow's head) are also counted in
+//! `dequeue_drops` and `dequeue_marks`, and marks by a threshold rule in
+//! `step_marks`. With [`StatsAcc::record_sojourn`], every dequeued packet's
+//! sojourn time goes into an HDR histogram (2 significant digits, 1 ns to
+//! about 18 min), whole queue and per class (DualPI2's L and C).
 //!
 //! The average queue is the time average ∫ qlen dt / t over [0, now]; the
 //! integral (in packet·ns and byte·ns, exact `u128`) is advanced before every
 //! change of the queue length. Time that runs backwards is ignored (no negative
 //! intervals).
 
-use ecnlab_wire::Instant;
+use ecnlab_wire::{Duration, Instant};
+use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::backlog::MarkRule;
 use crate::verdict::{DropReason, Enqueued};
+
+/// Sojourn-time percentiles in milliseconds (from the HDR histogram: within 1 %).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Sojourn {
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub p999_ms: f64,
+    pub max_ms: f64,
+    pub mean_ms: f64,
+}
+
+/// Counters of one class of sub-queues (DualPI2: `L`, `C`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ClassStats {
+    pub name: &'static str,
+    pub dequeued: u64,
+    pub marks: u64,
+    pub step_marks: u64,
+    pub drops: u64,
+    /// `None` unless sojourn times are recorded (and a packet left).
+    pub sojourn: Option<Sojourn>,
+}
 
 /// A snapshot of one queue's counters (see [`crate::AqmQueue::stats`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -42,17 +75,62 @@ pub struct QueueStats {
     pub avg_qlen_bytes: f64,
     pub max_qlen_pkts: u32,
     pub max_qlen_bytes: u64,
+    /// Drops of packets already enqueued (AQMs that decide at dequeue,
+    /// FQ-CoDel's overflow); also counted in the drops by reason.
+    pub dequeue_drops: u64,
+    /// Marks made at dequeue; also counted in `marks`.
+    pub dequeue_marks: u64,
+    /// Marks by a threshold rule (step queue, CoDel `ce_threshold`, DualPI2's
+    /// L step); also counted in `marks`.
+    pub step_marks: u64,
+    /// Sojourn-time percentiles of dequeued packets, when recorded.
+    pub sojourn: Option<Sojourn>,
+    /// Per class of sub-queue (DualPI2: L then C); empty for one class.
+    pub classes: Vec<ClassStats>,
 }
 
 impl QueueStats {
-    /// All packets refused at arrival.
+    /// All packets dropped, at arrival or after.
     pub fn drops(&self) -> u64 {
         self.early_drops + self.forced_drops + self.overflow_drops
     }
-    /// Packets in the queue: enqueued − dequeued.
-    pub fn queued(&self) -> u64 {
-        self.enqueued.saturating_sub(self.dequeued)
+    /// Packets refused at arrival.
+    pub fn arrival_drops(&self) -> u64 {
+        self.drops() - self.dequeue_drops
     }
+    /// Packets in the queue: enqueued − dequeued − dropped after enqueue.
+    pub fn queued(&self) -> u64 {
+        self.enqueued.saturating_sub(self.dequeued + self.dequeue_drops)
+    }
+}
+
+/// Highest sojourn the histograms resolve (2^40 ns ≈ 18 min); longer ones saturate.
+const SOJOURN_MAX_NS: u64 = 1 << 40;
+
+fn new_hist() -> Histogram<u32> {
+    Histogram::new_with_bounds(1, SOJOURN_MAX_NS, 2).expect("valid HDR bounds")
+}
+
+fn percentiles(h: &Histogram<u32>) -> Option<Sojourn> {
+    if h.is_empty() {
+        return None;
+    }
+    let ms = |v: u64| v as f64 / 1e6;
+    Some(Sojourn {
+        p50_ms: ms(h.value_at_quantile(0.5)),
+        p90_ms: ms(h.value_at_quantile(0.9)),
+        p99_ms: ms(h.value_at_quantile(0.99)),
+        p999_ms: ms(h.value_at_quantile(0.999)),
+        max_ms: ms(h.max()),
+        mean_ms: h.mean() / 1e6,
+    })
+}
+
+/// One class's running counters.
+#[derive(Clone, Debug)]
+struct ClassAcc {
+    c: ClassStats,
+    hist: Option<Histogram<u32>>,
 }
 
 /// The running accumulator behind [`QueueStats`].
@@ -62,9 +140,38 @@ pub(crate) struct StatsAcc {
     area_pkts_ns: u128,
     area_bytes_ns: u128,
     last: Instant,
+    hist: Option<Histogram<u32>>,
+    /// Class of each sub-queue (empty: a single class, no per-class counters).
+    class_of: Vec<u8>,
+    classes: Vec<ClassAcc>,
 }
 
 impl StatsAcc {
+    /// Counters for a queue with one class of sub-queues.
+    pub(crate) fn new() -> Self {
+        StatsAcc::default()
+    }
+
+    /// Per-class counters: sub-queue `i` belongs to class `class_of[i]`, named `names[..]`.
+    pub(crate) fn with_classes(class_of: Vec<u8>, names: &[&'static str]) -> Self {
+        let classes =
+            names.iter().map(|&name| ClassAcc { c: ClassStats { name, ..Default::default() }, hist: None }).collect();
+        StatsAcc { class_of, classes, ..Default::default() }
+    }
+
+    /// Records every dequeued packet's sojourn time from now on.
+    pub(crate) fn record_sojourn(&mut self) {
+        self.hist = Some(new_hist());
+        for k in &mut self.classes {
+            k.hist = Some(new_hist());
+        }
+    }
+
+    fn class(&mut self, sub: usize) -> Option<&mut ClassAcc> {
+        let k = *self.class_of.get(sub)?;
+        self.classes.get_mut(usize::from(k))
+    }
+
     /// Integrates the current lengths up to `now` (call before changing them).
     pub(crate) fn advance(&mut self, now: Instant, len_pkts: u32, len_bytes: u64) {
         if now <= self.last {
@@ -90,6 +197,27 @@ impl StatsAcc {
         self.c.max_qlen_bytes = self.c.max_qlen_bytes.max(len_bytes);
     }
 
+    /// A packet already enqueued in `sub` was dropped.
+    pub(crate) fn on_dequeue_drop(&mut self, sub: usize, reason: DropReason) {
+        self.on_drop(reason);
+        self.c.dequeue_drops += 1;
+        if let Some(k) = self.class(sub) {
+            k.c.drops += 1;
+        }
+    }
+
+    /// A packet in `sub` was CE-marked at dequeue by `rule`.
+    pub(crate) fn on_dequeue_mark(&mut self, sub: usize, rule: MarkRule) {
+        let step = u64::from(rule == MarkRule::Step);
+        self.c.marks += 1;
+        self.c.dequeue_marks += 1;
+        self.c.step_marks += step;
+        if let Some(k) = self.class(sub) {
+            k.c.marks += 1;
+            k.c.step_marks += step;
+        }
+    }
+
     pub(crate) fn on_drop(&mut self, reason: DropReason) {
         match reason {
             DropReason::Early => self.c.early_drops += 1,
@@ -98,9 +226,19 @@ impl StatsAcc {
         }
     }
 
-    pub(crate) fn on_dequeue(&mut self, len: u32) {
+    /// A packet of `len` bytes left `sub` for transmission after `sojourn`.
+    pub(crate) fn on_dequeue(&mut self, sub: usize, len: u32, sojourn: Duration) {
         self.c.dequeued += 1;
         self.c.dequeued_bytes += u64::from(len);
+        if let Some(h) = self.hist.as_mut() {
+            h.saturating_record(sojourn.as_nanos());
+        }
+        if let Some(k) = self.class(sub) {
+            k.c.dequeued += 1;
+            if let Some(h) = k.hist.as_mut() {
+                h.saturating_record(sojourn.as_nanos());
+            }
+        }
     }
 
     /// The counters with averages integrated up to `now` (or the last change, if later).
@@ -112,9 +250,12 @@ impl StatsAcc {
         let t = end.as_nanos();
         // Clamped to the maximum: u128 -> f64 rounding must not push the mean past it.
         let avg = |area: u128, max: f64| if t == 0 { 0.0 } else { (area as f64 / t as f64).min(max) };
+        let class = |k: &ClassAcc| ClassStats { sojourn: k.hist.as_ref().and_then(percentiles), ..k.c.clone() };
         QueueStats {
             avg_qlen_pkts: avg(area_p, f64::from(self.c.max_qlen_pkts)),
             avg_qlen_bytes: avg(area_b, self.c.max_qlen_bytes as f64),
+            sojourn: self.hist.as_ref().and_then(percentiles),
+            classes: self.classes.iter().map(class).collect(),
             ..self.c.clone()
         }
     }
@@ -122,8 +263,8 @@ impl StatsAcc {
     /// The ns-3 identities, given the current queue length in packets.
     pub(crate) fn check(&self, len_pkts: u32) {
         let c = &self.c;
-        debug_assert_eq!(c.arrivals, c.enqueued + c.drops(), "arrivals identity");
-        debug_assert_eq!(c.enqueued.checked_sub(c.dequeued), Some(u64::from(len_pkts)), "queued");
+        debug_assert_eq!(c.arrivals, c.enqueued + c.arrival_drops(), "arrivals identity");
+        debug_assert_eq!(c.enqueued.checked_sub(c.dequeued + c.dequeue_drops), Some(u64::from(len_pkts)), "queued");
         debug_assert!(c.marks + c.quenches <= c.enqueued, "marks + quenches <= enqueued");
     }
 }

@@ -124,6 +124,12 @@ fn ecn_on(cfg: &QueueConfig) -> bool {
         QueueConfig::DropTail(_) => false,
         QueueConfig::Red(p) | QueueConfig::RedStar(p) => p.ecn,
         QueueConfig::Pi(p) => p.ecn,
+        QueueConfig::Ared(p) => p.ecn,
+        QueueConfig::Pie(p) => p.ecn,
+        QueueConfig::Step(p) => p.ecn,
+        QueueConfig::Codel(p) => p.ecn,
+        QueueConfig::FqCodel(p) => p.ecn,
+        QueueConfig::DualPi2(_) => true,
     }
 }
 
@@ -132,6 +138,12 @@ fn limit_of(cfg: &QueueConfig) -> (Option<u32>, Option<u64>) {
         QueueConfig::DropTail(p) => (p.limit_pkts, p.limit_bytes),
         QueueConfig::Red(p) | QueueConfig::RedStar(p) => (p.limit_pkts, p.limit_bytes),
         QueueConfig::Pi(p) => (p.limit_pkts, p.limit_bytes),
+        QueueConfig::Ared(p) => (p.limit_pkts, p.limit_bytes),
+        QueueConfig::Pie(p) => (p.limit_pkts, p.limit_bytes),
+        QueueConfig::Step(p) => (p.limit_pkts, p.limit_bytes),
+        QueueConfig::Codel(p) => (p.limit_pkts, p.limit_bytes),
+        QueueConfig::FqCodel(p) => (Some(p.limit_pkts), None),
+        QueueConfig::DualPi2(p) => (Some(p.limit_pkts), None),
     }
 }
 
@@ -210,7 +222,7 @@ fn run(cfg: &QueueConfig, ops: &[Op], seed: u64) -> Result<QueueStats, TestCaseE
                     Err((p, why)) => check_drop(cfg, &p, why)?,
                 }
             }
-            Op::Dequeue => match q.dequeue(now) {
+            Op::Dequeue => match q.dequeue(now, &mut rng) {
                 Some(p) => check_dequeued(cfg, &p, &mut m)?,
                 None => prop_assert!(m.fifo.is_empty()),
             },
@@ -218,7 +230,7 @@ fn run(cfg: &QueueConfig, ops: &[Op], seed: u64) -> Result<QueueStats, TestCaseE
         }
         check_state(cfg, &q, &m, now)?;
     }
-    while let Some(p) = q.dequeue(now) {
+    while let Some(p) = q.dequeue(now, &mut rng) {
         check_dequeued(cfg, &p, &mut m)?;
     }
     let s = check_state(cfg, &q, &m, now)?;
@@ -286,7 +298,7 @@ proptest! {
                     prop_assert_eq!(b, want, "arrival {}", id - 1);
                 }
                 Op::Dequeue => {
-                    let (a, b) = (qm.dequeue(now), qq.dequeue(now));
+                    let (a, b) = (qm.dequeue(now, &mut rm), qq.dequeue(now, &mut rq));
                     prop_assert_eq!(a.map(|p| p.id), b.as_ref().map(|p| p.id));
                     prop_assert!(b.is_none_or(|p| p.ecn == Ecn::Ect0 && p.ce_calls == 0));
                 }

@@ -86,6 +86,20 @@ impl QueuedPacket for Frame {
         }
         Ipv4Packet::new_unchecked(&mut self.bytes[..]).set_ecn_ce_and_fix_checksum()
     }
+
+    /// The 5-tuple packed: addresses, protocol and the first four payload
+    /// bytes (TCP/UDP ports; zeros for a first fragment too short to hold them).
+    fn flow_key(&self) -> u64 {
+        let v = self.view();
+        let mut ports = [0u8; 4];
+        if v.frag_offset() == 0 {
+            let n = v.payload().len().min(4);
+            ports[..n].copy_from_slice(&v.payload()[..n]);
+        }
+        let (s, d) = (u32::from_be_bytes(v.src_addr()), u32::from_be_bytes(v.dst_addr()));
+        let tuple = (u64::from(s) << 32 | u64::from(d)) ^ u64::from(v.protocol()) << 56;
+        tuple.rotate_left(17) ^ u64::from(u32::from_be_bytes(ports))
+    }
 }
 
 #[cfg(test)]

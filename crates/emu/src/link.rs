@@ -89,10 +89,10 @@ impl<P: QueuedPacket> Link<P> {
     /// transmitter starts at once (`on_start` sees each packet whose
     /// transmission starts, for captures). `Err` gives the drop reason.
     pub fn enter(&mut self, t: Instant, pkt: P, on_start: &mut dyn FnMut(Instant, &P)) -> Result<(), DropReason> {
-        if let Err((p, reason)) = self.queue.enqueue(t, pkt, &mut self.queue_rng) {
-            if reason == DropReason::Early && p.ecn().is_ect() {
-                self.counters.early_drops_ect += 1;
-            }
+        let verdict = self.queue.enqueue(t, pkt, &mut self.queue_rng);
+        self.count_queue_drops();
+        if let Err((p, reason)) = verdict {
+            self.count_drop(&p, reason);
             return Err(reason);
         }
         if self.tx.is_none() {
@@ -130,13 +130,29 @@ impl<P: QueuedPacket> Link<P> {
     }
 
     fn start_next(&mut self, t: Instant, on_start: &mut dyn FnMut(Instant, &P)) {
-        let Some(p) = self.queue.dequeue(t) else { return };
+        let next = self.queue.dequeue(t, &mut self.queue_rng);
+        self.count_queue_drops();
+        let Some(p) = next else { return };
         let len = p.wire_len();
         self.counters.packets += 1;
         self.counters.bytes += u64::from(len);
         on_start(t, &p);
         let done = t + Duration::transmission(u64::from(len), self.rate_bps);
         self.tx = Some((done, p));
+    }
+
+    /// The link's own count of a packet its queue dropped (the queue counts it too).
+    fn count_drop(&mut self, p: &P, reason: DropReason) {
+        if reason == DropReason::Early && p.ecn().is_ect() {
+            self.counters.early_drops_ect += 1;
+        }
+    }
+
+    /// Packets the AQM dropped after enqueueing them (at dequeue, or
+    /// FQ-CoDel's overflow) are freed here.
+    fn count_queue_drops(&mut self) {
+        let ect_early = self.queue.drain_dropped().filter(|(p, r)| *r == DropReason::Early && p.ecn().is_ect()).count();
+        self.counters.early_drops_ect += ect_early as u64;
     }
 
     pub fn counters(&self) -> LinkCounters {

@@ -42,6 +42,9 @@ impl QueuedPacket for Routed {
     fn set_ce(&mut self) -> bool {
         self.frame.set_ce()
     }
+    fn flow_key(&self) -> u64 {
+        self.frame.flow_key()
+    }
 }
 
 /// Per-endpoint counters.

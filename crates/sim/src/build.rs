@@ -179,6 +179,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         forwarded: 0,
         census: Default::default(),
         pending_flows: flows_len,
+        drop_buf: Vec::new(),
     })
 }
 

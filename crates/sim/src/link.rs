@@ -83,7 +83,7 @@ impl Link {
 
     /// Takes the next packet to transmit (the caller knows the transmitter is free).
     pub fn start_next(&mut self, now: Instant) -> Option<QueuedRef> {
-        let p = self.queue.dequeue(now)?;
+        let p = self.queue.dequeue(now, &mut self.queue_rng)?;
         if let Some(t) = self.tail.as_mut() {
             t.observe(now, self.queue.len_bytes());
         }

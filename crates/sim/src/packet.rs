@@ -118,12 +118,17 @@ pub struct QueuedRef {
     pub ecn: Ecn,
     /// False for a Source Quench (`Packet::may_quench`).
     pub may_quench: bool,
+    /// The packet's transport flow: (flow, connection, direction), packed.
+    pub key: u64,
 }
 
 impl QueuedRef {
     /// The queue's view of packet `p`, kept at slab index `idx`.
     pub fn of(idx: u32, p: &Packet) -> Self {
-        QueuedRef { idx, len: p.wire_len(), ecn: p.ecn(), may_quench: p.may_quench() }
+        // One connection is one 5-tuple; a Source Quench is a flow of its own per gateway.
+        let dir = u64::from(matches!(p.to, End::Server)) | u64::from(p.quench.is_some()) << 1;
+        let key = u64::from(p.flow) << 34 | u64::from(p.conn_no) << 2 | dir;
+        QueuedRef { idx, len: p.wire_len(), ecn: p.ecn(), may_quench: p.may_quench(), key }
     }
 }
 
@@ -140,6 +145,9 @@ impl QueuedPacket for QueuedRef {
     }
     fn may_quench(&self) -> bool {
         self.may_quench
+    }
+    fn flow_key(&self) -> u64 {
+        self.key
     }
 }
 

@@ -44,6 +44,8 @@ pub struct Simulation {
     pub(crate) census: Census,
     /// Flows that have not finished their work (for `stop_when_complete`).
     pub(crate) pending_flows: usize,
+    /// Scratch for the packets a queue dropped after enqueueing them.
+    pub(crate) drop_buf: Vec<(QueuedRef, DropReason)>,
 }
 
 /// Packet census for conservation checks: every packet a host sends is, at any
@@ -142,18 +144,14 @@ impl Simulation {
         let p = self.pkts.get_mut(idx);
         p.enqueued_at = now;
         let q = QueuedRef::of(idx, p);
-        let flow = p.flow;
         let link = &mut self.links[li as usize];
-        match link.queue.enqueue_signalled(now, q, &mut link.queue_rng) {
+        let verdict = link.queue.enqueue_signalled(now, q, &mut link.queue_rng);
+        if link.queue.has_dropped() {
+            self.discard_queue_drops(li);
+        }
+        match verdict {
             Err((q, reason)) => {
-                // Counted by the queue; the sim also checks the rule that an ECN queue
-                // never drops an ECN-capable packet early (it marks it).
-                if reason == DropReason::Early && q.ecn.is_ect() {
-                    link.counters.early_drops_ect += 1;
-                }
-                link.counters.drops_by_kind[self.pkts.get(idx).kind() as usize] += 1;
-                self.flows[flow as usize].census.dropped += 1;
-                self.pkts.take(idx);
+                self.discard_queued(li, q, reason);
                 return;
             }
             Ok(Enqueued::Quench) => {
@@ -167,6 +165,29 @@ impl Simulation {
             t.observe(now, link.queue.len_bytes());
         }
         self.try_transmit(li, now);
+    }
+
+    /// A packet the queue of `li` dropped (at arrival, or after enqueue) leaves the network.
+    fn discard_queued(&mut self, li: u32, q: QueuedRef, reason: DropReason) {
+        let link = &mut self.links[li as usize];
+        // Counted by the queue; the sim also checks the rule that an ECN queue
+        // never drops an ECN-capable packet early (it marks it).
+        if reason == DropReason::Early && q.ecn.is_ect() {
+            link.counters.early_drops_ect += 1;
+        }
+        let p = self.pkts.take(q.idx);
+        link.counters.drops_by_kind[p.kind() as usize] += 1;
+        self.flows[p.flow as usize].census.dropped += 1;
+    }
+
+    /// Discards the packets the AQM of `li` dropped after enqueueing them.
+    fn discard_queue_drops(&mut self, li: u32) {
+        let mut dropped = std::mem::take(&mut self.drop_buf);
+        dropped.extend(self.links[li as usize].queue.drain_dropped());
+        for (q, reason) in dropped.drain(..) {
+            self.discard_queued(li, q, reason);
+        }
+        self.drop_buf = dropped;
     }
 
     /// Applies a fault's action; false if the packet was dropped.
@@ -211,7 +232,12 @@ impl Simulation {
     /// Sends the queue's next packet, if any, on the idle transmitter of `li`.
     fn start_transmission(&mut self, li: u32, now: Instant) {
         let link = &mut self.links[li as usize];
-        let Some(q) = link.start_next(now) else { return };
+        let next = link.start_next(now);
+        if link.queue.has_dropped() {
+            self.discard_queue_drops(li);
+        }
+        let Some(q) = next else { return };
+        let link = &mut self.links[li as usize];
         let tx = link.tx_time(q.len);
         let arrive = now + tx + link.delay;
         let p = self.pkts.get_mut(q.idx);

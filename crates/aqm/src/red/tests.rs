@@ -224,7 +224,7 @@ fn run_table(q: &mut AqmQueue<TestPkt>, rng: &mut impl RngCore, rows: &[(u64, ch
                 Ok(()) => Out::Enq,
                 Err((_, why)) => Out::Drop(why),
             },
-            _ => Out::Deq(q.dequeue(ms(t)).expect("dequeue from empty queue").id),
+            _ => Out::Deq(q.dequeue(ms(t), &mut ScriptRng::default()).expect("dequeue from empty queue").id),
         };
         out.push(o);
     }
@@ -234,7 +234,7 @@ fn run_table(q: &mut AqmQueue<TestPkt>, rng: &mut impl RngCore, rows: &[(u64, ch
 /// Whether the newest packet in the queue carries CE (peeks by draining a clone).
 fn marked_last(q: &AqmQueue<TestPkt>) -> bool {
     let mut c = q.clone();
-    std::iter::from_fn(|| c.dequeue(Instant::MAX)).last().is_some_and(|p| p.ce_calls > 0)
+    std::iter::from_fn(|| c.dequeue(Instant::MAX, &mut ScriptRng::default())).last().is_some_and(|p| p.ce_calls > 0)
 }
 
 const E0: Ecn = Ecn::Ect0;
@@ -317,7 +317,7 @@ fn test_table_pcg_seeded_matches_independent_model_and_is_pinned() {
         let deq = if i < 80 { i % 4 == 3 } else { i % 3 != 0 };
         let now = ms(i);
         if deq {
-            if q.dequeue(now).is_some() {
+            if q.dequeue(now, &mut ScriptRng::default()).is_some() {
                 code.push('d');
                 if q.is_empty() {
                     idle_since = Some(i);
@@ -459,7 +459,7 @@ fn forced_region_outcomes(star: bool) -> (Vec<Result<Ecn, DropReason>>, crate::Q
         let ok = r.is_ok();
         outs.push(r.map(|()| ecn).map_err(|(_, why)| why));
         if ok {
-            q.dequeue(ms(1)); // keep q (and avg) at or above max_th
+            q.dequeue(ms(1), &mut ScriptRng::default()); // keep q (and avg) at or above max_th
         }
     }
     let after = q.stats(ms(1));
@@ -504,13 +504,13 @@ fn test_ecn_off_never_marks() {
                 assert_eq!(p.ce_calls, 0);
             }
             if i % 4 == 0 {
-                q.dequeue(ms(i));
+                q.dequeue(ms(i), &mut ScriptRng::default());
             }
         }
         let s = q.stats(ms(3000));
         assert_eq!(s.marks, 0);
         assert!(s.early_drops > 0 && s.forced_drops > 0, "{s:?}");
-        while let Some(p) = q.dequeue(ms(3000)) {
+        while let Some(p) = q.dequeue(ms(3000), &mut ScriptRng::default()) {
             assert_eq!((p.ecn, p.ce_calls), (Ecn::Ect0, 0));
         }
     }
