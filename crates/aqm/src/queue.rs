@@ -305,6 +305,9 @@ impl<P: QueuedPacket> AqmQueue<P> {
         kind: SignalKind,
     ) -> Result<Enqueued, (P, DropReason)> {
         if pkt.set_ce() {
+            if kind == SignalKind::Step {
+                self.store.stats.on_step_mark();
+            }
             Ok(self.push(now, sub, pkt, len, Enqueued::Marked))
         } else {
             Err((pkt, kind.drop_reason()))

@@ -218,6 +218,11 @@ impl StatsAcc {
         }
     }
 
+    /// A packet marked at enqueue was marked by a threshold rule.
+    pub(crate) fn on_step_mark(&mut self) {
+        self.c.step_marks += 1;
+    }
+
     pub(crate) fn on_drop(&mut self, reason: DropReason) {
         match reason {
             DropReason::Early => self.c.early_drops += 1,

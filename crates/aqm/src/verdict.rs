@@ -25,13 +25,15 @@ pub enum DropReason {
 pub(crate) enum SignalKind {
     Early,
     Forced,
+    /// A threshold rule (step marker): counted in `step_marks` too; drops as early.
+    Step,
 }
 
 impl SignalKind {
     /// The drop reason used when the signal cannot be a CE mark.
     pub(crate) fn drop_reason(self) -> DropReason {
         match self {
-            SignalKind::Early => DropReason::Early,
+            SignalKind::Early | SignalKind::Step => DropReason::Early,
             SignalKind::Forced => DropReason::Forced,
         }
     }

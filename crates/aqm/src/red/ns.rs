@@ -85,6 +85,24 @@ impl NsRed {
         }
     }
 
+    /// The current max_p (Adaptive RED changes it, `ared.rs`).
+    pub(crate) fn max_p(&self) -> f64 {
+        self.cfg.max_p
+    }
+
+    pub(crate) fn set_max_p(&mut self, max_p: f64) {
+        self.cfg.max_p = max_p;
+    }
+
+    /// The average as the next arrival at `now` would see it before its own
+    /// EWMA step: decayed over the idle time, if the queue is idle.
+    pub(crate) fn avg_at(&self, now: Instant) -> f64 {
+        match self.idle {
+            Idle::Since(t) => idle_decay(self.avg, self.cfg.wq, now.saturating_since(t), self.idle_tick),
+            Idle::Busy => self.avg,
+        }
+    }
+
     /// ns `estimator` with m idle "arrivals" (ns-2 `enque`, ns-3 `DoEnqueue`).
     fn update_avg(&mut self, now: Instant, q: &QueueView) {
         if let Idle::Since(t) = self.idle {
