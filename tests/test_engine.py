@@ -54,6 +54,12 @@ QUEUE_KEYS = {
     "avg_qlen_pkts",
     "max_qlen_pkts",
     "avg_qlen_bytes",
+    "dequeue_drops",
+    "dequeue_marks",
+    "step_marks",
+    "sojourn_p50_ms",
+    "sojourn_p99_ms",
+    "sojourn_p999_ms",
 }
 LINK_KEYS = {
     "name",
@@ -120,7 +126,8 @@ def test_cli_run_end_to_end(tmp_path: Path, small: Path) -> None:
         assert FLOW_KEYS <= set(f), FLOW_KEYS - set(f)
     for q in s["queues"]:
         assert QUEUE_KEYS <= set(q), QUEUE_KEYS - set(q)
-        assert q["arrivals"] == q["enqueued"] + q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
+        drops = q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
+        assert q["arrivals"] == q["enqueued"] + drops - q["dequeue_drops"]
     for link in s["links"]:
         assert LINK_KEYS <= set(link), LINK_KEYS - set(link)
     assert len(s["queues"]) == len(s["links"]) == 42

@@ -12,6 +12,9 @@ def run(spec_json: str) -> str:
 def default_tcp_config() -> str:
     """The engine's ``TcpConfig::default()`` as JSON."""
 
+def check_queue(queue_json: str) -> tuple[str, str, str] | None:
+    """The engine's check of one queue (``QueueConfig`` JSON): None, or (field, value, allowed)."""
+
 class WebSource:
     """The simulator's web application model with a flow's own RNG stream (crates/py)."""
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ecnlab.params import engine_queue
+from ecnlab.queues import MODERN_KINDS
 from ecnlab.model import AppSpec, Link, PiSpec, QueueSpec, Scenario, TcpSpec
 from ecnlab.pi_design import pi_gains
 from ecnlab.resolve import app_resolved, tcp_resolved
@@ -107,6 +109,8 @@ def _link(link: Link, pcap: bool) -> dict[str, Any]:
 
 
 def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
+    if q.kind in MODERN_KINDS:
+        return engine_queue(q, rate_bps)
     out: dict[str, Any] = {"kind": q.kind, "limit_pkts": q.limit_pkts, "limit_bytes": q.limit_bytes}
     if q.red is not None:
         r = q.red

@@ -61,7 +61,7 @@ class PiSpec:
 
 @dataclass(frozen=True)
 class QueueSpec:
-    """An output queue: ``droptail``, ``red``, ``red_star`` or ``pi``; exactly one limit is set."""
+    """An output queue of one of ``params.QUEUE_KINDS``; exactly one limit is set."""
 
     kind: str
     limit_pkts: int | None
@@ -70,6 +70,8 @@ class QueueSpec:
     pi: PiSpec | None = None
     # Report the time fraction with more than tail_delay · link rate queued (engine tail.rs).
     tail_delay_ns: int | None = None
+    # Today's kinds (``ecnlab.queues``): the engine fields beside the limits, in schema order.
+    fields: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

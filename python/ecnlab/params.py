@@ -9,6 +9,7 @@ from typing import Any
 from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
 from ecnlab.model import PiSpec, QueueSpec, RedSpec, TcpSpec
+from ecnlab.queues import MODERN_KINDS, OWN_PKT_LIMIT, allowed_keys, engine_check, parse_modern
 from ecnlab.units import parse_duration, parse_size
 
 __all__ = [
@@ -22,7 +23,7 @@ __all__ = [
 ]
 
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
-QUEUE_KINDS = ("droptail", "red", "red_star", "pi")
+QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
 RED_MODES = ("packet", "byte")
 # What RED does to a packet it selects early: drop it, CE-mark it (= ecn = true), or forward it
 # and send an ICMP Source Quench to its source (Floyd 1994 §9.1 backward ECN).
@@ -103,6 +104,8 @@ def parse_queue(table: Table | None, *, fallback: QueueSpec, mss: int) -> QueueS
     if table is None:
         return fallback
     kind = table.get("kind", choice(QUEUE_KINDS), "droptail")
+    if kind in MODERN_KINDS:
+        return _parse_modern_queue(table, kind, mss)
     allowed = _LIMIT_KEYS + {"red": _RED_KEYS, "red_star": _RED_KEYS, "pi": _PI_KEYS}.get(kind, ())
     table.check_keys(allowed, context=f'for kind = "{kind}"')
     if table.has("limit") and table.has("limit_bytes"):
@@ -125,6 +128,35 @@ def parse_queue(table: Table | None, *, fallback: QueueSpec, mss: int) -> QueueS
         )
     tail = table.get("tail_delay", _dur(True), None)  # report P(queue > tail_delay · link rate)
     return QueueSpec(kind=kind, limit_pkts=limit_pkts, limit_bytes=limit_bytes, red=red, pi=pi, tail_delay_ns=tail)
+
+
+def _parse_modern_queue(table: Table, kind: str, mss: int) -> QueueSpec:
+    """CoDel, PIE, FQ-CoDel, DualPI2, Adaptive RED, step (``ecnlab.queues``); ranges checked by the engine."""
+    own = OWN_PKT_LIMIT.get(kind)
+    limit_keys = ("kind", "limit", "tail_delay") if own else _LIMIT_KEYS
+    table.check_keys(limit_keys + allowed_keys(kind), context=f'for kind = "{kind}"')
+    if table.has("limit") and table.has("limit_bytes"):
+        raise ScenarioError(table.path, "give limit (packets) or limit_bytes, not both")
+    limit_pkts: int | None = table.get("limit", integer(1, U32_MAX), None)
+    limit_bytes: int | None = None if own else table.get("limit_bytes", parse_size, None)
+    if limit_pkts is None and limit_bytes is None:
+        limit_pkts = own or DEFAULT_QUEUE_LIMIT
+    fields = parse_modern(table, kind, mss)
+    tail = table.get("tail_delay", _dur(True), None)
+    q = QueueSpec(kind=kind, limit_pkts=limit_pkts, limit_bytes=limit_bytes, tail_delay_ns=tail, fields=fields)
+    engine_check(table, kind, engine_queue(q, rate_bps=1_000_000_000))
+    return q
+
+
+def engine_queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
+    """The engine's JSON of a queue of a modern kind on a link of ``rate_bps``."""
+    out: dict[str, Any] = {"kind": q.kind, "limit_pkts": q.limit_pkts}
+    if q.kind not in OWN_PKT_LIMIT:
+        out["limit_bytes"] = q.limit_bytes
+    out.update(q.fields)
+    if q.kind == "ared":
+        out["link_rate_bps"] = rate_bps
+    return out
 
 
 _PI_KEYS = ("q_ref", "a", "b", "sample_hz", "ecn", "n_flows", "rtt", "mean_pkt_size")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ecnlab.queues import resolved_modern
 from ecnlab.model import AppSpec, QueueSpec, TcpSpec
 from ecnlab.units import ns_to_s
 
@@ -43,6 +44,8 @@ def queue_resolved(q: QueueSpec) -> dict[str, Any]:
             out["mark_p"] = r.mark_p
         if r.quench:  # signal = "drop" / "mark" are spelled by ecn
             out["signal"] = "quench"
+    if q.fields:
+        out.update(resolved_modern(q.kind, q.fields))
     if q.tail_delay_ns is not None:
         out["tail_delay"] = ns_to_s(q.tail_delay_ns)
     if q.pi is not None:

@@ -56,6 +56,9 @@ RUN_METRICS = {
     "drops": "early + forced + overflow drops at that queue (packets)",
     "avg_qlen_pkts": "time-average queue length at that queue (packets)",
     "max_qlen_pkts": "largest queue length at that queue (packets)",
+    "sojourn_p50_ms": "median sojourn time of the packets that left that queue (ms)",
+    "sojourn_p99_ms": "99th percentile of that sojourn time (ms)",
+    "sojourn_p999_ms": "99.9th percentile of that sojourn time (ms)",
     "fairness": "Jain's index over the bulk flows' goodput (null without bulk flows)",
     "flows": "number of flows",
     "goodput_bps": "mean goodput over all flows (bit/s)",
@@ -91,6 +94,9 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
         "drops": sum(drops) if q else None,
         "avg_qlen_pkts": q.get("avg_qlen_pkts"),
         "max_qlen_pkts": q.get("max_qlen_pkts"),
+        "sojourn_p50_ms": q.get("sojourn_p50_ms"),
+        "sojourn_p99_ms": q.get("sojourn_p99_ms"),
+        "sojourn_p999_ms": q.get("sojourn_p999_ms"),
         "fairness": summary.get("fairness"),
         "flows": len(flows),
         "goodput_bps": sum(goodput) / len(goodput) if goodput else None,
@@ -121,6 +127,9 @@ _NULLABLE = {
     "goodput_bps": "float64",
     "transactions": "int64",
     "completion_time_s": "float64",
+    "sojourn_p50_ms": "float64",
+    "sojourn_p99_ms": "float64",
+    "sojourn_p999_ms": "float64",
 }
 
 

@@ -88,6 +88,8 @@ def format_report(summary: dict[str, Any]) -> str:
                 "forced drops",
                 "overflow drops",
                 "avg qlen pkts",
+                "p50 delay ms",
+                "p99 delay ms",
             ],
             [
                 [
@@ -99,6 +101,8 @@ def format_report(summary: dict[str, Any]) -> str:
                     q["forced_drops"],
                     q["overflow_drops"],
                     q["avg_qlen_pkts"],
+                    q.get("sojourn_p50_ms"),
+                    q.get("sojourn_p99_ms"),
                 ]
                 for q in queues
             ],

@@ -295,7 +295,10 @@ mod tests {
         assert_eq!(e(AredParams { beta: 1.5, ..params() }), "beta = 1.5: must be in (0, 1]");
         assert_eq!(e(AredParams { bottom: 0.6, ..params() }), "bottom = 0.6: must be in (0, top = 0.5)");
         assert!(e(AredParams { link_rate_bps: 100, ..params() }).starts_with("link_rate_bps = 100: must carry"));
-        assert_eq!(e(AredParams { min_th: Some(10.0), max_th: Some(5.0), ..params() }), "max_th = 5: must be finite and > min_th (10)");
+        assert_eq!(
+            e(AredParams { min_th: Some(10.0), max_th: Some(5.0), ..params() }),
+            "max_th = 5: must be finite and > min_th (10)"
+        );
         assert_eq!(params().validate(), Ok(()));
     }
 }

@@ -33,6 +33,17 @@ fn default_tcp_config() -> PyResult<String> {
     serde_json::to_string(&ecnlab_tcp::TcpConfig::default()).map_err(|e| EngineError::new_err(e.to_string()))
 }
 
+/// Checks one queue configuration (`ecnlab_aqm::QueueConfig` as JSON) with
+/// the engine's own rules: `None` if valid, else `(field, value, allowed)`
+/// naming the engine's JSON key. The front calls this for every queue, so
+/// the ranges live in one place (the AQM's file).
+#[pyfunction]
+fn check_queue(queue_json: &str) -> PyResult<Option<(String, String, String)>> {
+    let cfg: ecnlab_aqm::QueueConfig =
+        serde_json::from_str(queue_json).map_err(|e| EngineError::new_err(format!("queue JSON: {e}")))?;
+    Ok(cfg.validate().err().map(|e| (e.field.to_string(), e.value, e.allowed)))
+}
+
 /// The simulator's web application model (`ecnlab_sim::web::Web`) with the
 /// flow's own RNG stream, driven by wall-clock times: `ecnlab emulate`'s web
 /// client makes the same draws (sessions, pages, objects, sizes, think
@@ -84,6 +95,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(default_tcp_config, m)?)?;
+    m.add_function(wrap_pyfunction!(check_queue, m)?)?;
     m.add_class::<WebSource>()?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     Ok(())

@@ -147,7 +147,7 @@ fn check_faults(spec: &SimSpec, topo: &Topology) -> Result<(), Error> {
 /// Builds a checked spec.
 pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
     let topo = Topology::build(&spec)?;
-    let links = build_links(&spec)?;
+    let links = build_links(&spec, &topo)?;
     let flows = build_flows(&spec, &topo)?;
     let faults = build_faults(&spec, &topo);
     let taps = open_taps(&spec)?;
@@ -183,11 +183,14 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
     })
 }
 
-fn build_links(spec: &SimSpec) -> Result<Vec<Link>, Error> {
+fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
     let mut links = Vec::with_capacity(spec.links.len());
     for (i, l) in spec.links.iter().enumerate() {
-        let queue =
+        let mut queue =
             AqmQueue::new(&l.queue).map_err(|source| Error::Queue { field: format!("links[{i}].queue"), source })?;
+        if topo.kinds[topo.ends[i].0 as usize] == NodeKind::Router {
+            queue.record_sojourn(); // sojourn percentiles for router queues (host queues rarely matter)
+        }
         links.push(Link {
             rate_bps: l.rate_bps,
             delay: Duration(l.delay_ns),

@@ -122,6 +122,23 @@ pub struct QueueOut {
     pub avg_qlen_pkts: f64,
     pub max_qlen_pkts: u32,
     pub avg_qlen_bytes: f64,
+    /// Drops and marks made after enqueue (AQMs that decide at dequeue); also
+    /// in the counts by reason and in `marks`.
+    pub dequeue_drops: u64,
+    pub dequeue_marks: u64,
+    /// Marks by a threshold rule (step queue, CoDel `ce_threshold`, DualPI2's L step); also in `marks`.
+    pub step_marks: u64,
+    /// Sojourn-time percentiles of the packets that left, in ms (queues
+    /// leaving a router; null elsewhere or when no packet left).
+    pub sojourn_p50_ms: Option<f64>,
+    pub sojourn_p90_ms: Option<f64>,
+    pub sojourn_p99_ms: Option<f64>,
+    pub sojourn_p999_ms: Option<f64>,
+    pub sojourn_max_ms: Option<f64>,
+    pub sojourn_mean_ms: Option<f64>,
+    /// Per class of sub-queue (DualPI2: L, then C); absent for one class.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<ecnlab_aqm::ClassStats>,
 }
 
 #[derive(Debug, Serialize)]
@@ -159,4 +176,10 @@ pub struct QueueSeries {
     pub t_s: Vec<f64>,
     pub qlen_pkts: Vec<u32>,
     pub avg_pkts: Vec<Option<f64>>,
+    /// Sojourn time of the oldest queued packet at the sample, in ms (0 when empty).
+    pub delay_ms: Vec<f64>,
+    /// The AQM's signal probability (PI, PIE, DualPI2's p', ARED's max_p);
+    /// absent for AQMs without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prob: Option<Vec<f64>>,
 }

@@ -42,6 +42,8 @@ impl Simulation {
                 t_s: s.t,
                 qlen_pkts: s.qlen,
                 avg_pkts: s.avg,
+                delay_ms: s.delay_ms,
+                prob: s.prob.iter().all(Option::is_some).then(|| s.prob.iter().flatten().copied().collect()),
             })
             .collect();
         Ok(RunOutput {
@@ -172,6 +174,16 @@ fn queue_out(name: &str, l: &crate::link::Link, end: Instant) -> QueueOut {
         avg_qlen_pkts: s.avg_qlen_pkts,
         max_qlen_pkts: s.max_qlen_pkts,
         avg_qlen_bytes: s.avg_qlen_bytes,
+        dequeue_drops: s.dequeue_drops,
+        dequeue_marks: s.dequeue_marks,
+        step_marks: s.step_marks,
+        sojourn_p50_ms: s.sojourn.as_ref().map(|x| x.p50_ms),
+        sojourn_p90_ms: s.sojourn.as_ref().map(|x| x.p90_ms),
+        sojourn_p99_ms: s.sojourn.as_ref().map(|x| x.p99_ms),
+        sojourn_p999_ms: s.sojourn.as_ref().map(|x| x.p999_ms),
+        sojourn_max_ms: s.sojourn.as_ref().map(|x| x.max_ms),
+        sojourn_mean_ms: s.sojourn.as_ref().map(|x| x.mean_ms),
+        classes: s.classes,
     }
 }
 

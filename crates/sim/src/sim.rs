@@ -23,6 +23,8 @@ pub(crate) struct Series {
     pub t: Vec<f64>,
     pub qlen: Vec<u32>,
     pub avg: Vec<Option<f64>>,
+    pub delay_ms: Vec<f64>,
+    pub prob: Vec<Option<f64>>,
 }
 
 pub struct Simulation {
@@ -479,10 +481,12 @@ impl Simulation {
 
     fn on_sample(&mut self, now: Instant) {
         for (li, s) in &mut self.sampled {
-            let q = &self.links[*li as usize].queue;
+            let q = &mut self.links[*li as usize].queue;
             s.t.push(now.as_secs_f64());
             s.qlen.push(q.len_pkts());
             s.avg.push(q.avg_estimate());
+            s.delay_ms.push(q.head_sojourn(now).as_nanos() as f64 / 1e6);
+            s.prob.push(q.prob(now));
         }
         let dt = Duration(self.spec.sample_interval_ns);
         if now + dt <= self.end {
