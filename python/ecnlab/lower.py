@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecnlab.params import engine_queue
-from ecnlab.queues import MODERN_KINDS
 from ecnlab.model import AppSpec, Link, PiSpec, QueueSpec, Scenario, TcpSpec
+from ecnlab.params import engine_queue
 from ecnlab.pi_design import pi_gains
+from ecnlab.queues import MODERN_KINDS
 from ecnlab.resolve import app_resolved, tcp_resolved
 from ecnlab.units import ns_to_s
 

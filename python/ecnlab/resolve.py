@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecnlab.queues import resolved_modern
 from ecnlab.model import AppSpec, QueueSpec, TcpSpec
+from ecnlab.queues import resolved_modern
 from ecnlab.units import ns_to_s
 
 __all__ = ["queue_resolved", "tcp_resolved", "app_resolved"]

@@ -62,7 +62,11 @@ impl<P: QueuedPacket> Link<P> {
             rate_bps: cfg.rate_bps,
             delay: Duration::from_nanos(cfg.delay_ns),
             loss: cfg.loss,
-            queue: AqmQueue::new(&cfg.queue)?,
+            queue: {
+                let mut q = AqmQueue::new(&cfg.queue)?;
+                q.record_sojourn();
+                q
+            },
             queue_rng: stream(seed, Stream::Queue, cfg.index),
             loss_rng: stream(seed, Stream::LinkLoss, cfg.index),
             tx: None,

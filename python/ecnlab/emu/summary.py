@@ -36,7 +36,11 @@ QUEUE_KEYS = (
     "avg_qlen_pkts",
     "max_qlen_pkts",
     "avg_qlen_bytes",
+    "dequeue_drops",
+    "dequeue_marks",
+    "step_marks",
 )
+SOJOURN_KEYS = ("p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms")
 # The simulator's drops by packet kind: the router does not classify what it drops.
 UNKNOWN_QUEUE_KEYS = (
     "drops_syn",
@@ -69,8 +73,7 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
         },
         "flows": flows,
         "queues": [
-            {"link": name, **{k: link[k] for k in QUEUE_KEYS}, **dict.fromkeys(UNKNOWN_QUEUE_KEYS)}
-            for name, link in end_links.items()
+            {"link": name, **_queue(link), **dict.fromkeys(UNKNOWN_QUEUE_KEYS)} for name, link in end_links.items()
         ],
         "links": [_link(sc, link, router) for link in plan.links],
         "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
@@ -84,7 +87,7 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
                 # Queue counters once every packet has left the router (after the run's end; the
                 # receivers' nstat counters are read after this, so they match these).
                 "final_queues": [
-                    {"link": q["link"], **{k: q[k] for k in QUEUE_KEYS}} for q in router["final"]["links"]
+                    {"link": q["link"], **_queue(q)} for q in router["final"]["links"]
                 ],
             },
             "flows": {f.id: _flow_extra(f, raw) for f in sc.flows},
@@ -93,6 +96,16 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
             "delivered_ip_bps": _delivered_rates(raw["tun_window"]),
         },
     }
+
+
+def _queue(link: dict[str, Any]) -> dict[str, Any]:
+    """A router queue's counters as the simulator names them (sojourn percentiles flattened)."""
+    out = {k: link[k] for k in QUEUE_KEYS}
+    sojourn = link.get("sojourn") or {}
+    out.update({f"sojourn_{k}": sojourn.get(k) for k in SOJOURN_KEYS})
+    if link.get("classes"):
+        out["classes"] = link["classes"]
+    return out
 
 
 def _per_host(sc: Scenario, f: Flow, host: str, counters: dict[str, int], key: str) -> int | None:
