@@ -310,7 +310,8 @@ pub struct StepParams {
     #[serde(default)]
     pub limit_bytes: Option<u64>,
     pub on: StepOn,
-    /// Packets, bytes or ns, as `on` says; signal when the measure is > threshold.
+    /// Packets or bytes (signal when the queue at arrival is ≥ threshold), or
+    /// ns (signal when the sojourn is > threshold), as `on` says.
     pub threshold: u64,
     /// CE-mark ECT packets (else: drop them, a step dropper).
     pub ecn: bool,

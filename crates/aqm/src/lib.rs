@@ -25,6 +25,7 @@ mod pi;
 mod pie;
 mod queue;
 mod red;
+pub mod replay;
 mod stats;
 mod step;
 #[cfg(test)]

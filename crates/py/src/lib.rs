@@ -44,6 +44,21 @@ fn check_queue(queue_json: &str) -> PyResult<Option<(String, String, String)>> {
     Ok(cfg.validate().err().map(|e| (e.field.to_string(), e.value, e.allowed)))
 }
 
+/// Replays a script of arrivals and departures (`ecnlab_aqm::replay::Op`
+/// as JSON) through one queue, with the queue random stream the simulator
+/// gives link 0 under `seed`; returns the events (`replay::Event`) as JSON.
+#[pyfunction]
+fn queue_replay(py: Python<'_>, queue_json: String, ops_json: String, seed: u64) -> PyResult<String> {
+    py.detach(move || {
+        let cfg: ecnlab_aqm::QueueConfig = serde_json::from_str(&queue_json).map_err(|e| format!("queue JSON: {e}"))?;
+        let ops: Vec<ecnlab_aqm::replay::Op> = serde_json::from_str(&ops_json).map_err(|e| format!("ops JSON: {e}"))?;
+        let mut rng = ecnlab_sim::rng::stream(seed, ecnlab_sim::rng::Stream::Queue, 0);
+        let events = ecnlab_aqm::replay::replay(&cfg, &ops, &mut rng).map_err(|e| e.to_string())?;
+        serde_json::to_string(&events).map_err(|e| e.to_string())
+    })
+    .map_err(EngineError::new_err)
+}
+
 /// The simulator's web application model (`ecnlab_sim::web::Web`) with the
 /// flow's own RNG stream, driven by wall-clock times: `ecnlab emulate`'s web
 /// client makes the same draws (sessions, pages, objects, sizes, think
@@ -96,6 +111,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(default_tcp_config, m)?)?;
     m.add_function(wrap_pyfunction!(check_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_replay, m)?)?;
     m.add_class::<WebSource>()?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     Ok(())

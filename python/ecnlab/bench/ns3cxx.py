@@ -41,24 +41,25 @@ def _cache_dir() -> Path:
     return base / "ecnlab" / "ns3cxx"
 
 
-def ns3cxx_binary() -> Path:
-    """The compiled peer, built now if its source changed; raises PeerFailed if it cannot be built."""
+def ns3cxx_binary(source: Path = NS3CXX_SOURCE, libs: tuple[str, ...] = NS3_LIBS) -> Path:
+    """The compiled ns-3 program ``source``, built now if its source changed; raises PeerFailed if it cannot be."""
     why = ns3cxx_missing()
     if why is not None:
         raise PeerFailed(why)
-    cmd_tail = [*CXX_FLAGS, *(f"-lns3-{lib}" for lib in NS3_LIBS)]
-    key = hashlib.sha256(NS3CXX_SOURCE.read_bytes() + " ".join(cmd_tail).encode()).hexdigest()[:16]
-    binary = _cache_dir() / key / "ns3_dumbbell"
+    # --no-as-needed: the queue discs' TypeIds register in the libraries' static initialisers.
+    cmd_tail = [*CXX_FLAGS, "-Wl,--no-as-needed", *(f"-lns3-{lib}" for lib in libs)]
+    key = hashlib.sha256(source.read_bytes() + " ".join(cmd_tail).encode()).hexdigest()[:16]
+    binary = _cache_dir() / key / source.stem
     if binary.exists():
         return binary
     binary.parent.mkdir(parents=True, exist_ok=True)
     partial = binary.with_suffix(".partial")
-    cmd = ["g++", *CXX_FLAGS, "-o", str(partial), str(NS3CXX_SOURCE), *cmd_tail[len(CXX_FLAGS) :]]
+    cmd = ["g++", *CXX_FLAGS, "-o", str(partial), str(source), *cmd_tail[len(CXX_FLAGS) :]]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         partial.unlink(missing_ok=True)
         tail = " | ".join(r.stderr.strip().splitlines()[-3:])
-        raise PeerFailed(f"compiling {NS3CXX_SOURCE.name} failed: {tail}")
+        raise PeerFailed(f"compiling {source.name} failed: {tail}")
     partial.rename(binary)  # atomic: a concurrent or interrupted build never leaves half a binary
     return binary
 

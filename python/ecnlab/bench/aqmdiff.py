@@ -1,0 +1,183 @@
+"""Differential AQM runs: one scripted arrival/departure sequence through ecnlab's queue and ns-3's.
+
+The script (``Op`` dicts: ``enq``/``deq`` with times in ns) is replayed by
+``ecnlab._core.queue_replay`` (crates/aqm/src/replay.rs) and by
+``bench/aqm/ns3_queue_trace.cc`` against Debian's ns-3 (``libns3-dev``,
+3.37). Both print the same events: drops before and after enqueue, marks,
+departures. Deterministic AQMs (CoDel, FQ-CoDel, the step marker as ns-3's
+RED with MinTh = MaxTh = K) must give the same event sequence; randomised
+ones (PIE, Adaptive RED) draw from different generators, so their counts
+are compared instead (docs/performance.md has the table, ``CASES`` the
+parameters).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ecnlab.bench.measure import PeerFailed
+
+__all__ = ["CASES", "Case", "overload_script", "run_ecnlab", "run_ns3", "compare", "ns3_missing"]
+
+NS3_TRACE_SOURCE = Path(__file__).resolve().parents[3] / "bench" / "aqm" / "ns3_queue_trace.cc"
+NS3_TRACE_LIBS = ("core", "network", "traffic-control")
+MS = 1_000_000
+
+
+def ns3_missing() -> str | None:
+    """Why the ns-3 replay program cannot be built here, or None."""
+    from ecnlab.bench.ns3cxx import ns3cxx_missing
+
+    return ns3cxx_missing()
+
+
+def overload_script(
+    *,
+    seconds: float,
+    arrival_gap_ns: list[int],
+    service_gap_ns: int,
+    bytes_: int = 1500,
+    ecn_cycle: tuple[int, ...] = (2,),
+    off: tuple[tuple[float, float], ...] = (),
+) -> list[dict[str, Any]]:
+    """Flows ``i`` send a packet every ``arrival_gap_ns[i]``; one departure every ``service_gap_ns``.
+
+    The ECN codepoints cycle through ``ecn_cycle`` per flow; no arrivals inside
+    the ``off`` windows (seconds). Ops at the same time keep this order:
+    arrivals by flow, then the departure.
+    """
+    end = int(seconds * 1e9)
+    ops: list[tuple[int, int, dict[str, Any]]] = []
+    next_id = 0
+    for flow, gap in enumerate(arrival_gap_ns):
+        for k, t in enumerate(range(0, end, gap)):
+            if any(a * 1e9 <= t < b * 1e9 for a, b in off):
+                continue
+            ecn = ecn_cycle[k % len(ecn_cycle)]
+            ops.append((t, flow, {"op": "enq", "t_ns": t, "id": 0, "bytes": bytes_, "ecn": ecn, "flow": flow}))
+    for t in range(service_gap_ns, end, service_gap_ns):
+        ops.append((t, len(arrival_gap_ns), {"op": "deq", "t_ns": t}))
+    ops.sort(key=lambda x: (x[0], x[1]))
+    out = []
+    for _, _, op in ops:
+        if op["op"] == "enq":
+            op = {**op, "id": next_id}
+            next_id += 1
+        out.append(op)
+    return out
+
+
+@dataclass(frozen=True)
+class Case:
+    """One differential case: the same queue in both tools, and how to compare."""
+
+    name: str
+    ecnlab: dict[str, Any]  # the engine's QueueConfig JSON
+    ns3_kind: str
+    ns3_attrs: dict[str, str]
+    script: dict[str, Any]  # overload_script keyword arguments
+    exact: bool  # the same event sequence expected (deterministic AQMs)
+
+
+_CODEL = {"target_ns": 5 * MS, "interval_ns": 100 * MS, "ce_threshold_ns": None, "mtu_bytes": 1500}
+_OVERLOAD = {"seconds": 4.0, "arrival_gap_ns": [1_000_000], "service_gap_ns": 1_200_000, "off": ((1.5, 1.6),)}
+CASES: dict[str, Case] = {
+    "step-k20": Case(
+        "step-k20",
+        {"kind": "step", "limit_pkts": 1000, "limit_bytes": None, "on": "packets", "threshold": 20, "ecn": True},
+        "ns3::RedQueueDisc",
+        {"MaxSize": "1000p", "MinTh": "20", "MaxTh": "20", "QW": "1", "UseEcn": "true", "UseHardDrop": "false",
+         "Gentle": "false", "Wait": "false", "MeanPktSize": "1500"},  # fmt: skip
+        {**_OVERLOAD, "ecn_cycle": (2, 2, 0)},
+        True,
+    ),
+    "codel-ecn": Case(
+        "codel-ecn",
+        {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": True, "personality": "linux", **_CODEL},
+        "ns3::CoDelQueueDisc",
+        {"MaxSize": "1000p", "UseEcn": "true", "MinBytes": "1500", "Target": "5ms", "Interval": "100ms"},
+        {**_OVERLOAD, "ecn_cycle": (2, 2, 0)},
+        True,
+    ),
+    "codel-drop": Case(
+        "codel-drop",
+        {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": False, "personality": "linux", **_CODEL},
+        "ns3::CoDelQueueDisc",
+        {"MaxSize": "1000p", "UseEcn": "false", "MinBytes": "1500", "Target": "5ms", "Interval": "100ms"},
+        dict(_OVERLOAD),
+        True,
+    ),
+    "fq_codel-3flows": Case(
+        "fq_codel-3flows",
+        {"kind": "fq_codel", "limit_pkts": 10240, "memory_limit_bytes": 32 << 20, "flows": 1024,
+         "quantum_bytes": 1500, "drop_batch": 64, "ecn": True, "ce_threshold_selector": None,
+         "perturbation": 0, "personality": "linux", **_CODEL},  # fmt: skip
+        "ns3::FqCoDelQueueDisc",
+        {"MaxSize": "10240p", "Flows": "1024", "DropBatchSize": "64", "Perturbation": "0", "UseEcn": "true",
+         "Target": "5ms", "Interval": "100ms"},  # fmt: skip
+        {"seconds": 3.0, "arrival_gap_ns": [1_500_000, 3_000_000, 2_000_000], "service_gap_ns": 1_200_000,
+         "ecn_cycle": (2, 0)},  # fmt: skip
+        True,
+    ),
+}
+
+
+def run_ecnlab(case: Case, ops: list[dict[str, Any]], seed: int = 1) -> list[dict[str, Any]]:
+    from ecnlab import _core
+
+    events: list[dict[str, Any]] = json.loads(_core.queue_replay(json.dumps(case.ecnlab), json.dumps(ops), seed))
+    return events
+
+
+def run_ns3(case: Case, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same script through ns-3's queue disc (compiled on first use)."""
+    from ecnlab.bench.ns3cxx import ns3cxx_binary
+
+    binary = ns3cxx_binary(NS3_TRACE_SOURCE, NS3_TRACE_LIBS)
+    lines = [f"kind {case.ns3_kind}", *(f"attr {k} {v}" for k, v in case.ns3_attrs.items())]
+    for op in ops:
+        if op["op"] == "enq":
+            lines.append(f"enq {op['t_ns']} {op['id']} {op['bytes']} {op['ecn']} {op['flow']}")
+        else:
+            lines.append(f"deq {op['t_ns']}")
+    r = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    if r.returncode != 0:
+        raise PeerFailed(f"ns-3 queue replay failed: {r.stderr.strip()[-300:]}")
+    return [_ns3_event(line.split()) for line in r.stdout.splitlines() if line.strip()]
+
+
+def _ns3_event(w: list[str]) -> dict[str, Any]:
+    kind, t = w[0], int(w[1])
+    if kind == "deq":
+        if w[2] == "none":
+            return {"event": "deq", "t_ns": t, "id": None, "ecn": None}
+        return {"event": "deq", "t_ns": t, "id": int(w[2]), "ecn": int(w[3])}
+    return {"event": kind, "t_ns": t, "id": int(w[2])}
+
+
+def _key(e: dict[str, Any]) -> tuple[Any, ...]:
+    return (e["event"], e["t_ns"], e.get("id"), e.get("ecn"))
+
+
+def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
+    """Event counts by kind for both, and the first event where the sequences part."""
+    ka, kb = [_key(e) for e in a], [_key(e) for e in b]
+    first = next((i for i, (x, y) in enumerate(zip(ka, kb, strict=False)) if x != y), None)
+    if first is None and len(ka) != len(kb):
+        first = min(len(ka), len(kb))
+    count = lambda ev: dict(Counter(e["event"] for e in ev))  # noqa: E731
+    return {
+        "ecnlab": count(a),
+        "ns3": count(b),
+        "identical": first is None,
+        "first_difference": None if first is None else {"index": first, "ecnlab": _at(ka, first), "ns3": _at(kb, first)},
+    }
+
+
+def _at(keys: list[tuple[Any, ...]], i: int) -> tuple[Any, ...] | None:
+    return keys[i] if i < len(keys) else None
