@@ -281,8 +281,14 @@ impl CodelCfg {
 /// CoDel's dequeue on sub-queue `sub` at `now` (module doc): drops or marks
 /// heads through `b` and returns whether a head is left to send (`sub` is
 /// then the sub-queue to pop).
-pub(crate) fn codel_dequeue<B: Backlog>(cfg: &CodelCfg, v: &mut CodelVars, now: Instant, b: &mut B, sub: usize) -> bool {
-    if b.head(sub).is_none() {
+pub(crate) fn codel_dequeue<B: Backlog>(
+    cfg: &CodelCfg,
+    v: &mut CodelVars,
+    now: Instant,
+    b: &mut B,
+    sub: usize,
+) -> bool {
+    if b.sub_len_pkts(sub) == 0 {
         v.dropping = false;
         if !cfg.linux() {
             v.first_above_time = 0;
@@ -349,8 +355,15 @@ pub(crate) struct Codel {
 
 impl Codel {
     pub(crate) fn new(p: &CodelParams) -> Self {
-        let cfg =
-            CodelCfg::new(p.personality, p.target_ns, p.interval_ns, p.ce_threshold_ns, None, p.mtu_bytes, BacklogScope::Queue);
+        let cfg = CodelCfg::new(
+            p.personality,
+            p.target_ns,
+            p.interval_ns,
+            p.ce_threshold_ns,
+            None,
+            p.mtu_bytes,
+            BacklogScope::Queue,
+        );
         Codel { cfg, vars: CodelVars::default() }
     }
 }
@@ -409,4 +422,4 @@ impl SchedAqm for Codel {
 
 #[cfg(test)]
 #[path = "codel_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -148,7 +148,7 @@ fn test_newton_step_matches_linux_arithmetic() {
 /// `t + ⌊interval · (rec << 16) / 2^32⌋`; and 97656 ticks · 0xFFFF/2^16 → 97654.
 #[test]
 fn test_control_law_matches_linux_arithmetic() {
-    let interval = (100 * MS >> 10) as u32;
+    let interval = ((100 * MS) >> 10) as u32;
     assert_eq!(interval, 97_656);
     for k in 0..=200u64 {
         let t = ((k * 100 * MS) >> 10) as u32;
