@@ -85,6 +85,10 @@ pub(crate) trait SchedAqm {
     fn class_names(&self) -> &'static [&'static str] {
         &[]
     }
+    /// Called at each arrival after `tick` and before `classify`: draws the
+    /// state an AQM takes lazily from the queue's random stream (FQ-CoDel's
+    /// hash perturbation, at the first packet).
+    fn prepare<R: RngCore + ?Sized>(&mut self, _rng: &mut R) {}
     /// The sub-queue of a packet of flow `key` with codepoint `ecn`.
     fn classify(&mut self, _key: u64, _ecn: Ecn) -> usize {
         0
@@ -210,6 +214,9 @@ impl SchedAqm for AnyAqm {
     }
     fn class_names(&self) -> &'static [&'static str] {
         each!(self, a => a.class_names())
+    }
+    fn prepare<R: RngCore + ?Sized>(&mut self, rng: &mut R) {
+        each!(self, a => a.prepare(rng))
     }
     fn classify(&mut self, key: u64, ecn: Ecn) -> usize {
         each!(self, a => a.classify(key, ecn))

@@ -90,6 +90,10 @@ pub(crate) trait Backlog {
     /// the queue's ECN is on and the packet is ECN-capable, else drop it with
     /// the signal's drop reason.
     fn signal_head(&mut self, sub: usize, kind: SignalKind, rule: MarkRule) -> Signalled;
+    /// Sets CE on the head of `sub` (it must exist) if it is ECT or already
+    /// CE, whatever the queue's ECN switch, and never drops it (Linux
+    /// `INET_ECN_set_ce` as CoDel's `ce_threshold` uses it); whether it marked.
+    fn mark_head(&mut self, sub: usize, rule: MarkRule) -> bool;
 }
 
 /// The host's sub-queues, their lengths, the counters, and the packets
@@ -202,5 +206,14 @@ impl<P: QueuedPacket> Backlog for Store<P> {
             self.drop_head(sub, kind.drop_reason());
             Signalled::Dropped
         }
+    }
+
+    fn mark_head(&mut self, sub: usize, rule: MarkRule) -> bool {
+        let head = self.subs[sub].front_mut().expect("mark_head on an empty sub-queue");
+        let marked = head.pkt.ecn() != Ecn::NotEct && head.pkt.set_ce();
+        if marked {
+            self.stats.on_dequeue_mark(sub, rule);
+        }
+        marked
     }
 }

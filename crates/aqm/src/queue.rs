@@ -185,6 +185,7 @@ impl<P: QueuedPacket> AqmQueue<P> {
         self.store.at(now);
         self.aqm.tick(now, &self.store);
         self.store.stats.on_arrival(len);
+        self.aqm.prepare(rng);
         let sub = self.aqm.classify(pkt.flow_key(), pkt.ecn());
         let view = QueueView::of(&self.store);
         let verdict = self.aqm.on_enqueue(now, len, sub, &self.store, rng);
