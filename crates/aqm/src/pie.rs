@@ -342,14 +342,19 @@ impl Aqm for Pie {
             return Verdict::Drop(DropReason::Overflow);
         }
         let c = self.cfg;
-        let (signal, p) = match &mut self.vars {
-            Vars::Linux(v) => (linux_drop_early(v, &c, q.len_bytes, len, rng), v.prob as f64 / MAX_PROB as f64),
-            Vars::Rfc(v) => (rfc_drop_early(v, &c, q.len_bytes, len, rng), v.p),
+        let (signal, may_mark) = match &mut self.vars {
+            Vars::Linux(v) => {
+                // Fixed point, as `prob <= MAX_PROB / 10` (threshold to 1e-9).
+                let nano = (c.mark_ecn_threshold * 1e9).round() as u128;
+                let thr = (u128::from(MAX_PROB) * nano / 1_000_000_000) as u64;
+                (linux_drop_early(v, &c, q.len_bytes, len, rng), v.prob <= thr)
+            }
+            Vars::Rfc(v) => (rfc_drop_early(v, &c, q.len_bytes, len, rng), v.p <= c.mark_ecn_threshold),
         };
         if !signal {
             return Verdict::Pass;
         }
-        if c.ecn && p <= c.mark_ecn_threshold {
+        if c.ecn && may_mark {
             return Verdict::Signal(SignalKind::Early);
         }
         match &mut self.vars {
