@@ -44,6 +44,7 @@
 //!      without it, mark.
 //!    - L, no overload: signal with p_L = min(k·p', 1) — Linux one roll
 //!      `next_u32() <= ⌊k·p'⌋`; RFC: p_L = max(ramp, p_CL), one uniform.
+//!
 //!    A dropped head is gone; the scheduler chooses again (credit unchanged).
 //! 3. The L native AQM on the surviving L head, only if its `apply_step`
 //!    flag is set (the L queue held ≥ `min_qlen_step` packets at its enqueue):
@@ -141,7 +142,7 @@ enum Base {
 /// Linux `dualpi2_scale_alpha_beta` of a gain in Hz (tc's 1/256 Hz, rounded).
 pub(crate) fn scale_gain(hz: f64) -> u32 {
     let tc = ((hz * 256.0).round() as u64).min(ALPHA_BETA_MAX);
-    ((tc * u64::from(MAX_PROB) >> 2) / 1_000_000_000) as u32
+    (((tc * u64::from(MAX_PROB)) >> 2) / 1_000_000_000) as u32
 }
 
 /// DualPI2 (module doc).
@@ -236,7 +237,9 @@ impl DualPi2 {
                 let delta = (qdelay as i64)
                     .wrapping_sub(c.target_ns as i64)
                     .wrapping_mul(i64::from(self.alpha_fx))
-                    .wrapping_add((qdelay as i64).wrapping_sub(*last_qdelay as i64).wrapping_mul(i64::from(self.beta_fx)));
+                    .wrapping_add(
+                        (qdelay as i64).wrapping_sub(*last_qdelay as i64).wrapping_mul(i64::from(self.beta_fx)),
+                    );
                 *last_qdelay = qdelay;
                 let mut new = if delta > 0 {
                     let n = ((delta as u64 / 64) as i64).wrapping_add(i64::from(*prob)) as u32;
@@ -307,7 +310,15 @@ impl DualPi2 {
 
     /// `must_drop` (and, for RFC, the ramp folded into p_L) for the head of `sub`.
     /// Returns the decision and whether the ramp drove an L signal.
-    fn decide<R: RngCore + ?Sized>(&self, sub: usize, h: Head, coupled: bool, apply: bool, now: Instant, rng: &mut R) -> (Decision, bool) {
+    fn decide<R: RngCore + ?Sized>(
+        &self,
+        sub: usize,
+        h: Head,
+        coupled: bool,
+        apply: bool,
+        now: Instant,
+        rng: &mut R,
+    ) -> (Decision, bool) {
         let k = self.cfg.coupling;
         match self.base {
             Base::Linux { prob, .. } => {
@@ -354,7 +365,9 @@ impl DualPi2 {
                 }
                 let p_cl = if coupled { (k * p).min(1.0) } else { 0.0 };
                 let ramp = match self.native {
-                    Native::Ramp { min_ns, range_ns } if apply => Self::ramp(min_ns, range_ns, h.sojourn(now).as_nanos()),
+                    Native::Ramp { min_ns, range_ns } if apply => {
+                        Self::ramp(min_ns, range_ns, h.sojourn(now).as_nanos())
+                    }
                     _ => 0.0,
                 };
                 let p_l = ramp.max(p_cl);
@@ -419,8 +432,12 @@ impl DualPi2Params {
                     return Err(ConfigError::new("ramp_min_ns", self.ramp_min_ns.unwrap_or(0), rule));
                 }
             }
-            (Some(m), None) => return Err(ConfigError::new("ramp_range_ns", "null", format!("must be set with ramp_min_ns ({m})"))),
-            (None, Some(r)) => return Err(ConfigError::new("ramp_min_ns", "null", format!("must be set with ramp_range_ns ({r})"))),
+            (Some(m), None) => {
+                return Err(ConfigError::new("ramp_range_ns", "null", format!("must be set with ramp_min_ns ({m})")))
+            }
+            (None, Some(r)) => {
+                return Err(ConfigError::new("ramp_min_ns", "null", format!("must be set with ramp_range_ns ({r})")))
+            }
         }
         if self.personality == AqmPersonality::Rfc {
             let rule = "only applies to personality linux (rfc uses the ramp)";
@@ -520,11 +537,14 @@ impl SchedAqm for DualPi2 {
                 }
                 Decision::Pass => {}
             }
-            if sub == L && apply && !marked && self.step_due(h, now, b) {
-                if b.signal_head(L, SignalKind::Early, MarkRule::Step) == Signalled::Dropped {
-                    self.pop_flag(L);
-                    continue;
-                }
+            if sub == L
+                && apply
+                && !marked
+                && self.step_due(h, now, b)
+                && b.signal_head(L, SignalKind::Early, MarkRule::Step) == Signalled::Dropped
+            {
+                self.pop_flag(L);
+                continue;
             }
             self.credit += weight * i64::from(h.len);
             self.pop_flag(sub);

@@ -194,13 +194,19 @@ fn test_dualpi2_linux_classic_two_rolls_mark_ect_drop_not_ect() {
     let mut h = H::new(&linux()).with_p(0.5);
     fill(&mut h, 3, Ecn::Ect0); // ids 0..3, C (ECT(0) is Classic under l4s_ect)
     fill(&mut h, 4, Ecn::NotEct); // ids 3..7
-    // id 0: rolls 0.1, 0.2 ≤ 0.5 → marked; id 1: 0.1 then 0.9 → not; id 2: 0.9 → one roll only.
-    // id 3: two low rolls → dropped; id 4 then leaves 3000 B < 2 MTU behind it: no roll.
+                                  // id 0: rolls 0.1, 0.2 ≤ 0.5 → marked; id 1: 0.1 then 0.9 → not; id 2: 0.9 → one roll only.
+                                  // id 3: two low rolls → dropped; id 4 then leaves 3000 B < 2 MTU behind it: no roll.
     let mut rng = ScriptRng::new(&[0.1, 0.2, 0.1, 0.9, 0.9, 0.1, 0.1]);
-    let got: Vec<(u64, Ecn)> = (0..4).map(|_| h.deq(t(0), &mut rng).map(|(s, p)| {
-        assert_eq!(s, C);
-        (p.id, p.ecn)
-    }).unwrap()).collect();
+    let got: Vec<(u64, Ecn)> = (0..4)
+        .map(|_| {
+            h.deq(t(0), &mut rng)
+                .map(|(s, p)| {
+                    assert_eq!(s, C);
+                    (p.id, p.ecn)
+                })
+                .unwrap()
+        })
+        .collect();
     assert_eq!(got, [(0, Ecn::Ce), (1, Ecn::Ect0), (2, Ecn::Ect0), (4, Ecn::NotEct)]);
     assert_eq!(h.drops(), [(3, DropReason::Early)]);
     assert_eq!(rng.remaining(), 0);
@@ -401,7 +407,10 @@ fn test_dualpi2_validation_rejects_each_field() {
     assert_eq!(e(DualPi2Params { beta: f64::INFINITY, ..linux() }), "beta = inf: must be finite and >= 0");
     assert_eq!(e(DualPi2Params { coupling: 0.0, ..linux() }), "coupling = 0: must be finite and > 0");
     assert_eq!(e(DualPi2Params { coupling: f64::NAN, ..linux() }), "coupling = NaN: must be finite and > 0");
-    assert_eq!(e(DualPi2Params { classic_protection_pct: 101, ..linux() }), "classic_protection_pct = 101: must be <= 100");
+    assert_eq!(
+        e(DualPi2Params { classic_protection_pct: 101, ..linux() }),
+        "classic_protection_pct = 101: must be <= 100"
+    );
     let both = DualPi2Params { step_thresh_ns: Some(MS), step_thresh_pkts: Some(3), ..linux() };
     assert_eq!(e(both), "step_thresh_pkts = 3: must not be set together with step_thresh_ns");
     let half = DualPi2Params { ramp_min_ns: Some(800 * US), ..rfc() };

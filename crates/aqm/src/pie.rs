@@ -313,7 +313,9 @@ impl PieParams {
     /// `mean_pkt_bytes` ≥ 1; exactly one limit.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_limits(self.limit_pkts, self.limit_bytes)?;
-        for (field, v) in [("target_ns", self.target_ns), ("tupdate_ns", self.tupdate_ns), ("max_burst_ns", self.max_burst_ns)] {
+        for (field, v) in
+            [("target_ns", self.target_ns), ("tupdate_ns", self.tupdate_ns), ("max_burst_ns", self.max_burst_ns)]
+        {
             if v == 0 {
                 return Err(ConfigError::new(field, v, "must be > 0 ns"));
             }
@@ -398,7 +400,13 @@ impl Aqm for Pie {
 }
 
 /// Linux `pie_drop_early` (the qdisc's limit check done by the caller).
-fn linux_drop_early<R: RngCore + ?Sized>(v: &mut LinuxVars, c: &PieParams, backlog: u64, len: u32, rng: &mut R) -> bool {
+fn linux_drop_early<R: RngCore + ?Sized>(
+    v: &mut LinuxVars,
+    c: &PieParams,
+    backlog: u64,
+    len: u32,
+    rng: &mut R,
+) -> bool {
     let mtu = u64::from(c.mean_pkt_bytes);
     if v.burst_time > 0 {
         return false;

@@ -143,7 +143,7 @@ fn test_pie_linux_update_shifts_cap_decay_and_250ms_term() {
         (5e-3, 30, 30, 5, raw / 8.0),
         (0.05, 30, 30, 5, raw / 2.0),
         (0.5, 30, 30, 5, raw),
-        (0.1, 30, 0, 5, 0.02),          // cap
+        (0.1, 30, 0, 5, 0.02),           // cap
         (0.5, 300, 300, 5, 0.02 + 0.02), // Δ = 0.035625 capped, then + 0.02 above 250 ms
     ];
     for (p0, qd, old, n, dp) in cases {
@@ -394,7 +394,8 @@ fn test_pie_ns3_suite_expectations() {
         assert!(t5 < t4 && of5 == 0, "{personality:?} test 5: {t5} vs {t4}");
         // test 8 (cap on): "Maximum increase in drop probability should be less than or equal to 0.02"
         // (defaults, dequeue every 14 ms). Linux adds its own +0.02 only above 250 ms of delay.
-        let (_, _, _, inc) = ns3_run(PieParams { limit_pkts: Some(300), ecn: false, ..params(personality) }, 14.0, Ecn::NotEct);
+        let (_, _, _, inc) =
+            ns3_run(PieParams { limit_pkts: Some(300), ecn: false, ..params(personality) }, 14.0, Ecn::NotEct);
         let bound = if personality == AqmPersonality::Linux { 0.04 } else { 0.02 };
         assert!(inc <= bound + 1e-12, "{personality:?} test 8: {inc}");
         // test 9: "ECN enabled, but packets are not ECN capable": drops, no marks.
