@@ -16,7 +16,7 @@
 //! ## Base probability, every `Tupdate` (at `t_k`, see "Timing")
 //!
 //! ```text
-//! qdelay = max(sojourn of the L head, sojourn of the C head) at t_k   (Linux; RFC: C head only)
+//! qdelay = max(sojourn of the L head, sojourn of the C head) at t_k   (Linux; RFC A.1: C head only)
 //! p'    += α·(qdelay − target) + β·(qdelay − qdelay_prev)           (s, Hz)
 //! p'     = clamp(p', 0, 1);  if not drop_on_overload: p' = min(p', 1/k)
 //! p_C    = p'²          p_CL = min(k·p', 1)
@@ -36,7 +36,7 @@
 //!    change `+wc·len` if C is non-empty; else C with `−wl·len` if L is
 //!    non-empty. The change is applied only when the packet is sent.
 //! 2. `must_drop`, skipped while the backlog without the chosen head is
-//!    below 2·`mtu_bytes`. overload = k·p' > 1.
+//!    below 2·`mtu_bytes`. overload = k·p' > 1 (RFC: table).
 //!    - C: signal with p'² — Linux: two rolls, each `next_u32() <= p'`;
 //!      RFC: one uniform `< p'²`. A Not-ECT packet, or any in overload, is
 //!      dropped; an ECT packet is CE-marked.
@@ -51,7 +51,8 @@
 //!    - Linux step: mark (Not-ECT: drop) when the sojourn > `step_thresh_ns`
 //!      (default 1 ms) or the L queue without it > `step_thresh_pkts`;
 //!    - RFC ramp: p'_L = clamp((sojourn − ramp_min)/ramp_range, 0, 1), folded
-//!      into p_L above (applied also below 2 MTU, like Linux's step).
+//!      into p_L above (applied also below 2 MTU, like Linux's step), and
+//!      only while the L queue holds more than `Th_len` = 1 packet (A.2).
 //!
 //! RNG draws per dequeued head (Linux, above 2 MTU): C 1 or 2 (`next_u32`),
 //! L 1, L in overload 1 or 2 (0 without `drop_on_overload`). Linux rolls even
@@ -65,10 +66,13 @@
 //! | qdelay | max(L head, C head) | C head (`cq.time()`) |
 //! | arithmetic | u32 fixed point (above) | f64 |
 //! | C / L draws | two rolls ≤ p' / one roll ≤ ⌊k·p'⌋ | one uniform < p'² / < p_L |
-//! | L native AQM | step (1 ms default; or packets) | ramp (800 µs + 400 µs default) |
+//! | L native AQM | step (1 ms default; or packets) | ramp (800 µs + 400 µs default), not on a lone packet |
+//! | overload | k·p' > 1 (`local_l_prob > MAX_PROB`) | p_CL ≥ 1 (L), p_C ≥ min(1/k², 1) (C) |
 //!
-//! Both use the WRR scheduler (the RFC leaves the scheduler open), the 2-MTU
-//! rule, and Linux's overload rules.
+//! Both use Linux's WRR scheduler (the RFC leaves the scheduler open; its
+//! examples use a time-shifted FIFO), the 2-MTU rule of `must_drop`, drop (not
+//! mark) of any C packet signalled in overload, and `drop_on_overload` (the
+//! RFC always drops L with p_C in overload: `drop_on_overload: true`).
 //!
 //! ## Parameters (`DualPi2Params`)
 //!
@@ -121,6 +125,8 @@ const ALPHA_BETA_MAX: u64 = (1 << 31) - 1;
 /// RFC 9332 A.1 ramp defaults.
 const RAMP_MIN_NS: u64 = 800_000;
 const RAMP_RANGE_NS: u64 = 400_000;
+/// RFC 9332's `Th_len`: the ramp leaves a lone L packet unmarked.
+const TH_LEN_PKTS: u32 = 1;
 /// Linux's default step threshold.
 const STEP_NS: u64 = 1_000_000;
 
@@ -349,17 +355,19 @@ impl DualPi2 {
             }
             Base::Rfc { p, .. } => {
                 let p_c = if coupled { p * p } else { 0.0 };
-                let overload = coupled && k * p > 1.0;
+                // RFC 9332 A.2: saturation when p_CL ≥ p_Lmax = 1 (L) or p_C ≥ p_Cmax = min(1/k², 1) (C).
+                let overload_l = coupled && k * p >= 1.0;
+                let overload_c = coupled && p_c >= (1.0 / (k * k)).min(1.0);
                 let draw = |rng: &mut R, prob: f64| prob > 0.0 && rng.random::<f64>() < prob;
                 if sub == C {
                     let d = match draw(rng, p_c) {
-                        true if overload || h.ecn == Ecn::NotEct => Decision::Drop,
+                        true if overload_c || h.ecn == Ecn::NotEct => Decision::Drop,
                         true => Decision::Signal,
                         false => Decision::Pass,
                     };
                     return (d, false);
                 }
-                if overload {
+                if overload_l {
                     let d = if self.cfg.drop_on_overload && draw(rng, p_c) { Decision::Drop } else { Decision::Signal };
                     return (d, false);
                 }
@@ -518,7 +526,9 @@ impl SchedAqm for DualPi2 {
             };
             let h = b.head(sub).expect("non-empty sub-queue has a head");
             let coupled = b.len_bytes() - u64::from(h.len) >= 2 * u64::from(self.cfg.mtu_bytes);
-            let apply = sub == L && self.apply.front().copied().unwrap_or(false);
+            let flag = sub == L && self.apply.front().copied().unwrap_or(false);
+            // RFC 9332 A.2: no native L4S marking of a lone packet (Th_len = 1 packet).
+            let apply = flag && (self.cfg.personality == AqmPersonality::Linux || b.sub_len_pkts(L) > TH_LEN_PKTS);
             let (decision, by_ramp) = self.decide(sub, h, coupled, apply, now, rng);
             let mut marked = false;
             match decision {

@@ -335,6 +335,27 @@ fn test_dualpi2_rfc_ramp_and_coupled_l_probability() {
     assert_eq!(h.drops(), [(3, DropReason::Early)]);
 }
 
+#[test]
+fn test_dualpi2_rfc_lone_packet_and_overload_boundary() {
+    // Th_len = 1: a lone L packet is not ramp-marked even at 2 ms of sojourn (no draw).
+    let mut h = H::new(&rfc());
+    h.enq(t(0), 100, Ecn::Ect1);
+    assert_eq!(h.deq(t(2 * MS), &mut ScriptRng::default()).unwrap().1.ecn, Ecn::Ect1);
+    // k·p' = 1 exactly: RFC saturation (p_CL ≥ 1): L dropped with p_C = 0.25 (u = 0.2).
+    let mut h = H::new(&rfc()).with_p(0.5);
+    fill(&mut h, 4, Ecn::Ect1);
+    let mut rng = ScriptRng::new(&[0.2]);
+    assert_eq!(h.deq(t(0), &mut rng).unwrap().1.id, 1); // id 1: below 2 MTU behind it, no draw
+    assert_eq!(h.drops(), [(0, DropReason::Early)]);
+    assert_eq!(rng.remaining(), 0);
+    // ... while Linux (⌊2·(2^31 − 1)⌋ ≤ u32::MAX) is not overloaded: one roll marks.
+    let mut h = H::new(&linux()).with_p(0.5);
+    fill(&mut h, 4, Ecn::Ect1);
+    let mut rng = ScriptRng::new(&[0.2]);
+    let p = h.deq(t(0), &mut rng).unwrap().1;
+    assert_eq!((p.id, p.ecn), (0, Ecn::Ce));
+}
+
 /// Sub-queues of the first `n` packets sent with both queues backlogged and no AQM action.
 fn wrr(pct: u8, n: usize) -> String {
     let mut h = H::new(&DualPi2Params { classic_protection_pct: pct, ..linux() });

@@ -17,6 +17,7 @@
 //! p += Δ
 //! if qdelay = 0 and qdelay_old = 0: p ×= decay             (non-linear decay)
 //! burst allowance: reset to max_burst when p = 0, qdelay < target/2, qdelay_old < target/2
+//!                  (RFC §4.4: then reduced by Tupdate; Linux: reduced at dequeues, table)
 //! qdelay_old = qdelay
 //! ```
 //!
@@ -47,7 +48,7 @@
 //! | decay | p −= p/64 (×0.984), skipped when qdelay = 0 with backlog ≠ 0 or after an overflow | p ×= 0.98 |
 //! | high delay | Δ += 0.02 when qdelay > 250 ms (after the cap) | — |
 //! | upper bound | none below 256 (u64 wrap → p = 1); `prob()` reports min(p, 1) | clamp [0, 1] |
-//! | burst allowance | reduced at each dequeue by the time since the previous one; reset also clears accu_prob and the dequeue stamp | reduced by `Tupdate` at each update |
+//! | burst allowance | reduced at each dequeue by the time since the previous one; reset also clears accu_prob and the dequeue stamp | reset, then reduced by `Tupdate`, at each update (§4.4's order) |
 //! | delay safeguard | current qdelay < target/2 | qdelay_old < target/2 |
 //! | size safeguard | backlog < 2·`mean_pkt_bytes` (Linux: 2·MTU) | backlog ≤ 2·`mean_pkt_bytes` |
 //! | bytemode | p·len/mtu when len ≤ mtu (integer) | p·len/mean_pkt_bytes |
@@ -288,10 +289,11 @@ fn rfc_update(v: &mut RfcVars, c: &PieParams) {
         p *= 0.98;
     }
     v.p = p.clamp(0.0, 1.0);
-    v.burst_ns = v.burst_ns.saturating_sub(c.tupdate_ns);
+    // §4.4's order: the reset first, then the decrement.
     if v.p == 0.0 && v.qdelay < target / 2.0 && v.qdelay_old < target / 2.0 {
         v.burst_ns = c.max_burst_ns;
     }
+    v.burst_ns = v.burst_ns.saturating_sub(c.tupdate_ns);
     v.qdelay_old = v.qdelay;
 }
 

@@ -201,10 +201,15 @@ fn test_pie_rfc_burst_allowance_expires_after_max_burst() {
     let mut one = ScriptRng::new(&[0.999]);
     assert_eq!(pie.on_enqueue(at(150), 1000, &q(10), &mut one), Verdict::Pass);
     assert_eq!((pie.burst_left_ns(), one.remaining()), (0, 0));
-    // Reset: p = 0, qdelay and qdelay_old < target/2 → allowance back to 150 ms.
+    // Reset: p = 0, qdelay and qdelay_old < target/2 → allowance back to 150 ms,
+    // then this update's 15 ms are taken (RFC 8033 §4.4's order).
     set_rfc(&mut pie, 0.0, 1.0, 1.0, 0);
     Aqm::tick(&mut pie, at(165), &q(10));
-    assert_eq!(pie.burst_left_ns(), 150 * MS);
+    assert_eq!(pie.burst_left_ns(), 135 * MS);
+    // Not reset while p > 0.
+    set_rfc(&mut pie, 0.01, 1.0, 1.0, 0);
+    Aqm::tick(&mut pie, at(180), &q(10));
+    assert_eq!(pie.burst_left_ns(), 0);
 }
 
 #[test]
@@ -332,7 +337,9 @@ fn test_pie_long_idle_equals_stepwise_updates() {
         assert_eq!(a.vars, b.vars, "{personality:?}");
         assert_eq!(a.next_update, b.next_update);
         assert_eq!(a.p_raw(), 0.0);
-        assert_eq!(a.burst_left_ns(), 150 * MS);
+        // Idle resets the allowance (RFC: and takes one Tupdate off it at once).
+        let full = if personality == AqmPersonality::Rfc { 135 * MS } else { (150 * MS) >> 6 << 6 };
+        assert_eq!(a.burst_left_ns(), full);
     }
 }
 
