@@ -405,6 +405,26 @@ fn test_dualpi2_coupled_rates_match_p_squared_and_k_p() {
 }
 
 #[test]
+fn test_dualpi2_long_idle_equals_stepwise_updates() {
+    for personality in [AqmPersonality::Linux, AqmPersonality::Rfc] {
+        let mut a = H::new(&params(personality));
+        a.enq(t(0), 1500, Ecn::Ect0);
+        a.aqm.tick(t(400 * MS), &a.st); // p' saturates
+        a.deq(t(400 * MS), &mut ScriptRng::default()).unwrap();
+        let mut b = H::new(&params(personality));
+        b.aqm.base = a.aqm.base.clone();
+        b.aqm.next_update = a.aqm.next_update;
+        for k in 26..=5_000u64 {
+            a.aqm.tick(t(k * 16 * MS), &a.st);
+        }
+        b.aqm.tick(t(5_000 * 16 * MS), &b.st);
+        assert_eq!(a.aqm.base, b.aqm.base, "{personality:?}");
+        assert_eq!(a.aqm.next_update, b.aqm.next_update);
+        assert_eq!(a.aqm.p_base(), 0.0);
+    }
+}
+
+#[test]
 fn test_dualpi2_classify_by_mask_and_host_classes() {
     let mut a = DualPi2::new(&linux());
     let subs: Vec<usize> = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce].iter().map(|&e| a.classify(0, e)).collect();
@@ -542,6 +562,11 @@ proptest! {
             prop_assert!((0.0..=1.0).contains(&p));
             prop_assert_eq!(h.aqm.p_c(), p * p);
             prop_assert_eq!(h.aqm.p_cl(), (k * p).min(1.0));
+            // RFC 9332 eq. (1): p_C = (p_CL / k)² while p_CL is not saturated.
+            if k * p < 1.0 {
+                let back = (h.aqm.p_cl() / k).powi(2);
+                prop_assert!((back - h.aqm.p_c()).abs() <= 1e-12 * h.aqm.p_c().max(1e-300));
+            }
         }
     }
 }
