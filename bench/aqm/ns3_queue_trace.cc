@@ -6,6 +6,8 @@
 //
 //   kind <TypeId name, e.g. ns3::CoDelQueueDisc>
 //   attr <Name> <value as ns-3 parses it from a string>     (any number)
+//   quantum <bytes>        FqCoDelQueueDisc::SetQuantum (no attribute; ns-3
+//                          takes it from the device MTU, and there is no device)
 //   enq <t_ns> <id> <bytes> <ecn 0..3> <flow>
 //   deq <t_ns>
 //
@@ -150,6 +152,7 @@ main()
     std::string line;
     ObjectFactory factory;
     bool have_kind = false;
+    uint32_t quantum = 0;
     struct Op
     {
         bool enq;
@@ -180,6 +183,10 @@ main()
             in >> name >> value;
             factory.Set(name, StringValue(value));
         }
+        else if (word == "quantum")
+        {
+            in >> quantum;
+        }
         else if (word == "enq")
         {
             Op op{true, 0, 0, 0, 0, 0};
@@ -201,6 +208,10 @@ main()
         return 2;
     }
     g_q = factory.Create<QueueDisc>();
+    if (quantum > 0)
+    {
+        DynamicCast<FqCoDelQueueDisc>(g_q)->SetQuantum(quantum);
+    }
     g_q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropBefore));
     g_q->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDropAfter));
     g_q->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
@@ -216,6 +227,10 @@ main()
             Simulator::Schedule(NanoSeconds(op.t), &DoDequeue);
         }
     }
+    // Queue discs with a periodic timer (PIE's Tupdate) never run out of
+    // events: stop just after the last operation.
+    uint64_t last = ops.empty() ? 0 : ops.back().t;
+    Simulator::Stop(NanoSeconds(last + 1));
     Simulator::Run();
     Simulator::Destroy();
     return 0;

@@ -25,7 +25,7 @@ from ecnlab.units import ns_to_s, parse_duration, parse_size
 __all__ = ["MODERN_KINDS", "MODERN_KEYS", "parse_modern", "resolved_modern", "engine_check"]
 
 MS = 1_000_000
-PERSONALITIES = ("linux", "rfc")
+PERSONALITIES = ("linux", "rfc", "ns3")
 
 
 def _dur(value: Any, path: str) -> int:
@@ -112,7 +112,7 @@ MODERN_KEYS: dict[str, dict[str, Key]] = {
         "ecn_mask": Key("ecn_mask", choice(("l4s_ect", "any_ect")), "l4s_ect"),
         "drop_on_overload": Key("drop_on_overload", boolean, True),
         "mtu": Key("mtu_bytes", integer(1, 65535), 1514),
-        "personality": Key("personality", choice(PERSONALITIES), "linux"),
+        "personality": Key("personality", choice(("linux", "rfc")), "linux"),
     },
     "ared": {
         "target_delay": _d("target_delay_ns", 5 * MS),
@@ -171,8 +171,9 @@ def _step(table: Table, fields: dict[str, Any]) -> dict[str, Any]:
 def _dualpi2(table: Table, fields: dict[str, Any]) -> dict[str, Any]:
     """The step default (1 ms unless a packet step or a ramp is given), and iproute2's RTT helper."""
     ramp = table.has("ramp_min") or table.has("ramp_range")
-    if not (table.has("step_thresh_pkts") or ramp or "step_thresh_ns" in fields):
-        fields["step_thresh_ns"] = 1 * MS
+    linux = fields.get("personality") == "linux"
+    if linux and not (table.has("step_thresh_pkts") or ramp or "step_thresh_ns" in fields):
+        fields["step_thresh_ns"] = 1 * MS  # sch_dualpi2's step; personality rfc has the ramp instead
     if not any(table.has(k) for k in _DUALPI2_RTT_KEYS):
         return fields
     # tc-dualpi2(8): typical_rtt / max_rtt set target, tupdate, alpha and beta (q_dualpi2.c, RTT_TYP_TO_MAX = 6).

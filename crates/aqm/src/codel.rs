@@ -58,6 +58,16 @@
 //! | empty queue           | dropping = false                                    | also first_above = 0 (`dodequeue`) |
 //! | FQ-CoDel's `backlog`  | whole queue (`sch->qstats.backlog`)                 | the flow's sub-queue (RFC 8290 §4.2: CoDel per queue) |
 //!
+//! Personality `ns3` (ns-3 `codel-queue-disc.cc`, read at ns-3.37–3.4x) is
+//! `linux` except where the differential replay against ns-3
+//! (`python/ecnlab/bench/aqmdiff.py`, `tests/test_aqm_ns3.py`) showed it
+//! differs: after a CE mark in the dropping state the next time is
+//! `law(now)`, not `law(drop_next)`; the sojourn is `(now − enqueue) >> 10`
+//! rather than a difference of two tick counts; no drop while the backlog is
+//! *below* `mtu_bytes` (`MinBytes`; Linux: at most); `ce_threshold` applies only
+//! with `ecn` on (`m_useEcn`); FQ-CoDel's `backlog` is the flow's own (each
+//! flow is a child CoDel queue disc). With ECN off the two agree exactly.
+//!
 //! The per-queue state ([`CodelVars`]) and the per-dequeue decision
 //! ([`codel_dequeue`]) are shared with FQ-CoDel (`fq_codel.rs`), which runs
 //! them on each flow's sub-queue.
@@ -98,6 +108,8 @@ pub(crate) struct CodelCfg {
     pub ce_selector: Option<(u8, u8)>,
     pub mtu: u64,
     pub scope: BacklogScope,
+    /// The queue's ECN switch (ns-3 applies `ce_threshold` only with it).
+    pub ecn: bool,
 }
 
 /// One CoDel instance's state (Linux `struct codel_vars`). Times are in the
@@ -146,9 +158,10 @@ impl CodelCfg {
         ce_selector: Option<(u8, u8)>,
         mtu_bytes: u32,
         scope: BacklogScope,
+        ecn: bool,
     ) -> Self {
         let unit = |ns: u64| match personality {
-            AqmPersonality::Linux => u64::from((ns >> CODEL_SHIFT) as u32),
+            AqmPersonality::Linux | AqmPersonality::Ns3 => u64::from((ns >> CODEL_SHIFT) as u32),
             AqmPersonality::Rfc => ns,
         };
         CodelCfg {
@@ -159,11 +172,27 @@ impl CodelCfg {
             ce_selector: ce_selector.filter(|&(_, mask)| mask != 0),
             mtu: u64::from(mtu_bytes),
             scope,
+            ecn,
         }
     }
 
+    /// Linux's fixed point (ns-3 ports it).
     fn linux(&self) -> bool {
-        self.personality == AqmPersonality::Linux
+        matches!(self.personality, AqmPersonality::Linux | AqmPersonality::Ns3)
+    }
+
+    fn ns3(&self) -> bool {
+        self.personality == AqmPersonality::Ns3
+    }
+
+    /// The head's sojourn in the clock's unit: Linux subtracts two tick
+    /// counts, ns-3 converts the difference (`Time2CoDel(now − timestamp)`).
+    fn sojourn(&self, now: Instant, since: Instant) -> u64 {
+        if self.ns3() {
+            u64::from((now.saturating_since(since).as_nanos() >> CODEL_SHIFT) as u32)
+        } else {
+            self.sub(self.clock(now), self.clock(since))
+        }
     }
 
     /// The clock at `t`.
@@ -262,8 +291,11 @@ impl CodelCfg {
             return false;
         };
         let t = self.clock(now);
-        v.ldelay = self.sub(t, self.clock(h.since));
-        if self.before(v.ldelay, self.target) || self.backlog(b, sub, h.len) <= self.mtu {
+        v.ldelay = self.sojourn(now, h.since);
+        // Linux: no drop while backlog ≤ mtu; ns-3: while backlog < MinBytes.
+        let backlog = self.backlog(b, sub, h.len);
+        let small = if self.ns3() { backlog < self.mtu } else { backlog <= self.mtu };
+        if self.before(v.ldelay, self.target) || small {
             v.first_above_time = 0;
             return false;
         }
@@ -306,7 +338,8 @@ pub(crate) fn codel_dequeue<B: Backlog>(
                 v.count = v.count.wrapping_add(1);
                 cfg.newton(v);
                 if b.signal_head(sub, SignalKind::Early, MarkRule::Aqm) == Signalled::Marked {
-                    v.drop_next = cfg.control_law(v.drop_next, v);
+                    // ns-3 restarts the law from now after a mark; Linux from drop_next.
+                    v.drop_next = cfg.control_law(if cfg.ns3() { t } else { v.drop_next }, v);
                     marked = true;
                     break;
                 }
@@ -339,7 +372,8 @@ pub(crate) fn codel_dequeue<B: Backlog>(
     }
     let Some(h) = b.head(sub) else { return false };
     if let Some(th) = cfg.ce_threshold {
-        if !marked && cfg.after(v.ldelay, th) && cfg.selected(h.ecn) {
+        // ns-3 applies ce_threshold only with UseEcn; Linux whatever `ecn` is.
+        if !marked && (cfg.ecn || !cfg.ns3()) && cfg.after(v.ldelay, th) && cfg.selected(h.ecn) {
             b.mark_head(sub, MarkRule::Step);
         }
     }
@@ -363,6 +397,7 @@ impl Codel {
             None,
             p.mtu_bytes,
             BacklogScope::Queue,
+            p.ecn,
         );
         Codel { cfg, vars: CodelVars::default() }
     }
@@ -381,7 +416,7 @@ pub(crate) fn validate_codel_times(
         if v == 0 {
             return Err(ConfigError::new(field, v, "must be > 0"));
         }
-        if personality == AqmPersonality::Linux && v >= LINUX_MAX_NS {
+        if personality != AqmPersonality::Rfc && v >= LINUX_MAX_NS {
             let rule = "must be < 2^41 ns for personality linux (a 32-bit signed count of 1024 ns)";
             return Err(ConfigError::new(field, v, rule));
         }

@@ -122,6 +122,9 @@ pub enum AqmPersonality {
     Linux,
     /// The RFC's pseudo-code as written (exact arithmetic).
     Rfc,
+    /// ns-3's queue disc where it differs from Linux's (CoDel, FQ-CoDel; PIE
+    /// as `rfc`, which ns-3 follows; no DualPI2 in ns-3).
+    Ns3,
 }
 
 /// CoDel. Capacity: exactly one of `limit_pkts` and `limit_bytes`.

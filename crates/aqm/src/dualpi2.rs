@@ -182,7 +182,8 @@ impl DualPi2 {
             (_, t, _, _, _) => Native::StepNs(t.unwrap_or(STEP_NS)),
         };
         let base = match p.personality {
-            AqmPersonality::Linux => Base::Linux { prob: 0, last_qdelay: 0 },
+            // `ns3` is refused by `validate` (ns-3 has no DualPI2).
+            AqmPersonality::Linux | AqmPersonality::Ns3 => Base::Linux { prob: 0, last_qdelay: 0 },
             AqmPersonality::Rfc => Base::Rfc { p: 0.0, prevq: 0.0 },
         };
         let wc = i64::from(p.classic_protection_pct);
@@ -421,6 +422,9 @@ impl DualPi2Params {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(ConfigError::new(field, v, "must be finite and >= 0"));
             }
+        }
+        if self.personality == AqmPersonality::Ns3 {
+            return Err(ConfigError::new("personality", "ns3", "must be linux or rfc (ns-3 has no DualPI2)"));
         }
         if !(self.coupling.is_finite() && self.coupling > 0.0) {
             return Err(ConfigError::new("coupling", self.coupling, "must be finite and > 0"));

@@ -15,8 +15,9 @@
 //!            tail of new_flows with deficit = quantum;
 //!            then if packets > limit_pkts or bytes > memory_limit_bytes:
 //!            drop from the head of the fattest bucket (most bytes; lowest
-//!            index on ties) until drop_batch packets or half its bytes are
-//!            gone (at least one), and add the number dropped to its CoDel count
+//!            index on ties; ns3: the first-created flow) until drop_batch
+//!            packets or half its bytes are gone (at least one), and add the
+//!            number dropped to its CoDel count (Linux; not ns3)
 //! dequeue:   loop: f = head of new_flows, else of old_flows, else none
 //!              deficit(f) ≤ 0 → deficit(f) += quantum, f to the tail of old_flows
 //!              CoDel on f sends a packet p → deficit(f) −= len(p), send p
@@ -83,6 +84,10 @@ pub(crate) struct Flow {
     pub deficit: i64,
     pub list: Option<FlowList>,
     pub vars: CodelVars,
+    /// 1 + the number of buckets that held a packet before this one (0: never):
+    /// ns-3 creates a flow's queue disc at its first packet and looks for the
+    /// fattest flow in that order.
+    pub first_seen: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -96,6 +101,7 @@ pub(crate) struct FqCodel {
     limit_pkts: u32,
     memory_limit: u64,
     perturbation: Option<u32>,
+    seen: u32,
 }
 
 /// The splitmix64 finalizer: a bijective 64-bit mixer.
@@ -115,7 +121,7 @@ impl FqCodel {
     pub(crate) fn new(p: &FqCodelParams) -> Self {
         let scope = match p.personality {
             AqmPersonality::Linux => BacklogScope::Queue,
-            AqmPersonality::Rfc => BacklogScope::Sub,
+            AqmPersonality::Rfc | AqmPersonality::Ns3 => BacklogScope::Sub,
         };
         let cfg = CodelCfg::new(
             p.personality,
@@ -125,6 +131,7 @@ impl FqCodel {
             p.ce_threshold_selector,
             p.mtu_bytes,
             scope,
+            p.ecn,
         );
         FqCodel {
             cfg,
@@ -136,16 +143,20 @@ impl FqCodel {
             limit_pkts: p.limit_pkts,
             memory_limit: p.memory_limit_bytes,
             perturbation: p.perturbation,
+            seen: 0,
         }
     }
 
     /// Linux `fq_codel_drop`: drops from the fattest bucket (module doc).
     fn drop_from_fattest<B: Backlog>(&mut self, b: &mut B) {
+        let ns3 = self.cfg.personality == AqmPersonality::Ns3;
+        // Most bytes; ties: lowest bucket (Linux), first flow created (ns-3).
+        let order = |i: usize| if ns3 { self.flows[i].first_seen as usize } else { i };
         let mut fattest = 0;
         let mut max = 0;
         for i in 0..self.flows.len() {
             let bytes = b.sub_len_bytes(i);
-            if bytes > max {
+            if bytes > max || (bytes == max && bytes > 0 && order(i) < order(fattest)) {
                 max = bytes;
                 fattest = i;
             }
@@ -161,8 +172,11 @@ impl FqCodel {
                 break;
             }
         }
-        let v = &mut self.flows[fattest].vars;
-        v.count = v.count.wrapping_add(n);
+        if !ns3 {
+            // Linux `fq_codel_drop`: the flow's CoDel counts the overflow drops.
+            let v = &mut self.flows[fattest].vars;
+            v.count = v.count.wrapping_add(n);
+        }
     }
 }
 
@@ -220,6 +234,10 @@ impl SchedAqm for FqCodel {
 
     fn on_enqueued<B: Backlog>(&mut self, _now: Instant, sub: usize, b: &mut B) {
         let f = &mut self.flows[sub];
+        if f.first_seen == 0 {
+            self.seen += 1;
+            f.first_seen = self.seen;
+        }
         if f.list.is_none() {
             f.list = Some(FlowList::New);
             f.deficit = self.quantum;

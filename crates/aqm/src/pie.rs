@@ -155,7 +155,7 @@ impl Pie {
                 }),
                 LINUX_FIRST_UPDATE_NS,
             ),
-            AqmPersonality::Rfc => (
+            AqmPersonality::Rfc | AqmPersonality::Ns3 => (
                 Vars::Rfc(RfcVars { p: 0.0, qdelay: 0.0, qdelay_old: 0.0, burst_ns: p.max_burst_ns, accu_prob: 0.0 }),
                 p.tupdate_ns,
             ),

@@ -235,7 +235,7 @@ fn test_pie_verdict_mark_vs_drop_at_p_boundary() {
         for (p, fx, want) in ps {
             let mut pie = Pie::new(&params(personality));
             match personality {
-                AqmPersonality::Rfc => set_rfc(&mut pie, p, 30.0, 30.0, 0),
+                AqmPersonality::Rfc | AqmPersonality::Ns3 => set_rfc(&mut pie, p, 30.0, 30.0, 0),
                 AqmPersonality::Linux => set_linux(&mut pie, fx, 30, 30, 0),
             }
             let mut rng = ScriptRng::new(&[0.0]);
@@ -248,7 +248,7 @@ fn test_pie_verdict_mark_vs_drop_at_p_boundary() {
         // ECN off: a signal is a drop at any p.
         let mut pie = Pie::new(&PieParams { ecn: false, ..params(personality) });
         match personality {
-            AqmPersonality::Rfc => set_rfc(&mut pie, 0.05, 30.0, 30.0, 0),
+            AqmPersonality::Rfc | AqmPersonality::Ns3 => set_rfc(&mut pie, 0.05, 30.0, 30.0, 0),
             AqmPersonality::Linux => set_linux(&mut pie, MAX_PROB / 20, 30, 30, 0),
         }
         let mut rng = ScriptRng::new(&[0.0]);
@@ -289,7 +289,7 @@ fn test_pie_derandomisation_accumulates_before_drawing() {
     for personality in [AqmPersonality::Rfc, AqmPersonality::Linux] {
         let mut pie = Pie::new(&PieParams { derandomize: true, ecn: false, ..params(personality) });
         match personality {
-            AqmPersonality::Rfc => set_rfc(&mut pie, 0.3, 30.0, 30.0, 0),
+            AqmPersonality::Rfc | AqmPersonality::Ns3 => set_rfc(&mut pie, 0.3, 30.0, 30.0, 0),
             AqmPersonality::Linux => set_linux(&mut pie, (0.3 * MAX_PROB as f64) as u64, 30, 30, 0),
         }
         // accu 0.3, 0.6: no draw; 0.9: draw (0.5 ≥ 0.3 passes); 1.2: draw 0.1 < 0.3 → drop, accu 0.
@@ -326,7 +326,7 @@ fn test_pie_long_idle_equals_stepwise_updates() {
     for personality in [AqmPersonality::Rfc, AqmPersonality::Linux] {
         let mut a = Pie::new(&params(personality));
         match personality {
-            AqmPersonality::Rfc => set_rfc(&mut a, 0.6, 0.0, 0.0, 0),
+            AqmPersonality::Rfc | AqmPersonality::Ns3 => set_rfc(&mut a, 0.6, 0.0, 0.0, 0),
             AqmPersonality::Linux => set_linux(&mut a, MAX_PROB / 10 * 6, 0, 0, 0),
         }
         let mut b = a.clone();

@@ -91,14 +91,23 @@ CASES: dict[str, Case] = {
         "step-k20",
         {"kind": "step", "limit_pkts": 1000, "limit_bytes": None, "on": "packets", "threshold": 20, "ecn": True},
         "ns3::RedQueueDisc",
-        {"MaxSize": "1000p", "MinTh": "20", "MaxTh": "20", "QW": "1", "UseEcn": "true", "UseHardDrop": "false",
-         "Gentle": "false", "Wait": "false", "MeanPktSize": "1500"},  # fmt: skip
+        {
+            "MaxSize": "1000p",
+            "MinTh": "20",
+            "MaxTh": "20",
+            "QW": "1",
+            "UseEcn": "true",
+            "UseHardDrop": "false",
+            "Gentle": "false",
+            "Wait": "false",
+            "MeanPktSize": "1500",
+        },  # fmt: skip
         {**_OVERLOAD, "ecn_cycle": (2, 2, 0)},
         True,
     ),
     "codel-ecn": Case(
         "codel-ecn",
-        {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": True, "personality": "linux", **_CODEL},
+        {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": True, "personality": "ns3", **_CODEL},
         "ns3::CoDelQueueDisc",
         {"MaxSize": "1000p", "UseEcn": "true", "MinBytes": "1500", "Target": "5ms", "Interval": "100ms"},
         {**_OVERLOAD, "ecn_cycle": (2, 2, 0)},
@@ -106,7 +115,7 @@ CASES: dict[str, Case] = {
     ),
     "codel-drop": Case(
         "codel-drop",
-        {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": False, "personality": "linux", **_CODEL},
+        {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": False, "personality": "ns3", **_CODEL},
         "ns3::CoDelQueueDisc",
         {"MaxSize": "1000p", "UseEcn": "false", "MinBytes": "1500", "Target": "5ms", "Interval": "100ms"},
         dict(_OVERLOAD),
@@ -114,15 +123,159 @@ CASES: dict[str, Case] = {
     ),
     "fq_codel-3flows": Case(
         "fq_codel-3flows",
-        {"kind": "fq_codel", "limit_pkts": 10240, "memory_limit_bytes": 32 << 20, "flows": 1024,
-         "quantum_bytes": 1500, "drop_batch": 64, "ecn": True, "ce_threshold_selector": None,
-         "perturbation": 0, "personality": "linux", **_CODEL},  # fmt: skip
+        {
+            "kind": "fq_codel",
+            "limit_pkts": 10240,
+            "memory_limit_bytes": 32 << 20,
+            "flows": 1024,
+            "quantum_bytes": 1500,
+            "drop_batch": 64,
+            "ecn": True,
+            "ce_threshold_selector": None,
+            "perturbation": 0,
+            "personality": "ns3",
+            **_CODEL,
+        },  # fmt: skip
         "ns3::FqCoDelQueueDisc",
-        {"MaxSize": "10240p", "Flows": "1024", "DropBatchSize": "64", "Perturbation": "0", "UseEcn": "true",
-         "Target": "5ms", "Interval": "100ms"},  # fmt: skip
-        {"seconds": 3.0, "arrival_gap_ns": [1_500_000, 3_000_000, 2_000_000], "service_gap_ns": 1_200_000,
-         "ecn_cycle": (2, 0)},  # fmt: skip
+        {
+            "MaxSize": "10240p",
+            "Flows": "1024",
+            "DropBatchSize": "64",
+            "Perturbation": "0",
+            "UseEcn": "true",
+            "Target": "5ms",
+            "Interval": "100ms",
+        },  # fmt: skip
+        {
+            "seconds": 3.0,
+            "arrival_gap_ns": [1_500_000, 3_000_000, 2_000_000],
+            "service_gap_ns": 1_200_000,
+            "ecn_cycle": (2, 0),
+        },  # fmt: skip
         True,
+    ),
+    "fq_codel-overflow": Case(
+        "fq_codel-overflow",
+        {
+            "kind": "fq_codel",
+            "limit_pkts": 60,
+            "memory_limit_bytes": 32 << 20,
+            "flows": 1024,
+            "quantum_bytes": 1500,
+            "drop_batch": 64,
+            "ecn": True,
+            "ce_threshold_selector": None,
+            "perturbation": 0,
+            "personality": "ns3",
+            **_CODEL,
+        },  # fmt: skip
+        "ns3::FqCoDelQueueDisc",
+        {
+            "MaxSize": "60p",
+            "Flows": "1024",
+            "DropBatchSize": "64",
+            "Perturbation": "0",
+            "UseEcn": "true",
+            "Target": "5ms",
+            "Interval": "100ms",
+        },  # fmt: skip
+        {
+            "seconds": 2.0,
+            "arrival_gap_ns": [400_000, 1_000_000, 2_000_000],
+            "service_gap_ns": 1_200_000,
+            "ecn_cycle": (2, 0),
+        },  # fmt: skip
+        True,
+    ),
+    "fq_codel-ce-threshold": Case(
+        "fq_codel-ce-threshold",
+        {
+            "kind": "fq_codel",
+            "limit_pkts": 10240,
+            "memory_limit_bytes": 32 << 20,
+            "flows": 1024,
+            "quantum_bytes": 1500,
+            "drop_batch": 64,
+            "ecn": True,
+            "ce_threshold_selector": None,
+            "perturbation": 0,
+            "personality": "ns3",
+            **_CODEL,
+            "ce_threshold_ns": 1 * MS,
+        },  # fmt: skip
+        "ns3::FqCoDelQueueDisc",
+        {
+            "MaxSize": "10240p",
+            "Flows": "1024",
+            "DropBatchSize": "64",
+            "Perturbation": "0",
+            "UseEcn": "true",
+            "Target": "5ms",
+            "Interval": "100ms",
+            "CeThreshold": "1ms",
+        },  # fmt: skip
+        {
+            "seconds": 2.0,
+            "arrival_gap_ns": [1_500_000, 3_000_000, 2_000_000],
+            "service_gap_ns": 1_200_000,
+            "ecn_cycle": (1, 2, 0),
+        },  # fmt: skip
+        True,
+    ),
+    "pie-ecn": Case(
+        "pie-ecn",
+        {
+            "kind": "pie",
+            "limit_pkts": 1000,
+            "limit_bytes": None,
+            "target_ns": 15 * MS,
+            "tupdate_ns": 15 * MS,
+            "alpha": 0.125,
+            "beta": 1.25,
+            "max_burst_ns": 150 * MS,
+            "ecn": True,
+            "mark_ecn_threshold": 0.1,
+            "bytemode": False,
+            "mean_pkt_bytes": 1500,
+            "derandomize": False,
+            "personality": "ns3",
+        },  # fmt: skip
+        "ns3::PieQueueDisc",
+        {"MaxSize": "1000p", "MeanPktSize": "1500", "UseEcn": "true", "MarkEcnThreshold": "0.1"},
+        {"seconds": 20.0, "arrival_gap_ns": [1_000_000], "service_gap_ns": 1_200_000, "ecn_cycle": (2, 2, 0)},
+        False,
+    ),
+    "ared-ecn": Case(
+        "ared-ecn",
+        {
+            "kind": "ared",
+            "limit_pkts": 1000,
+            "limit_bytes": None,
+            "target_delay_ns": 5 * MS,
+            "interval_ns": 500 * MS,
+            "alpha": 0.01,
+            "beta": 0.9,
+            "bottom": 0.01,
+            "top": 0.5,
+            "max_p": 0.02,
+            "mean_pkt_bytes": 1500,
+            "link_rate_bps": 10_000_000,
+            "ecn": True,
+        },  # fmt: skip
+        "ns3::RedQueueDisc",
+        {
+            "MaxSize": "1000p",
+            "MeanPktSize": "1500",
+            "ARED": "true",
+            "UseEcn": "true",
+            "UseHardDrop": "true",
+            "LinkBandwidth": "10Mbps",
+            "LinkDelay": "20ms",
+            "Bottom": "0.01",
+            "LInterm": "50",
+        },  # fmt: skip
+        {"seconds": 20.0, "arrival_gap_ns": [1_000_000], "service_gap_ns": 1_200_000, "ecn_cycle": (2, 2, 0)},
+        False,
     ),
 }
 
@@ -140,12 +293,14 @@ def run_ns3(case: Case, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     binary = ns3cxx_binary(NS3_TRACE_SOURCE, NS3_TRACE_LIBS)
     lines = [f"kind {case.ns3_kind}", *(f"attr {k} {v}" for k, v in case.ns3_attrs.items())]
+    if case.ecnlab["kind"] == "fq_codel":
+        lines.append(f"quantum {case.ecnlab['quantum_bytes']}")
     for op in ops:
         if op["op"] == "enq":
             lines.append(f"enq {op['t_ns']} {op['id']} {op['bytes']} {op['ecn']} {op['flow']}")
         else:
             lines.append(f"deq {op['t_ns']}")
-    r = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    r = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
         raise PeerFailed(f"ns-3 queue replay failed: {r.stderr.strip()[-300:]}")
     return [_ns3_event(line.split()) for line in r.stdout.splitlines() if line.strip()]
@@ -175,7 +330,9 @@ def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
         "ecnlab": count(a),
         "ns3": count(b),
         "identical": first is None,
-        "first_difference": None if first is None else {"index": first, "ecnlab": _at(ka, first), "ns3": _at(kb, first)},
+        "first_difference": None
+        if first is None
+        else {"index": first, "ecnlab": _at(ka, first), "ns3": _at(kb, first)},
     }
 
 

@@ -86,9 +86,7 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
                 "io": router["final"]["io"],
                 # Queue counters once every packet has left the router (after the run's end; the
                 # receivers' nstat counters are read after this, so they match these).
-                "final_queues": [
-                    {"link": q["link"], **_queue(q)} for q in router["final"]["links"]
-                ],
+                "final_queues": [{"link": q["link"], **_queue(q)} for q in router["final"]["links"]],
             },
             "flows": {f.id: _flow_extra(f, raw) for f in sc.flows},
             "nstat": {h: _nstat_subset(c) for h, c in raw["nstat"].items()},
