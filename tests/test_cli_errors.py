@@ -103,7 +103,8 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "unknown-queue-kind",
         None,
         ["topology.bottleneck_queue.kind=blue"],
-        'topology.bottleneck_queue.kind = "blue": must be one of droptail, red, red_star, pi',
+        'topology.bottleneck_queue.kind = "blue": must be one of droptail, red, red_star, pi, codel, fq_codel, '
+        "pie, dualpi2, ared, step",
     ),
     (
         "unknown-tcp-variant",

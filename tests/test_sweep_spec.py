@@ -149,5 +149,5 @@ def test_docs_sweep_example_and_metric_list() -> None:
     assert sweep.columns == ["max_p", "ecn"] and len(sweep.runs) == 3 * 2 * 3
     assert sweep.runs[0].name == "red-maxp0.02-s1"
     rows = [line for line in doc.splitlines() if line.startswith("| `")]
-    names = {n for line in rows for n in re.findall(r"`([a-z_]+)`", line.split("|")[1])}
+    names = {n for line in rows for n in re.findall(r"`([a-z0-9_]+)`", line.split("|")[1])}
     assert set(RUN_METRICS) <= names, set(RUN_METRICS) - names

@@ -18,6 +18,9 @@ def check_queue(queue_json: str) -> tuple[str, str, str] | None:
 def queue_replay(queue_json: str, ops_json: str, seed: int) -> str:
     """Replay a script of ops through one queue; the events as JSON (crates/aqm/src/replay.rs)."""
 
+def queue_churn(queue_json: str, flows: int, backlog: int, packets: int) -> tuple[float, int]:
+    """ns per arrival+departure of one queue at a steady backlog, and the packets that left."""
+
 class WebSource:
     """The simulator's web application model with a flow's own RNG stream (crates/py)."""
 

@@ -161,7 +161,8 @@ impl<P: QueuedPacket> AqmQueue<P> {
     }
 
     /// Records the sojourn time of every packet that leaves from now on
-    /// (`QueueStats::sojourn`: percentiles from an HDR histogram).
+    /// (`QueueStats::sojourn`: percentiles from an HDR histogram); called
+    /// again, starts the histograms afresh (the simulator does at the warm-up's end).
     pub fn record_sojourn(&mut self) {
         self.store.stats.record_sojourn();
     }

@@ -117,6 +117,34 @@ pub fn replay<R: RngCore + ?Sized>(cfg: &QueueConfig, ops: &[Op], rng: &mut R) -
     Ok(out)
 }
 
+/// A steady backlog for cost measurements: `backlog` packets queued from
+/// `flows` flows round-robin, then `packets` times one arrival (the next
+/// flow, 1500 bytes, ECT(0)) and one departure, 1.2 µs apart. Returns the
+/// packets that left (the caller times the call; nothing here reads a clock).
+pub fn churn<R: RngCore + ?Sized>(
+    cfg: &QueueConfig,
+    flows: u32,
+    backlog: u32,
+    packets: u64,
+    rng: &mut R,
+) -> Result<u64, ConfigError> {
+    let mut q = AqmQueue::new(cfg)?;
+    let flows = u64::from(flows.max(1));
+    let pkt = |id: u64| ScriptPkt { id, len: 1500, ecn: Ecn::Ect0, ecn_in: Ecn::Ect0, flow: (id % flows) as u32 };
+    let mut t = Instant::ZERO;
+    for id in 0..u64::from(backlog) {
+        let _ = q.enqueue(t, pkt(id), rng);
+    }
+    let mut left = 0;
+    for i in 0..packets {
+        t = Instant::from_nanos(t.as_nanos() + 1200);
+        let _ = q.enqueue(t, pkt(u64::from(backlog) + i), rng);
+        left += u64::from(q.dequeue(t, rng).is_some());
+        q.drain_dropped().for_each(drop);
+    }
+    Ok(left)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

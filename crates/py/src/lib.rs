@@ -59,6 +59,20 @@ fn queue_replay(py: Python<'_>, queue_json: String, ops_json: String, seed: u64)
     .map_err(EngineError::new_err)
 }
 
+/// Cost of one queue: `ecnlab_aqm::replay::churn` timed here; returns
+/// (nanoseconds per arrival-and-departure, packets that left).
+#[pyfunction]
+fn queue_churn(py: Python<'_>, queue_json: String, flows: u32, backlog: u32, packets: u64) -> PyResult<(f64, u64)> {
+    py.detach(move || {
+        let cfg: ecnlab_aqm::QueueConfig = serde_json::from_str(&queue_json).map_err(|e| format!("queue JSON: {e}"))?;
+        let mut rng = ecnlab_sim::rng::stream(1, ecnlab_sim::rng::Stream::Queue, 0);
+        let start = std::time::Instant::now();
+        let left = ecnlab_aqm::replay::churn(&cfg, flows, backlog, packets, &mut rng).map_err(|e| e.to_string())?;
+        Ok((start.elapsed().as_nanos() as f64 / packets.max(1) as f64, left))
+    })
+    .map_err(|e: String| EngineError::new_err(e))
+}
+
 /// The simulator's web application model (`ecnlab_sim::web::Web`) with the
 /// flow's own RNG stream, driven by wall-clock times: `ecnlab emulate`'s web
 /// client makes the same draws (sessions, pages, objects, sizes, think
@@ -112,6 +126,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_tcp_config, m)?)?;
     m.add_function(wrap_pyfunction!(check_queue, m)?)?;
     m.add_function(wrap_pyfunction!(queue_replay, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_churn, m)?)?;
     m.add_class::<WebSource>()?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     Ok(())

@@ -188,8 +188,10 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
     for (i, l) in spec.links.iter().enumerate() {
         let mut queue =
             AqmQueue::new(&l.queue).map_err(|source| Error::Queue { field: format!("links[{i}].queue"), source })?;
-        if topo.kinds[topo.ends[i].0 as usize] == NodeKind::Router {
-            queue.record_sojourn(); // sojourn percentiles for router queues (host queues rarely matter)
+        // Sojourn percentiles for router queues (host queues rarely matter), from the end of the warm-up.
+        let sojourn = topo.kinds[topo.ends[i].0 as usize] == NodeKind::Router;
+        if sojourn && spec.warmup_ns == 0 {
+            queue.record_sojourn();
         }
         links.push(Link {
             rate_bps: l.rate_bps,
@@ -204,6 +206,7 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
             pipe: Default::default(),
             counters: LinkCounters::default(),
             tail: l.tail_threshold_bytes.map(|b| crate::tail::QueueTail::new(b, Instant(spec.warmup_ns))),
+            sojourn,
         });
     }
     Ok(links)

@@ -36,6 +36,8 @@ pub struct Link {
     pub counters: LinkCounters,
     /// Time above a queue threshold (`tail.rs`), when the spec asks for it.
     pub tail: Option<crate::tail::QueueTail>,
+    /// Record the sojourn-time histogram from the end of the warm-up (router queues).
+    pub sojourn: bool,
 }
 
 /// `Duration::transmission(len, rate_bps)`, computed in 64 bits when

@@ -500,6 +500,9 @@ impl Simulation {
         }
         for l in &mut self.links {
             l.counters.bytes_at_warmup = l.counters.bytes;
+            if l.sojourn {
+                l.queue.record_sojourn();
+            }
         }
     }
 }

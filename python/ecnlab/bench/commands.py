@@ -23,11 +23,20 @@ def add_parsers(sub: Any) -> None:
     peers.add_argument("--no-install", action="store_true", help="do not pip-install the ns-3 bindings if missing")
     peers.add_argument("--json", type=Path, metavar="FILE", help="also write the full report as JSON")
     peers.add_argument("--markdown", type=Path, metavar="FILE", help="also write the summary table (README format)")
+    queues = bsub.add_parser("queues", help="each queue's cost per packet, side by side (ratios to RED)")
+    queues.add_argument("--flows", default="10,10000", help="comma-separated flow counts (default 10,10000)")
+    queues.add_argument("--packets", type=int, default=400_000, help="arrivals per measurement (default 400000)")
+    aqmdiff = bsub.add_parser("aqm-diff", help="replay scripted arrivals through ecnlab's and ns-3's queue discs")
+    aqmdiff.add_argument("--cases", help="comma-separated case names (default: all)")
     scaling = bsub.add_parser("scaling", help="ecnlab's cost per packet: flows 10 -> 10 000, rate 10M -> 10G")
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    if args.bench_command == "queues":
+        return _queues(args)
+    if args.bench_command == "aqm-diff":
+        return _aqm_diff(args)
     if args.bench_command == "scaling":
         from ecnlab.bench.scaling import format_scaling, run_scaling
 
@@ -60,3 +69,53 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.markdown:
         args.markdown.write_text(f"Machine: {report['machine']}; medians of {reps} runs.\n\n" + format_markdown(report))
     return 0
+
+
+def _queues(args: argparse.Namespace) -> int:
+    from ecnlab.bench.queues import format_queue_bench, run_queue_bench
+
+    try:
+        flows = [int(x) for x in args.flows.split(",")]
+    except ValueError:
+        flows = []
+    if not flows or min(flows) < 1 or args.packets < 1000:
+        print(f"ecnlab: error: --flows = {args.flows!r} / --packets = {args.packets}: "
+              "need integers >= 1 and packets >= 1000", file=sys.stderr)  # fmt: skip
+        return 2
+    rows = run_queue_bench(flows, packets=args.packets)
+    print(format_queue_bench(rows))
+    return 0
+
+
+def _aqm_diff(args: argparse.Namespace) -> int:
+    from ecnlab.bench import aqmdiff
+    from ecnlab.bench.measure import PeerFailed
+
+    names = [c.strip() for c in args.cases.split(",")] if args.cases else list(aqmdiff.CASES)
+    for n in names:
+        if n not in aqmdiff.CASES:
+            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(aqmdiff.CASES)}", file=sys.stderr)
+            return 2
+    why = aqmdiff.ns3_missing()
+    if why is not None:
+        print(f"ecnlab: error: {why}", file=sys.stderr)
+        return 2
+    print("| case | compared | ecnlab events | ns-3 events | result |\n|---|---|---|---|---|")
+    status = 0
+    for n in names:
+        case = aqmdiff.CASES[n]
+        ops = aqmdiff.overload_script(**case.script)
+        try:
+            r = aqmdiff.compare(aqmdiff.run_ecnlab(case, ops), aqmdiff.run_ns3(case, ops))
+        except PeerFailed as e:
+            print(f"| {n} | - | - | - | failed: {e} |")
+            status = 1
+            continue
+        how = "event for event" if case.exact else "counts"
+        result = "identical" if r["identical"] else f"first difference at event {r['first_difference']['index']}"
+        print(f"| {n} | {how} | {_counts(r['ecnlab'])} | {_counts(r['ns3'])} | {result} |")
+    return status
+
+
+def _counts(c: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(c.items()))

@@ -1,0 +1,109 @@
+"""``ecnlab bench queues``: each queue's cost per packet, side by side in one run.
+
+Every queue kind runs the same steady backlog (``ecnlab_aqm::replay::churn``:
+one arrival and one departure per step, 1500-byte ECT(0) packets from
+``flows`` flows round-robin) in the release engine; the cost is wall time per
+arrival-and-departure, and the ratio against RED measured in the same run is
+what to compare across machines. The best of ``reps`` runs is kept.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["QUEUES", "run_queue_bench", "format_queue_bench"]
+
+MS = 1_000_000
+_LIM = {"limit_pkts": 100_000, "limit_bytes": None}
+_CODEL = {"target_ns": 5 * MS, "interval_ns": 100 * MS, "ce_threshold_ns": None, "mtu_bytes": 1514}
+RED = {**_LIM, "kind": "red", "min_th": 5.0, "max_th": 15.0, "max_p": 0.1, "wq": 0.002, "gentle": True,
+       "wait": True, "mode": "packet", "mean_pkt_bytes": 1500, "link_rate_bps": 10_000_000, "ecn": True}  # fmt: skip
+QUEUES: dict[str, dict[str, Any]] = {
+    "droptail": {**_LIM, "kind": "droptail"},
+    "red": RED,
+    "pi": {**_LIM, "kind": "pi", "q_ref": 50.0, "a": 1.822e-5, "b": 1.816e-5, "sample_hz": 160.0, "ecn": True},
+    "ared": {
+        **_LIM,
+        "kind": "ared",
+        "target_delay_ns": 5 * MS,
+        "interval_ns": 500 * MS,
+        "alpha": 0.01,
+        "beta": 0.9,
+        "bottom": 0.01,
+        "top": 0.5,
+        "max_p": 0.02,
+        "mean_pkt_bytes": 1500,
+        "link_rate_bps": 10_000_000,
+        "ecn": True,
+    },  # fmt: skip
+    "pie": {
+        **_LIM,
+        "kind": "pie",
+        "target_ns": 15 * MS,
+        "tupdate_ns": 15 * MS,
+        "alpha": 0.125,
+        "beta": 1.25,
+        "max_burst_ns": 150 * MS,
+        "ecn": True,
+        "mark_ecn_threshold": 0.1,
+        "bytemode": False,
+        "mean_pkt_bytes": 1514,
+        "derandomize": False,
+    },  # fmt: skip
+    "codel": {**_LIM, "kind": "codel", "ecn": True, **_CODEL},
+    "step": {**_LIM, "kind": "step", "on": "packets", "threshold": 20, "ecn": True},
+    "fq_codel": {
+        "kind": "fq_codel",
+        "limit_pkts": 100_000,
+        "memory_limit_bytes": 1 << 40,
+        "flows": 1024,
+        "quantum_bytes": 1514,
+        "drop_batch": 64,
+        "ecn": True,
+        **_CODEL,
+    },  # fmt: skip
+    "dualpi2": {
+        "kind": "dualpi2",
+        "limit_pkts": 100_000,
+        "target_ns": 15 * MS,
+        "tupdate_ns": 16 * MS,
+        "alpha": 0.16,
+        "beta": 3.2,
+        "coupling": 2.0,
+        "min_qlen_step": 0,
+        "classic_protection_pct": 10,
+        "ecn_mask": "l4s_ect",
+        "drop_on_overload": True,
+        "mtu_bytes": 1514,
+    },  # fmt: skip
+}
+
+
+def run_queue_bench(
+    flows: list[int], *, backlog: int = 100, packets: int = 400_000, reps: int = 3, log: Callable[[str], None] = print
+) -> list[dict[str, Any]]:
+    """Rows of (queue, flows, ns per packet, ratio to RED at the same flow count)."""
+    from ecnlab import _core
+
+    rows = []
+    for n in flows:
+        red_ns = None
+        for name, cfg in QUEUES.items():
+            ns = min(_core.queue_churn(json.dumps(cfg), n, backlog, packets)[0] for _ in range(reps))
+            if name == "red":
+                red_ns = ns
+            rows.append({"queue": name, "flows": n, "ns_per_packet": ns})
+            log(f"  {name:9s} flows={n:<6d} {ns:7.1f} ns/packet")
+        for r in rows:
+            if r["flows"] == n:
+                r["vs_red"] = r["ns_per_packet"] / red_ns if red_ns else None
+    return rows
+
+
+def format_queue_bench(rows: list[dict[str, Any]]) -> str:
+    lines = ["| queue | flows | ns per arrival+departure | × RED |", "|---|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['queue']} | {r['flows']} | {r['ns_per_packet']:.1f} | {r['vs_red']:.2f} |")
+    return "\n".join(lines)
