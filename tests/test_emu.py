@@ -119,7 +119,9 @@ def test_todays_queues_carry_real_tcp_and_their_marks_reach_the_receivers(kind: 
     # Marks made at dequeue after the run's end are in the router's final counters (read before nstat).
     final = next(x for x in summary["emulation"]["router"]["final_queues"] if x["link"] == "R1->R2")
     nstat = summary["emulation"]["nstat"]
-    assert nstat["r1"]["IpExtInCEPkts"] + nstat["r2"]["IpExtInCEPkts"] == final["marks"], "every mark reached a receiver"
+    assert nstat["r1"]["IpExtInCEPkts"] + nstat["r2"]["IpExtInCEPkts"] == final["marks"], (
+        "every mark reached a receiver"
+    )
     assert all(f["ecn_negotiated"] for f in summary["flows"])
     # DualPI2 drops in overload while IW10 slow start overshoots: give the 6 s run some slack.
     assert sum(f["goodput_bps"] for f in summary["flows"]) >= 0.7 * BEST_GOODPUT

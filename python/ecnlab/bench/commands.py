@@ -25,7 +25,8 @@ def add_parsers(sub: Any) -> None:
     peers.add_argument("--markdown", type=Path, metavar="FILE", help="also write the summary table (README format)")
     queues = bsub.add_parser("queues", help="each queue's cost per packet, side by side (ratios to RED)")
     queues.add_argument("--flows", default="10,10000", help="comma-separated flow counts (default 10,10000)")
-    queues.add_argument("--packets", type=int, default=400_000, help="arrivals per measurement (default 400000)")
+    queues.add_argument("--packets", type=int, default=2_000_000, help="arrivals per measurement (default 2000000)")
+    queues.add_argument("--engine", action="store_true", help="also the whole engine per packet-hop, 10 000 flows")
     aqmdiff = bsub.add_parser("aqm-diff", help="replay scripted arrivals through ecnlab's and ns-3's queue discs")
     aqmdiff.add_argument("--cases", help="comma-separated case names (default: all)")
     scaling = bsub.add_parser("scaling", help="ecnlab's cost per packet: flows 10 -> 10 000, rate 10M -> 10G")
@@ -84,6 +85,11 @@ def _queues(args: argparse.Namespace) -> int:
         return 2
     rows = run_queue_bench(flows, packets=args.packets)
     print(format_queue_bench(rows))
+    if args.engine:
+        from ecnlab.bench.queues import format_engine_bench, run_engine_bench
+
+        print()
+        print(format_engine_bench(run_engine_bench()))
     return 0
 
 

@@ -82,7 +82,7 @@ QUEUES: dict[str, dict[str, Any]] = {
 
 
 def run_queue_bench(
-    flows: list[int], *, backlog: int = 100, packets: int = 400_000, reps: int = 3, log: Callable[[str], None] = print
+    flows: list[int], *, backlog: int = 100, packets: int = 2_000_000, reps: int = 3, log: Callable[[str], None] = print
 ) -> list[dict[str, Any]]:
     """Rows of (queue, flows, ns per packet, ratio to RED at the same flow count)."""
     from ecnlab import _core
@@ -106,4 +106,44 @@ def format_queue_bench(rows: list[dict[str, Any]]) -> str:
     lines = ["| queue | flows | ns per arrival+departure | × RED |", "|---|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['queue']} | {r['flows']} | {r['ns_per_packet']:.1f} | {r['vs_red']:.2f} |")
+    return "\n".join(lines)
+
+
+# Bottleneck queues for the engine-level comparison (scenario-file form).
+ENGINE_QUEUES: dict[str, dict[str, Any] | None] = {
+    "red": None,  # the scaling case's own RED (personality ns3, thresholds scaled to 1 Gbit/s)
+    "fq_codel": {"kind": "fq_codel"},
+    "dualpi2": {"kind": "dualpi2"},
+    "codel": {"kind": "codel", "limit": 3000, "ecn": True},
+    "pie": {"kind": "pie", "limit": 3000, "ecn": True},
+}
+
+
+def run_engine_bench(
+    flows: int = 10_000, seconds: float = 3.0, reps: int = 3, log: Callable[[str], None] = print
+) -> list[dict[str, Any]]:
+    """The whole engine's wall time per forwarded packet-hop on the scaling dumbbell (1 Gbit/s,
+    ``flows`` flows), each bottleneck queue in turn, repeated ``reps`` times interleaved; best kept."""
+    import ecnlab
+    from ecnlab.bench.cases import scenario_dict
+    from ecnlab.bench.scaling import _case
+
+    case = _case(10**9, flows, seconds)
+    best: dict[str, float] = {}
+    for rep in range(reps):
+        for name, q in ENGINE_QUEUES.items():
+            sc = scenario_dict(case, "ns3")
+            if q is not None:
+                sc["topology"]["bottleneck_queue"] = q
+            sim = ecnlab.run(sc).summary["sim"]
+            ns = 1e9 * sim["wall_s"] / sim["packets_forwarded"]
+            best[name] = min(ns, best.get(name, ns))
+            log(f"  rep {rep + 1}: {name:9s} {ns:7.1f} ns per packet-hop ({sim['packets_forwarded']} hops)")
+    return [{"queue": k, "flows": flows, "ns_per_hop": v, "vs_red": v / best["red"]} for k, v in best.items()]
+
+
+def format_engine_bench(rows: list[dict[str, Any]]) -> str:
+    lines = ["| bottleneck queue | flows | engine ns per packet-hop | × RED |", "|---|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['queue']} | {r['flows']} | {r['ns_per_hop']:.0f} | {r['vs_red']:.2f} |")
     return "\n".join(lines)
