@@ -137,7 +137,7 @@ impl Aqm for Ared {
         while self.next_update <= now {
             let avg = self.red.avg_at(self.next_update);
             self.adapt(avg);
-            self.next_update = self.next_update + self.interval;
+            self.next_update += self.interval;
         }
     }
     fn on_enqueue<R: RngCore + ?Sized>(&mut self, now: Instant, len: u32, q: &QueueView, rng: &mut R) -> Verdict {

@@ -108,7 +108,7 @@ pub(crate) struct CodelCfg {
     pub ce_selector: Option<(u8, u8)>,
     pub mtu: u64,
     pub scope: BacklogScope,
-    /// The queue's ECN switch (ns-3 applies `ce_threshold` only with it).
+    /// The queue's ECN switch (ns-3 applies `ce_threshold` only with it); set by the caller.
     pub ecn: bool,
 }
 
@@ -158,7 +158,6 @@ impl CodelCfg {
         ce_selector: Option<(u8, u8)>,
         mtu_bytes: u32,
         scope: BacklogScope,
-        ecn: bool,
     ) -> Self {
         let unit = |ns: u64| match personality {
             AqmPersonality::Linux | AqmPersonality::Ns3 => u64::from((ns >> CODEL_SHIFT) as u32),
@@ -172,7 +171,7 @@ impl CodelCfg {
             ce_selector: ce_selector.filter(|&(_, mask)| mask != 0),
             mtu: u64::from(mtu_bytes),
             scope,
-            ecn,
+            ecn: false,
         }
     }
 
@@ -397,8 +396,8 @@ impl Codel {
             None,
             p.mtu_bytes,
             BacklogScope::Queue,
-            p.ecn,
         );
+        let cfg = CodelCfg { ecn: p.ecn, ..cfg };
         Codel { cfg, vars: CodelVars::default() }
     }
 }

@@ -131,8 +131,8 @@ impl FqCodel {
             p.ce_threshold_selector,
             p.mtu_bytes,
             scope,
-            p.ecn,
         );
+        let cfg = CodelCfg { ecn: p.ecn, ..cfg };
         FqCodel {
             cfg,
             flows: vec![Flow::default(); p.flows as usize],

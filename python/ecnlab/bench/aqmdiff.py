@@ -325,15 +325,18 @@ def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
     first = next((i for i, (x, y) in enumerate(zip(ka, kb, strict=False)) if x != y), None)
     if first is None and len(ka) != len(kb):
         first = min(len(ka), len(kb))
-    count = lambda ev: dict(Counter(e["event"] for e in ev))  # noqa: E731
     return {
-        "ecnlab": count(a),
-        "ns3": count(b),
+        "ecnlab": _count(a),
+        "ns3": _count(b),
         "identical": first is None,
         "first_difference": None
         if first is None
         else {"index": first, "ecnlab": _at(ka, first), "ns3": _at(kb, first)},
     }
+
+
+def _count(events: list[dict[str, Any]]) -> dict[str, int]:
+    return dict(Counter(e["event"] for e in events))
 
 
 def _at(keys: list[tuple[Any, ...]], i: int) -> tuple[Any, ...] | None:

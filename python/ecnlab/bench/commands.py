@@ -117,10 +117,18 @@ def _aqm_diff(args: argparse.Namespace) -> int:
             print(f"| {n} | - | - | - | failed: {e} |")
             status = 1
             continue
-        how = "event for event" if case.exact else "counts"
-        result = "identical" if r["identical"] else f"first difference at event {r['first_difference']['index']}"
+        how = "event for event" if case.exact else "counts (different random streams)"
+        if case.exact:
+            result = "identical" if r["identical"] else f"first difference at event {r['first_difference']['index']}"
+        else:
+            a, b = _signals(r["ecnlab"]), _signals(r["ns3"])
+            result = f"marks + drops {a} vs {b} ({100 * (a - b) / max(b, 1):+.1f} %)"
         print(f"| {n} | {how} | {_counts(r['ecnlab'])} | {_counts(r['ns3'])} | {result} |")
     return status
+
+
+def _signals(c: dict[str, int]) -> int:
+    return c.get("mark", 0) + c.get("drop_before", 0) + c.get("drop_after", 0)
 
 
 def _counts(c: dict[str, int]) -> str:

@@ -87,9 +87,9 @@ def run_queue_bench(
     """Rows of (queue, flows, ns per packet, ratio to RED at the same flow count)."""
     from ecnlab import _core
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for n in flows:
-        red_ns = None
+        red_ns: float | None = None
         for name, cfg in QUEUES.items():
             ns = min(_core.queue_churn(json.dumps(cfg), n, backlog, packets)[0] for _ in range(reps))
             if name == "red":
