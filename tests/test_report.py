@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from conftest import SCENARIOS, run_cli
-from ecnlab.report import Report, markdown_to_html
+from ecnlab.report import FIGURE_METRICS, Report, markdown_to_html
 from ecnlab.sweep import load_sweep, run_sweep
 
 EXAMPLE = SCENARIOS / "sweep-red-ecn.toml"
@@ -46,7 +46,7 @@ def test_report_has_sweep_versions_tables_and_figures(reported: Path) -> None:
     assert "git commit" in page and "pyarrow" in page
     assert page.count("<table") == 2  # means over seeds, all runs
     srcs = re.findall(r'<img src="([^"]+)"', page)
-    assert len(srcs) == 6
+    assert len(srcs) == len(FIGURE_METRICS)
     for src in srcs:
         assert not src.startswith(("/", "file:", "http")), src  # relative: the directory can move
         assert (reported / src).is_file()
@@ -75,7 +75,7 @@ def test_report_renders_in_headless_chromium(reported: Path, tmp_path: Path) -> 
             page.screenshot(path=str(shot), full_page=True)
         finally:
             browser.close()
-    assert len(images) == 6
+    assert len(images) == len(FIGURE_METRICS)
     assert all(complete and width > 0 for _, complete, width in images), images
     assert errors == []
     assert title == "ecnlab sweep: sweep-red-ecn.toml"

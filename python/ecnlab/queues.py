@@ -229,6 +229,8 @@ def engine_check(table: Table, kind: str, queue: dict[str, Any]) -> None:
     if err is None:
         return
     field, value, allowed = err
+    for k, spec in MODERN_KEYS[kind].items():  # the rule in scenario keys, not engine fields
+        allowed = allowed.replace(spec.engine, k) if spec.engine.endswith(("_ns", "_pct", "_bytes")) else allowed
     key = _scenario_key(kind, field)
     if key is not None and table.has(key):
         raise ScenarioError(table.at(key), allowed, table.raw(key))

@@ -19,10 +19,18 @@ if TYPE_CHECKING:
 
     from ecnlab.store import SweepResults
 
-__all__ = ["Report", "Section", "markdown_to_html", "sweep_report", "add_sweep_sections", "REPORT_FILE"]
+__all__ = [
+    "Report",
+    "Section",
+    "markdown_to_html",
+    "sweep_report",
+    "add_sweep_sections",
+    "REPORT_FILE",
+    "FIGURE_METRICS",
+]
 
 REPORT_FILE = "report.html"
-FIGURE_METRICS = ("goodput_bps", "utilization", "drops", "marks", "fairness", "avg_qlen_pkts")
+FIGURE_METRICS = ("goodput_bps", "utilization", "drops", "marks", "fairness", "avg_qlen_pkts", "sojourn_p99_ms")
 TABLE_METRICS = (
     "goodput_bps",
     "utilization",
@@ -30,6 +38,8 @@ TABLE_METRICS = (
     "marks",
     "drops",
     "avg_qlen_pkts",
+    "sojourn_p50_ms",
+    "sojourn_p99_ms",
     "retransmits",
     "timeouts",
     "ecn_reductions",
