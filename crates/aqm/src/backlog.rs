@@ -20,12 +20,11 @@
 //! (L = 0, C = 1). Every packet keeps its enqueue time, so its sojourn at
 //! dequeue is `now − since`.
 
-use std::collections::VecDeque;
-
 use ecnlab_wire::{Duration, Ecn, Instant};
 
 use crate::queue::QueuedPacket;
 use crate::stats::StatsAcc;
+use crate::subqueues::SubQueues;
 use crate::verdict::{DropReason, SignalKind};
 
 /// A queued packet with its arrival time and the length it was counted with.
@@ -100,7 +99,7 @@ pub(crate) trait Backlog {
 /// dropped after enqueue (handed to the caller by `AqmQueue::drain_dropped`).
 #[derive(Clone, Debug)]
 pub(crate) struct Store<P> {
-    subs: Vec<VecDeque<Entry<P>>>,
+    subs: SubQueues<Entry<P>>,
     sub_bytes: Vec<u64>,
     len_pkts: u32,
     len_bytes: u64,
@@ -114,7 +113,7 @@ pub(crate) struct Store<P> {
 impl<P: QueuedPacket> Store<P> {
     pub fn new(subqueues: usize, ecn: bool, stats: StatsAcc) -> Self {
         Store {
-            subs: (0..subqueues).map(|_| VecDeque::new()).collect(),
+            subs: SubQueues::new(subqueues),
             sub_bytes: vec![0; subqueues],
             len_pkts: 0,
             len_bytes: 0,
@@ -137,7 +136,7 @@ impl<P: QueuedPacket> Store<P> {
     }
 
     pub fn push(&mut self, sub: usize, pkt: P, len: u32, how: crate::verdict::Enqueued) {
-        self.subs[sub].push_back(Entry { pkt, since: self.now, len });
+        self.subs.push_back(sub, Entry { pkt, since: self.now, len });
         self.sub_bytes[sub] += u64::from(len);
         self.len_pkts += 1;
         self.len_bytes += u64::from(len);
@@ -152,11 +151,11 @@ impl<P: QueuedPacket> Store<P> {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &P> {
-        self.subs.iter().flat_map(|q| q.iter().map(|e| &e.pkt))
+        self.subs.iter().map(|e| &e.pkt)
     }
 
     fn take(&mut self, sub: usize) -> Option<Entry<P>> {
-        let e = self.subs[sub].pop_front()?;
+        let e = self.subs.pop_front(sub)?;
         self.sub_bytes[sub] -= u64::from(e.len);
         self.len_pkts -= 1;
         self.len_bytes -= u64::from(e.len);
@@ -166,16 +165,16 @@ impl<P: QueuedPacket> Store<P> {
 
 impl<P: QueuedPacket> Backlog for Store<P> {
     fn subqueues(&self) -> usize {
-        self.subs.len()
+        self.subs.count()
     }
 
     fn head(&self, sub: usize) -> Option<Head> {
-        self.subs[sub].front().map(|e| Head { since: e.since, len: e.len, ecn: e.pkt.ecn() })
+        self.subs.front(sub).map(|e| Head { since: e.since, len: e.len, ecn: e.pkt.ecn() })
     }
 
     fn sub_len_pkts(&self, sub: usize) -> u32 {
         // The host's limit keeps a queue far below u32::MAX packets.
-        u32::try_from(self.subs[sub].len()).unwrap_or(u32::MAX)
+        u32::try_from(self.subs.len(sub)).unwrap_or(u32::MAX)
     }
 
     fn sub_len_bytes(&self, sub: usize) -> u64 {
@@ -198,7 +197,7 @@ impl<P: QueuedPacket> Backlog for Store<P> {
 
     fn signal_head(&mut self, sub: usize, kind: SignalKind, rule: MarkRule) -> Signalled {
         let ecn = self.ecn;
-        let head = self.subs[sub].front_mut().expect("signal_head on an empty sub-queue");
+        let head = self.subs.front_mut(sub).expect("signal_head on an empty sub-queue");
         if ecn && head.pkt.ecn() != Ecn::NotEct && head.pkt.set_ce() {
             self.stats.on_dequeue_mark(sub, rule);
             Signalled::Marked
@@ -209,7 +208,7 @@ impl<P: QueuedPacket> Backlog for Store<P> {
     }
 
     fn mark_head(&mut self, sub: usize, rule: MarkRule) -> bool {
-        let head = self.subs[sub].front_mut().expect("mark_head on an empty sub-queue");
+        let head = self.subs.front_mut(sub).expect("mark_head on an empty sub-queue");
         let marked = head.pkt.ecn() != Ecn::NotEct && head.pkt.set_ce();
         if marked {
             self.stats.on_dequeue_mark(sub, rule);

@@ -14,7 +14,7 @@ use crate::backlog::Store;
 use crate::config::{AqmPersonality, DualPi2Params, EcnMask, QueueConfig};
 use crate::queue::AqmQueue;
 use crate::stats::StatsAcc;
-use crate::testutil::{ScriptRng, TestPkt};
+use crate::testutil::{op, Op, ScriptRng, TestPkt};
 use crate::verdict::{DropReason, Enqueued};
 
 const MS: u64 = 1_000_000;
@@ -468,29 +468,13 @@ fn test_dualpi2_validation_rejects_each_field() {
     assert!(QueueConfig::DualPi2(DualPi2Params { limit_pkts: 0, ..linux() }).validate().is_err());
 }
 
-#[derive(Clone, Debug)]
-enum Op {
-    Enqueue(u32, Ecn),
-    Dequeue,
-    Advance(u64),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    let ecn = prop_oneof![Just(Ecn::NotEct), Just(Ecn::Ect0), Just(Ecn::Ect1), Just(Ecn::Ce)];
-    prop_oneof![
-        6 => (1u32..1600, ecn).prop_map(|(l, e)| Op::Enqueue(l, e)),
-        3 => Just(Op::Dequeue),
-        2 => (0u64..30_000_000).prop_map(Op::Advance),
-    ]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Through the host: conservation, Not-ECT never marked, p' in [0, 1], per-class counters add up.
     #[test]
     fn prop_dualpi2_conservation_and_bounds(
-        ops in prop::collection::vec(op(), 1..400),
+        ops in prop::collection::vec(op(30_000_000), 1..400),
         rfc_p in any::<bool>(),
         pct in 0u8..=100,
         any_ect in any::<bool>(),

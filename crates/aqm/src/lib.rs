@@ -28,6 +28,7 @@ mod red;
 pub mod replay;
 mod stats;
 mod step;
+mod subqueues;
 #[cfg(test)]
 mod testutil;
 mod verdict;

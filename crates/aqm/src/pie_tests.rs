@@ -11,7 +11,7 @@ use super::{Pie, Vars, MAX_PROB};
 use crate::aqm::{Aqm, QueueView};
 use crate::config::{AqmPersonality, PieParams, QueueConfig};
 use crate::queue::AqmQueue;
-use crate::testutil::{ScriptRng, TestPkt};
+use crate::testutil::{op, Op, ScriptRng, TestPkt};
 use crate::verdict::{DropReason, SignalKind, Verdict};
 
 const MS: u64 = 1_000_000;
@@ -432,29 +432,13 @@ fn test_pie_validation_rejects_each_field() {
     assert!(QueueConfig::Pie(PieParams { alpha: f64::INFINITY, ..rfc() }).validate().is_err());
 }
 
-#[derive(Clone, Debug)]
-enum Op {
-    Enqueue(u32, Ecn),
-    Dequeue,
-    Advance(u64),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    let ecn = prop_oneof![Just(Ecn::NotEct), Just(Ecn::Ect0), Just(Ecn::Ect1), Just(Ecn::Ce)];
-    prop_oneof![
-        6 => (1u32..1600, ecn).prop_map(|(l, e)| Op::Enqueue(l, e)),
-        3 => Just(Op::Dequeue),
-        2 => (0u64..40_000_000).prop_map(Op::Advance),
-    ]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Conservation, Not-ECT never marked, p in [0, 1], for both personalities.
     #[test]
     fn prop_pie_conservation_and_bounds(
-        ops in prop::collection::vec(op(), 1..400),
+        ops in prop::collection::vec(op(40_000_000), 1..400),
         linux_p in any::<bool>(),
         derandomize in any::<bool>(),
         bytemode in any::<bool>(),

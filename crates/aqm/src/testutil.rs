@@ -40,6 +40,25 @@ impl QueuedPacket for TestPkt {
     }
 }
 
+/// One step of a property test's script of queue operations.
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    Enqueue(u32, Ecn),
+    Dequeue,
+    Advance(u64),
+}
+
+/// Arrivals of any size and codepoint, departures, and time steps up to `max_advance_ns`.
+pub(crate) fn op(max_advance_ns: u64) -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    let ecn = prop_oneof![Just(Ecn::NotEct), Just(Ecn::Ect0), Just(Ecn::Ect1), Just(Ecn::Ce)];
+    prop_oneof![
+        6 => (1u32..1600, ecn).prop_map(|(l, e)| Op::Enqueue(l, e)),
+        3 => Just(Op::Dequeue),
+        2 => (0..max_advance_ns).prop_map(Op::Advance),
+    ]
+}
+
 /// Returns scripted uniforms from `rng.random::<f64>()` (rand 0.9 takes the top
 /// 53 bits of `next_u64`); panics when the script runs out, so a test also
 /// pins how many draws were taken.

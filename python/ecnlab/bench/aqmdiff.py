@@ -85,198 +85,104 @@ class Case:
 
 
 _CODEL = {"target_ns": 5 * MS, "interval_ns": 100 * MS, "ce_threshold_ns": None, "mtu_bytes": 1500}
+_NS3_CODEL = {"Target": "5ms", "Interval": "100ms"}
 _OVERLOAD = {"seconds": 4.0, "arrival_gap_ns": [1_000_000], "service_gap_ns": 1_200_000, "off": ((1.5, 1.6),)}
+_THREE_FLOWS = {"arrival_gap_ns": [1_500_000, 3_000_000, 2_000_000], "service_gap_ns": 1_200_000}
+
+
+def _codel(name: str, ecn: bool, script: dict[str, Any]) -> Case:
+    ours = {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": ecn, "personality": "ns3", **_CODEL}
+    ns3 = {"MaxSize": "1000p", "UseEcn": str(ecn).lower(), "MinBytes": "1500", **_NS3_CODEL}
+    return Case(name, ours, "ns3::CoDelQueueDisc", ns3, script, True)
+
+
+def _fq_codel(name: str, script: dict[str, Any], limit: int = 10240, ce_threshold_ms: int | None = None) -> Case:
+    ours = {
+        "kind": "fq_codel", "limit_pkts": limit, "memory_limit_bytes": 32 << 20, "flows": 1024,
+        "quantum_bytes": 1500, "drop_batch": 64, "ecn": True, "ce_threshold_selector": None,
+        "perturbation": 0, "personality": "ns3", **_CODEL,
+    }  # fmt: skip
+    ns3 = {"MaxSize": f"{limit}p", "Flows": "1024", "DropBatchSize": "64", "Perturbation": "0", "UseEcn": "true"}
+    if ce_threshold_ms is not None:
+        ours["ce_threshold_ns"] = ce_threshold_ms * MS
+        ns3["CeThreshold"] = f"{ce_threshold_ms}ms"
+    return Case(name, ours, "ns3::FqCoDelQueueDisc", {**ns3, **_NS3_CODEL}, script, True)
+
+
+_LONG = {"seconds": 20.0, "arrival_gap_ns": [1_000_000], "service_gap_ns": 1_200_000, "ecn_cycle": (2, 2, 0)}
+_NS3_STEP = "MinTh=20 MaxTh=20 QW=1 UseEcn=true UseHardDrop=false Gentle=false Wait=false MeanPktSize=1500"
+_NS3_ARED = "ARED=true UseEcn=true UseHardDrop=true LinkBandwidth=10Mbps LinkDelay=20ms Bottom=0.01 LInterm=50"
 CASES: dict[str, Case] = {
-    "step-k20": Case(
-        "step-k20",
-        {"kind": "step", "limit_pkts": 1000, "limit_bytes": None, "on": "packets", "threshold": 20, "ecn": True},
-        "ns3::RedQueueDisc",
-        {
-            "MaxSize": "1000p",
-            "MinTh": "20",
-            "MaxTh": "20",
-            "QW": "1",
-            "UseEcn": "true",
-            "UseHardDrop": "false",
-            "Gentle": "false",
-            "Wait": "false",
-            "MeanPktSize": "1500",
-        },  # fmt: skip
-        {**_OVERLOAD, "ecn_cycle": (2, 2, 0)},
-        True,
-    ),
-    "codel-ecn": Case(
-        "codel-ecn",
-        {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": True, "personality": "ns3", **_CODEL},
-        "ns3::CoDelQueueDisc",
-        {"MaxSize": "1000p", "UseEcn": "true", "MinBytes": "1500", "Target": "5ms", "Interval": "100ms"},
-        {**_OVERLOAD, "ecn_cycle": (2, 2, 0)},
-        True,
-    ),
-    "codel-drop": Case(
-        "codel-drop",
-        {"kind": "codel", "limit_pkts": 1000, "limit_bytes": None, "ecn": False, "personality": "ns3", **_CODEL},
-        "ns3::CoDelQueueDisc",
-        {"MaxSize": "1000p", "UseEcn": "false", "MinBytes": "1500", "Target": "5ms", "Interval": "100ms"},
-        dict(_OVERLOAD),
-        True,
-    ),
-    "fq_codel-3flows": Case(
-        "fq_codel-3flows",
-        {
-            "kind": "fq_codel",
-            "limit_pkts": 10240,
-            "memory_limit_bytes": 32 << 20,
-            "flows": 1024,
-            "quantum_bytes": 1500,
-            "drop_batch": 64,
-            "ecn": True,
-            "ce_threshold_selector": None,
-            "perturbation": 0,
-            "personality": "ns3",
-            **_CODEL,
-        },  # fmt: skip
-        "ns3::FqCoDelQueueDisc",
-        {
-            "MaxSize": "10240p",
-            "Flows": "1024",
-            "DropBatchSize": "64",
-            "Perturbation": "0",
-            "UseEcn": "true",
-            "Target": "5ms",
-            "Interval": "100ms",
-        },  # fmt: skip
-        {
-            "seconds": 3.0,
-            "arrival_gap_ns": [1_500_000, 3_000_000, 2_000_000],
-            "service_gap_ns": 1_200_000,
-            "ecn_cycle": (2, 0),
-        },  # fmt: skip
-        True,
-    ),
-    "fq_codel-overflow": Case(
-        "fq_codel-overflow",
-        {
-            "kind": "fq_codel",
-            "limit_pkts": 60,
-            "memory_limit_bytes": 32 << 20,
-            "flows": 1024,
-            "quantum_bytes": 1500,
-            "drop_batch": 64,
-            "ecn": True,
-            "ce_threshold_selector": None,
-            "perturbation": 0,
-            "personality": "ns3",
-            **_CODEL,
-        },  # fmt: skip
-        "ns3::FqCoDelQueueDisc",
-        {
-            "MaxSize": "60p",
-            "Flows": "1024",
-            "DropBatchSize": "64",
-            "Perturbation": "0",
-            "UseEcn": "true",
-            "Target": "5ms",
-            "Interval": "100ms",
-        },  # fmt: skip
-        {
-            "seconds": 2.0,
-            "arrival_gap_ns": [400_000, 1_000_000, 2_000_000],
-            "service_gap_ns": 1_200_000,
-            "ecn_cycle": (2, 0),
-        },  # fmt: skip
-        True,
-    ),
-    "fq_codel-ce-threshold": Case(
-        "fq_codel-ce-threshold",
-        {
-            "kind": "fq_codel",
-            "limit_pkts": 10240,
-            "memory_limit_bytes": 32 << 20,
-            "flows": 1024,
-            "quantum_bytes": 1500,
-            "drop_batch": 64,
-            "ecn": True,
-            "ce_threshold_selector": None,
-            "perturbation": 0,
-            "personality": "ns3",
-            **_CODEL,
-            "ce_threshold_ns": 1 * MS,
-        },  # fmt: skip
-        "ns3::FqCoDelQueueDisc",
-        {
-            "MaxSize": "10240p",
-            "Flows": "1024",
-            "DropBatchSize": "64",
-            "Perturbation": "0",
-            "UseEcn": "true",
-            "Target": "5ms",
-            "Interval": "100ms",
-            "CeThreshold": "1ms",
-        },  # fmt: skip
-        {
-            "seconds": 2.0,
-            "arrival_gap_ns": [1_500_000, 3_000_000, 2_000_000],
-            "service_gap_ns": 1_200_000,
-            "ecn_cycle": (1, 2, 0),
-        },  # fmt: skip
-        True,
-    ),
-    "pie-ecn": Case(
-        "pie-ecn",
-        {
-            "kind": "pie",
-            "limit_pkts": 1000,
-            "limit_bytes": None,
-            "target_ns": 15 * MS,
-            "tupdate_ns": 15 * MS,
-            "alpha": 0.125,
-            "beta": 1.25,
-            "max_burst_ns": 150 * MS,
-            "ecn": True,
-            "mark_ecn_threshold": 0.1,
-            "bytemode": False,
-            "mean_pkt_bytes": 1500,
-            "derandomize": False,
-            "personality": "ns3",
-        },  # fmt: skip
-        "ns3::PieQueueDisc",
-        {"MaxSize": "1000p", "MeanPktSize": "1500", "UseEcn": "true", "MarkEcnThreshold": "0.1"},
-        {"seconds": 20.0, "arrival_gap_ns": [1_000_000], "service_gap_ns": 1_200_000, "ecn_cycle": (2, 2, 0)},
-        False,
-    ),
-    "ared-ecn": Case(
-        "ared-ecn",
-        {
-            "kind": "ared",
-            "limit_pkts": 1000,
-            "limit_bytes": None,
-            "target_delay_ns": 5 * MS,
-            "interval_ns": 500 * MS,
-            "alpha": 0.01,
-            "beta": 0.9,
-            "bottom": 0.01,
-            "top": 0.5,
-            "max_p": 0.02,
-            "mean_pkt_bytes": 1500,
-            "link_rate_bps": 10_000_000,
-            "ecn": True,
-        },  # fmt: skip
-        "ns3::RedQueueDisc",
-        {
-            "MaxSize": "1000p",
-            "MeanPktSize": "1500",
-            "ARED": "true",
-            "UseEcn": "true",
-            "UseHardDrop": "true",
-            "LinkBandwidth": "10Mbps",
-            "LinkDelay": "20ms",
-            "Bottom": "0.01",
-            "LInterm": "50",
-        },  # fmt: skip
-        {"seconds": 20.0, "arrival_gap_ns": [1_000_000], "service_gap_ns": 1_200_000, "ecn_cycle": (2, 2, 0)},
-        False,
-    ),
+    c.name: c
+    for c in [
+        Case(
+            "step-k20",
+            {"kind": "step", "limit_pkts": 1000, "limit_bytes": None, "on": "packets", "threshold": 20, "ecn": True},
+            "ns3::RedQueueDisc",
+            {"MaxSize": "1000p", **dict(kv.split("=") for kv in _NS3_STEP.split())},
+            {**_OVERLOAD, "ecn_cycle": (2, 2, 0)},
+            True,
+        ),
+        _codel("codel-ecn", True, {**_OVERLOAD, "ecn_cycle": (2, 2, 0)}),
+        _codel("codel-drop", False, dict(_OVERLOAD)),
+        _fq_codel("fq_codel-3flows", {"seconds": 3.0, **_THREE_FLOWS, "ecn_cycle": (2, 0)}),
+        _fq_codel(
+            "fq_codel-overflow",
+            {
+                "seconds": 2.0,
+                "arrival_gap_ns": [400_000, 1_000_000, 2_000_000],
+                "service_gap_ns": 1_200_000,
+                "ecn_cycle": (2, 0),
+            },  # fmt: skip
+            limit=60,
+        ),
+        _fq_codel("fq_codel-ce-threshold", {"seconds": 2.0, **_THREE_FLOWS, "ecn_cycle": (1, 2, 0)}, ce_threshold_ms=1),
+        Case(
+            "pie-ecn",
+            {
+                "kind": "pie",
+                "limit_pkts": 1000,
+                "limit_bytes": None,
+                "target_ns": 15 * MS,
+                "tupdate_ns": 15 * MS,
+                "alpha": 0.125,
+                "beta": 1.25,
+                "max_burst_ns": 150 * MS,
+                "ecn": True,
+                "mark_ecn_threshold": 0.1,
+                "bytemode": False,
+                "mean_pkt_bytes": 1500,
+                "derandomize": False,
+                "personality": "ns3",
+            },  # fmt: skip
+            "ns3::PieQueueDisc",
+            {"MaxSize": "1000p", "MeanPktSize": "1500", "UseEcn": "true", "MarkEcnThreshold": "0.1"},
+            _LONG,
+            False,
+        ),
+        Case(
+            "ared-ecn",
+            {
+                "kind": "ared",
+                "limit_pkts": 1000,
+                "limit_bytes": None,
+                "target_delay_ns": 5 * MS,
+                "interval_ns": 500 * MS,
+                "alpha": 0.01,
+                "beta": 0.9,
+                "bottom": 0.01,
+                "top": 0.5,
+                "max_p": 0.02,
+                "mean_pkt_bytes": 1500,
+                "link_rate_bps": 10_000_000,
+                "ecn": True,
+            },  # fmt: skip
+            "ns3::RedQueueDisc",
+            {"MaxSize": "1000p", "MeanPktSize": "1500", **dict(kv.split("=") for kv in _NS3_ARED.split())},
+            _LONG,
+            False,
+        ),
+    ]
 }
 
 

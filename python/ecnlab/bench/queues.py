@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ecnlab.bench.aqmdiff import CASES
+
 __all__ = ["QUEUES", "run_queue_bench", "format_queue_bench"]
 
 MS = 1_000_000
@@ -24,34 +26,9 @@ QUEUES: dict[str, dict[str, Any]] = {
     "droptail": {**_LIM, "kind": "droptail"},
     "red": RED,
     "pi": {**_LIM, "kind": "pi", "q_ref": 50.0, "a": 1.822e-5, "b": 1.816e-5, "sample_hz": 160.0, "ecn": True},
-    "ared": {
-        **_LIM,
-        "kind": "ared",
-        "target_delay_ns": 5 * MS,
-        "interval_ns": 500 * MS,
-        "alpha": 0.01,
-        "beta": 0.9,
-        "bottom": 0.01,
-        "top": 0.5,
-        "max_p": 0.02,
-        "mean_pkt_bytes": 1500,
-        "link_rate_bps": 10_000_000,
-        "ecn": True,
-    },  # fmt: skip
-    "pie": {
-        **_LIM,
-        "kind": "pie",
-        "target_ns": 15 * MS,
-        "tupdate_ns": 15 * MS,
-        "alpha": 0.125,
-        "beta": 1.25,
-        "max_burst_ns": 150 * MS,
-        "ecn": True,
-        "mark_ecn_threshold": 0.1,
-        "bytemode": False,
-        "mean_pkt_bytes": 1514,
-        "derandomize": False,
-    },  # fmt: skip
+    # PIE and ARED as the ns-3 replay runs them (``aqmdiff.CASES``), with this bench's limit.
+    "ared": {**CASES["ared-ecn"].ecnlab, **_LIM},
+    "pie": {**CASES["pie-ecn"].ecnlab, **_LIM, "mean_pkt_bytes": 1514, "personality": "linux"},
     "codel": {**_LIM, "kind": "codel", "ecn": True, **_CODEL},
     "step": {**_LIM, "kind": "step", "on": "packets", "threshold": 20, "ecn": True},
     "fq_codel": {
