@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SMALL, run_cli
+from conftest import SCENARIOS, SMALL, run_cli
 
 HOSTS = "hosts: r1..r10, s1..s10"
 DUMBBELL_KEYS = (
@@ -291,3 +291,23 @@ def test_validate_show_resolved_is_a_scenario_file(tmp_path: Path, small: Path) 
     b = run_cli("validate", "s.toml", "--show", "engine", "--set", "tcp.variant=sack", cwd=tmp_path)
     assert a.returncode == b.returncode == 0
     assert a.stdout == b.stdout and '"duration_ns": 5000000000' in a.stdout
+
+
+@pytest.mark.parametrize("command", ["run", "sweep"])
+@pytest.mark.parametrize("where", ["file.txt/sub", "/proc/ecnlab-test-out"])
+def test_out_that_cannot_be_written_is_one_line(tmp_path: Path, small: Path, command: str, where: str) -> None:
+    """Issue 18: an --out under a file, or where nothing may be created, is an error line, not a traceback."""
+    (tmp_path / "file.txt").write_text("not a directory\n")
+    target = small if command == "run" else SCENARIOS / "sweep-red-ecn.toml"
+    r = run_cli(command, str(target), "--out", where, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert f'--out = "{where}": cannot be written (' in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt", "s.toml"]
+
+
+def test_no_arguments_lists_the_commands(tmp_path: Path) -> None:
+    r = run_cli(cwd=tmp_path)
+    assert r.returncode == 2
+    for command in ("run", "validate", "sweep", "reproduce", "emulate", "compare", "bench"):
+        assert f"\n    {command}" in r.stderr, r.stderr

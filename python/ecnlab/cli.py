@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ecnlab {__version__}")
         return 0
     if args.command is None:
-        _parser().print_usage(sys.stderr)
+        _parser().print_help(sys.stderr)  # the commands and what each does, not just a usage line
         return EXIT_ERROR
     if not core:
         status = _dispatch_other(args)

@@ -78,19 +78,29 @@ def atomic_out_dir(out: Path) -> Iterator[Path]:
     succeeds; on any failure (Ctrl-C included) remove it and the parents it created,
     so a failed run leaves nothing behind."""
     check_out_dir(out)
-    created = _make_parents(out.parent)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    created: list[Path] = []
+    try:
+        created = _make_parents(out.parent)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    except OSError as e:
+        _remove_created(created)
+        raise ScenarioError("--out", f"cannot be written ({e.strerror or e})", str(out)) from None
     try:
         yield staging
         _replace(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
-        for d in reversed(created):
-            try:
-                d.rmdir()
-            except OSError:
-                break
+        _remove_created(created)
         raise
+
+
+def _remove_created(created: list[Path]) -> None:
+    """Remove the parent directories a failed run created (innermost first)."""
+    for d in reversed(created):
+        try:
+            d.rmdir()
+        except OSError:
+            break
 
 
 def _run_engine(core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None) -> dict[str, Any]:

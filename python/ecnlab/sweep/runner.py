@@ -106,7 +106,10 @@ def run_sweep(
 
         client = connect(scheduler)
     try:
-        (out / RUNS_DIR).mkdir(parents=True, exist_ok=True)
+        try:
+            (out / RUNS_DIR).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ScenarioError("--out", f"cannot be written ({e.strerror or e})", str(out)) from None
         with _locked(out):
             remove_partials(out / RUNS_DIR)
             result = SweepOutcome(out, len(sweep.runs), len(sweep.runs) - len(pending))
