@@ -82,6 +82,25 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         'topology.bottleneck_rate = "-1.5Mbit": must be > 0 bit/s',
     ),
     ("zero-rate-number", None, ["topology.access_rate=0"], "topology.access_rate = 0: must be > 0 bit/s"),
+    # Issue 18: a bare number meant in other units is refused, saying how to write it.
+    (
+        "rate-meant-as-mbit",
+        None,
+        ["topology.bottleneck_rate=1.5"],
+        'topology.bottleneck_rate = 1.5: must be >= 1000 bit/s (a bare number is bit/s: 1.5 Mbit/s is "1.5Mbit")',
+    ),
+    (
+        "delay-meant-as-ms",
+        None,
+        ["topology.bottleneck_delay=20"],
+        'topology.bottleneck_delay = 20: must be <= 10 s (a bare number is seconds: 20 ms is "20ms")',
+    ),
+    (
+        "duration-beyond-u64",
+        None,
+        ["duration=1e30"],
+        "duration = 1e+30: must be at most 18446744073709551615 ns (about 584 years)",
+    ),
     (
         "bad-rate-unit",
         None,

@@ -37,8 +37,24 @@ _LINK_KEYS = ("from", "to", "rate", "delay", "queue", "reverse_queue", "duplex",
 _loss = number(0, 1, open_hi=True)
 
 
+MAX_LINK_DELAY_NS = 10_000_000_000
+MIN_LINK_RATE_BPS = 1000
+
+
 def _delay(value: Any, path: str) -> int:
-    return parse_duration(value, path)
+    """A link's delay: 0 to 10 s (a bare number is seconds, so ``20`` meant as ms is caught)."""
+    ns = parse_duration(value, path)
+    if ns > MAX_LINK_DELAY_NS:
+        raise ScenarioError(path, 'must be <= 10 s (a bare number is seconds: 20 ms is "20ms")', value)
+    return ns
+
+
+def _rate(value: Any, path: str) -> int:
+    """A link's rate: at least 1 kbit/s (a bare number is bit/s, so ``1.5`` meant as Mbit/s is caught)."""
+    bps = parse_rate(value, path)
+    if bps < MIN_LINK_RATE_BPS:
+        raise ScenarioError(path, 'must be >= 1000 bit/s (a bare number is bit/s: 1.5 Mbit/s is "1.5Mbit")', value)
+    return bps
 
 
 def parse_topology(table: Table | None, path: str, *, mss: int) -> Topology:
@@ -54,11 +70,11 @@ def parse_topology(table: Table | None, path: str, *, mss: int) -> Topology:
 def _dumbbell(t: Table, mss: int) -> Topology:
     t.check_keys(_DUMBBELL_KEYS, context='for kind = "dumbbell"')
     pairs = t.get("pairs", integer(1, 100_000))
-    rate = t.get("access_rate", parse_rate)
+    rate = t.get("access_rate", _rate)
     delay = t.get("access_delay", _delay)
     loss = t.get("access_loss", _loss, 0.0)
     corrupt = t.get("access_corrupt", _loss, 0.0)
-    b_rate = t.get("bottleneck_rate", parse_rate)
+    b_rate = t.get("bottleneck_rate", _rate)
     b_delay = t.get("bottleneck_delay", _delay)
     default_q = parse_queue(t.table("default_queue"), fallback=default_queue(), mss=mss)
     fwd_q = parse_queue(t.table("bottleneck_queue"), fallback=default_q, mss=mss)
@@ -77,7 +93,7 @@ def _dumbbell(t: Table, mss: int) -> Topology:
             assert ht is not None
             ht.check_keys(_HOST_KEYS)
             h_rate, h_delay, h_loss, h_corrupt = access[name]
-            h_rate = ht.get("access_rate", parse_rate, h_rate)
+            h_rate = ht.get("access_rate", _rate, h_rate)
             h_delay = ht.get("access_delay", _delay, h_delay)
             h_loss = ht.get("access_loss", _loss, h_loss)
             h_corrupt = ht.get("access_corrupt", _loss, h_corrupt)
@@ -176,7 +192,7 @@ def _explicit_link(
     a, b = ends
     if a == b:
         raise ScenarioError(lt.at("to"), "a link needs two different nodes", b)
-    rate = lt.get("rate", parse_rate)
+    rate = lt.get("rate", _rate)
     delay = lt.get("delay", _delay)
     duplex = lt.get("duplex", boolean, True)
     loss = lt.get("loss", _loss, 0.0)

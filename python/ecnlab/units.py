@@ -80,7 +80,7 @@ def parse_duration(value: Any, path: str, *, positive: bool = False) -> int:
     if positive and ns == 0:
         raise ScenarioError(path, "must be > 0", value)
     if ns > U64_MAX:
-        raise ScenarioError(path, "too large", value)
+        raise ScenarioError(path, f"must be at most {U64_MAX} ns (about 584 years)", value)
     return int(ns)
 
 
@@ -101,7 +101,7 @@ def parse_rate(value: Any, path: str) -> int:
     if bps <= 0:
         raise ScenarioError(path, "must be > 0 bit/s", value)
     if bps > U64_MAX:
-        raise ScenarioError(path, "too large", value)
+        raise ScenarioError(path, f"must be at most {U64_MAX} bit/s", value)
     return int(bps)
 
 
