@@ -71,6 +71,7 @@ def _parser(core_only: bool = False) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ecnlab`` command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    _sigterm_as_interrupt()
     core = bool(argv) and argv[0] in CORE_COMMANDS
     args = _parser(core_only=core).parse_args(argv)
     if args.version:
@@ -96,6 +97,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ecnlab: interrupted", file=sys.stderr)
         return 130
+
+
+def _sigterm_as_interrupt() -> None:
+    """SIGTERM (``kill``, ``timeout``) stops a command as Ctrl-C does, so the same cleanup runs."""
+    import signal
+    import threading
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def _dispatch_other(args: argparse.Namespace) -> int | None:

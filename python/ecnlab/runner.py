@@ -81,7 +81,8 @@ def atomic_out_dir(out: Path) -> Iterator[Path]:
     created: list[Path] = []
     try:
         created = _make_parents(out.parent)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+        remove_stale_partials(out)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-{os.getpid()}-", dir=out.parent))
     except OSError as e:
         _remove_created(created)
         raise ScenarioError("--out", f"cannot be written ({e.strerror or e})", str(out)) from None
@@ -92,6 +93,25 @@ def atomic_out_dir(out: Path) -> Iterator[Path]:
         shutil.rmtree(staging, ignore_errors=True)
         _remove_created(created)
         raise
+
+
+def remove_stale_partials(out: Path) -> None:
+    """Remove staging directories of ``out`` left by runs that were killed (SIGKILL, power loss):
+    ``.NAME.partial-PID-*`` whose process is gone (no live process has that pid)."""
+    for p in out.parent.glob(f".{out.name}.partial-*"):
+        pid = p.name.removeprefix(f".{out.name}.partial-").split("-", 1)[0]
+        if p.is_dir() and not p.is_symlink() and (not pid.isdigit() or not _alive(int(pid))):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _remove_created(created: list[Path]) -> None:

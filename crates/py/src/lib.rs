@@ -21,9 +21,24 @@ fn version() -> &'static str {
 ///
 /// The GIL is released for the whole run, so Python threads can run many
 /// simulations in parallel (a run is a value; the engine has no globals).
+///
+/// Every `CHECK_EVERY` events the run takes the GIL for a moment to let
+/// Python handle pending signals: Ctrl-C or SIGTERM then stops the run at
+/// once with the handler's exception (KeyboardInterrupt), instead of when
+/// the whole simulation is over.
 #[pyfunction]
 fn run(py: Python<'_>, spec_json: String) -> PyResult<String> {
-    py.detach(move || ecnlab_sim::run_json(&spec_json)).map_err(|e| EngineError::new_err(e.to_string()))
+    const CHECK_EVERY: u32 = 1 << 20;
+    let mut pending: Option<PyErr> = None;
+    let result = py.detach(|| {
+        ecnlab_sim::run_json_until(&spec_json, CHECK_EVERY, || {
+            Python::attach(|py| py.check_signals()).map_err(|e| pending = Some(e)).is_err()
+        })
+    });
+    match (result, pending) {
+        (Err(ecnlab_sim::Error::Interrupted), Some(e)) => Err(e),
+        (r, _) => r.map_err(|e| EngineError::new_err(e.to_string())),
+    }
 }
 
 /// `TcpConfig::default()` as JSON, so the front can check that its documented

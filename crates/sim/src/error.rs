@@ -18,6 +18,9 @@ pub enum Error {
     Incomplete { flow: String, time_s: f64, delivered: u64 },
     #[error("pcap {path}: {source}")]
     Pcap { path: String, source: std::io::Error },
+    /// The caller asked the run to stop (a signal, in the Python front).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl Error {

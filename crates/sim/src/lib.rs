@@ -49,7 +49,12 @@ pub fn check_json(spec_json: &str) -> Result<(), Error> {
 
 /// Runs a spec given as JSON and returns the result as JSON.
 pub fn run_json(spec_json: &str) -> Result<String, Error> {
+    run_json_until(spec_json, u32::MAX, || false)
+}
+
+/// As [`run_json`], asking `stop()` every `every` events (`Simulation::run_until`).
+pub fn run_json_until(spec_json: &str, every: u32, stop: impl FnMut() -> bool) -> Result<String, Error> {
     let spec: SimSpec = serde_json::from_str(spec_json)?;
-    let out = Simulation::new(spec)?.run()?;
+    let out = Simulation::new(spec)?.run_until(every, stop)?;
     Ok(serde_json::to_string(&out)?)
 }

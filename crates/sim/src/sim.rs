@@ -74,6 +74,21 @@ impl Simulation {
         self.finish()
     }
 
+    /// As [`Self::run`], asking `stop()` every `every` events and ending with
+    /// [`Error::Interrupted`] when it says so (the events run are the same).
+    pub fn run_until(mut self, every: u32, mut stop: impl FnMut() -> bool) -> Result<crate::output::RunOutput, Error> {
+        loop {
+            for _ in 0..every.max(1) {
+                if !self.step() {
+                    return self.finish();
+                }
+            }
+            if stop() {
+                return Err(Error::Interrupted);
+            }
+        }
+    }
+
     /// Processes one event; false when the run is over.
     pub fn step(&mut self) -> bool {
         match self.sched.peek_time() {

@@ -1,9 +1,11 @@
 """The local backend: runs in a pool of worker processes on this machine.
 
 Workers ignore SIGINT (the terminal sends Ctrl-C to the whole process group);
-the parent handles it: it stops submitting, cancels what is queued and
-terminates the workers. Workers only compute, so stopping them can never
-leave a half-written result.
+the parent handles it, and SIGTERM the same way: it stops submitting, cancels
+what is queued and terminates the workers (SIGTERM, at its default action in
+a worker). A worker also dies with its parent (Linux ``PR_SET_PDEATHSIG``), so
+a SIGKILLed sweep leaves no worker computing on. Workers only compute, so
+stopping them can never leave a half-written result.
 """
 
 from __future__ import annotations
@@ -22,13 +24,35 @@ __all__ = ["run_local"]
 Task = tuple[str, dict[str, Any]]
 
 
-def _ignore_sigint() -> None:
+def _worker_init(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler would turn it into an exception
+    _die_with_parent(parent)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (no-op elsewhere)."""
+    import ctypes
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    pr_set_pdeathsig = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
 
 
 def _new_pool(jobs: int) -> ProcessPoolExecutor:
+    import os
+
     # fork: workers start at once with ecnlab already imported (`python -m ecnlab` cannot be re-imported).
-    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_sigint)
+    ctx = multiprocessing.get_context("fork")
+    return ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),))
 
 
 def run_local(tasks: list[Task], jobs: int) -> Generator[Outcome, None, None]:
