@@ -90,6 +90,10 @@ def test_python_plot_with_facet_flow_metric_and_out(swept: Path, tmp_path: Path)
         (["--x", "max_p", "--y", "nope"], "--y 'nope': not a result column"),
         (["--x", "max_p", "--y", "goodput_bps"], "axis 'ecn' varies but is not --x, --hue or --facet"),
         (["--x", "nope", "--y", "goodput_bps", "--hue", "ecn"], "'nope': not a column"),
+        # Issue 18: names and lists are not plotted as numbers (was a pandas TypeError).
+        (["--x", "max_p", "--y", "id", "--hue", "ecn"], "--y 'id': not a numeric column (numeric columns there: "),
+        (["--x", "max_p", "--y", "link", "--hue", "ecn"], "--y 'link': not a numeric column"),
+        (["--x", "max_p", "--y", "transfer_times_s", "--hue", "ecn"], "--y 'transfer_times_s': not a numeric"),
     ],
 )
 def test_cli_plot_errors_are_one_line(swept: Path, tmp_path: Path, args: list[str], message: str) -> None:

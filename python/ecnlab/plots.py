@@ -100,6 +100,17 @@ def _pick_table(results: SweepResults, y: str, table: str | None) -> pd.DataFram
     raise PlotError(f"--y {y!r}: not a result column (runs.parquet: {', '.join(results.runs.columns)})")
 
 
+def _check_numeric(frame: pd.DataFrame, y: str) -> None:
+    """``y`` must be numbers (not names such as ``id`` or lists such as ``transfer_times_s``)."""
+    import pandas as pd
+
+    col = frame[y]
+    if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
+        numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
+        numeric = [c for c in numeric if not pd.api.types.is_bool_dtype(frame[c])]
+        raise PlotError(f"--y {y!r}: not a numeric column (numeric columns there: {', '.join(numeric)})")
+
+
 def aggregate(
     frame: pd.DataFrame, *, y: str, by: Sequence[str], axes: Sequence[str], where: Mapping[str, Any] | None = None
 ) -> pd.DataFrame:
@@ -161,6 +172,7 @@ def plot(
 
     res = results if isinstance(results, SweepResults) else load(results)
     frame = _pick_table(res, y, table)
+    _check_numeric(frame, y)
     by = [c for c in (facet, hue, x) if c is not None]
     if len(set(by)) != len(by):
         raise PlotError("--x, --hue and --facet must be different columns")
