@@ -171,7 +171,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         'flows[0].files: unknown key for kind = "bulk" (allowed: '
         "bytes, count, from, initiator, kind, name, start, tcp, to)",
     ),
-    ("flow-tcp-override", None, ["flows[0].tcp.mss=0"], "flows[0].tcp.mss = 0: must be in [1, 65495]"),
+    ("flow-tcp-override", None, ["flows[0].tcp.mss=0"], "flows[0].tcp.mss = 0: must be in [64, 65495]"),
     (
         "serial-missing-files",
         None,

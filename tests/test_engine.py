@@ -13,7 +13,7 @@ import pytest
 
 import ecnlab
 from conftest import SCENARIOS, SMALL, run_cli
-from ecnlab.lower import _tcp, engine_spec
+from ecnlab.lower import engine_spec, tcp_engine
 from ecnlab.model import TcpSpec
 
 pytestmark = pytest.mark.engine
@@ -86,7 +86,7 @@ def test_extension_metadata() -> None:
 def test_documented_tcp_defaults_are_the_engines() -> None:
     from ecnlab import _core
 
-    assert json.loads(_core.default_tcp_config()) == _tcp(TcpSpec())
+    assert json.loads(_core.default_tcp_config()) == tcp_engine(TcpSpec())
 
 
 def test_engine_rejects_what_the_front_would_not_send() -> None:

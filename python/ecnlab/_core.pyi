@@ -15,6 +15,9 @@ def default_tcp_config() -> str:
 def check_queue(queue_json: str) -> tuple[str, str, str] | None:
     """The engine's check of one queue (``QueueConfig`` JSON): None, or (field, value, allowed)."""
 
+def check_tcp(tcp_json: str) -> tuple[str, str, str] | None:
+    """The engine's check of one ``TcpConfig`` (JSON): None, or (field, value, allowed)."""
+
 def queue_replay(queue_json: str, ops_json: str, seed: int) -> str:
     """Replay a script of ops through one queue; the events as JSON (crates/aqm/src/replay.rs)."""
 

@@ -79,7 +79,7 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
                 **({"start_spread_ns": f.start_spread_ns} if f.start_spread_ns else {}),
                 "initiator": f.initiator,
                 "app": _app(f.app),
-                "tcp": _tcp(f.tcp),
+                "tcp": tcp_engine(f.tcp),
             }
             for f in sc.flows
         ],
@@ -191,7 +191,8 @@ def _app(a: AppSpec) -> dict[str, Any]:
     }
 
 
-def _tcp(t: TcpSpec) -> dict[str, Any]:
+def tcp_engine(t: TcpSpec) -> dict[str, Any]:
+    """The engine's TcpConfig JSON of ``t``."""
     return {
         "variant": t.variant,
         "mss": t.mss,

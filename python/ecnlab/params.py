@@ -41,8 +41,8 @@ def _dur(positive: bool) -> Callable[[Any, str], int]:
 # scenario key -> (TcpSpec attribute, parser)
 TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "variant": ("variant", choice(TCP_VARIANTS)),
-    "mss": ("mss", integer(1, 65495)),
-    "init_cwnd": ("init_cwnd", integer(1, 65535)),
+    "mss": ("mss", integer(64, 65495)),  # the engine's 64..=65535, and an IPv4 packet's 65535 bytes
+    "init_cwnd": ("init_cwnd", integer(1, 100)),  # the engine's TcpConfig::validate
     "rwnd": ("rwnd_bytes", lambda v, p: parse_size(v, p, max_bytes=U32_MAX)),
     "delayed_ack": ("delayed_ack", boolean),
     "delack_timeout": ("delack_timeout_ns", _dur(True)),
@@ -70,7 +70,39 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     if tcp.initial_rto_ns > tcp.max_rto_ns:
         key = "initial_rto" if table.has("initial_rto") else "max_rto"
         raise ScenarioError(table.at(key), "must satisfy initial_rto <= max_rto", table.raw(key))
+    _engine_check_tcp(table, tcp)
     return tcp
+
+
+def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
+    """The engine's own TcpConfig check, reported against the scenario key (one rule, no drift)."""
+    import json
+
+    from ecnlab import _core
+    from ecnlab.lower import tcp_engine
+
+    err = _core.check_tcp(json.dumps(tcp_engine(tcp)))
+    if err is None:
+        return
+    field, value, allowed = err
+    engine_keys = {v: k for k, v in TCP_ENGINE_FIELDS.items()}
+    key = engine_keys.get(field, field)
+    if table.has(key):
+        raise ScenarioError(table.at(key), f"must be {allowed}", table.raw(key))
+    raise ScenarioError(table.path, f"{key} = {value}: must be {allowed}")
+
+
+# scenario key -> the engine's TcpConfig field, where the names differ
+TCP_ENGINE_FIELDS = {
+    "init_cwnd": "init_cwnd_segments",
+    "rwnd": "rwnd_bytes",
+    "delack_timeout": "delack_timeout_ns",
+    "ecn_min_cwnd": "ecn_min_cwnd_segments",
+    "clock_granularity": "clock_granularity_ns",
+    "min_rto": "min_rto_ns",
+    "initial_rto": "initial_rto_ns",
+    "max_rto": "max_rto_ns",
+}
 
 
 _LIMIT_KEYS = ("kind", "limit", "limit_bytes", "tail_delay")

@@ -59,6 +59,15 @@ fn check_queue(queue_json: &str) -> PyResult<Option<(String, String, String)>> {
     Ok(cfg.validate().err().map(|e| (e.field.to_string(), e.value, e.allowed)))
 }
 
+/// Checks one TCP configuration (`ecnlab_tcp::TcpConfig` as JSON) with the
+/// engine's own rules: `None` if valid, else `(field, value, allowed)`.
+#[pyfunction]
+fn check_tcp(tcp_json: &str) -> PyResult<Option<(String, String, String)>> {
+    let cfg: ecnlab_tcp::TcpConfig =
+        serde_json::from_str(tcp_json).map_err(|e| EngineError::new_err(format!("tcp JSON: {e}")))?;
+    Ok(cfg.validate().err().map(|e| (e.field.to_string(), e.value, e.allowed.to_string())))
+}
+
 /// Replays a script of arrivals and departures (`ecnlab_aqm::replay::Op`
 /// as JSON) through one queue, with the queue random stream the simulator
 /// gives link 0 under `seed`; returns the events (`replay::Event`) as JSON.
@@ -140,6 +149,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(default_tcp_config, m)?)?;
     m.add_function(wrap_pyfunction!(check_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(queue_replay, m)?)?;
     m.add_function(wrap_pyfunction!(queue_churn, m)?)?;
     m.add_class::<WebSource>()?;
