@@ -188,6 +188,34 @@ def test_cleanup_after_ctrl_c(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_sigterm_cleans_up_and_sigkill_leftovers_go_at_the_next_start(tmp_path: Path, sig: int) -> None:
+    """Issue 18: SIGTERM cleans up as Ctrl-C does; a SIGKILLed run leaves namespaces, TUN devices,
+    processes and a staging directory, and the next ``emulate`` removes them (its own kind only)."""
+    out = tmp_path / "x"
+    cmd = [sys.executable, "-m", "ecnlab", "emulate", str(SCENARIO), "--out", str(out), "--set", "duration=20"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 15
+    while not leftovers(p.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftovers(p.pid), "the emulation did not start"
+    time.sleep(1.5)  # router and traffic running
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=30)
+    if sig == signal.SIGTERM:
+        assert p.returncode == 130 and "interrupted" in err, err
+        _assert_nothing_left(p.pid)
+        assert not out.exists() and list(tmp_path.iterdir()) == []
+        return
+    assert leftovers(p.pid) and _children_named(f"ecnlab-{p.pid}-"), "SIGKILL leaves everything (nothing runs)"
+    assert [d.name for d in tmp_path.iterdir()][0].startswith(f".x.partial-{p.pid}-")
+    summary = emulate(SCENARIO, out=out, overrides={"duration": "2s"}).summary
+    assert summary["flows"][0]["bytes_delivered"] > 0
+    _assert_nothing_left(p.pid)
+    _assert_nothing_left(os.getpid())
+    assert [d.name for d in tmp_path.iterdir()] == ["x"], "the dead run's staging directory is gone"
+
+
 MIXED = """\
 name = "emu-mixed"
 duration = "3s"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ecnlab.emu.plan import HostPlan
 
-__all__ = ["Namespaces", "EmulationError", "leftovers", "PREFIX"]
+__all__ = ["Namespaces", "EmulationError", "leftovers", "remove_stale", "PREFIX"]
 
 PREFIX = "ecnlab-"
 TUN = "tun0"
@@ -43,6 +43,65 @@ def leftovers(pid: int | None = None) -> list[str]:
     return [n for n in names if n.startswith(mine)]
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _owner(name: str) -> int | None:
+    """The pid in ``ecnlab-<pid>-...``, if the name has one."""
+    head = name.removeprefix(PREFIX).split("-", 1)[0]
+    return int(head) if name.startswith(PREFIX) and head.isdigit() else None
+
+
+def remove_stale() -> list[str]:
+    """Remove what killed ecnlab processes left (SIGKILL gives them no chance to clean up): the
+    processes that carry their name prefix (traffic programs, the router) and their namespaces
+    (which takes the TUN devices with them). Only ecnlab's own: the ``ecnlab-<pid>-`` prefix of
+    a pid that no longer runs. Returns the namespaces removed."""
+    stale = [n for n in leftovers() if (pid := _owner(n)) is not None and not _alive(pid)]
+    prefixes = {f"{PREFIX}{_owner(n)}-" for n in stale}
+    for ns in stale:  # processes still inside the namespace keep it alive
+        r = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, timeout=10)
+        for pid in r.stdout.split():
+            _kill(int(pid))
+    for proc in _processes_with(prefixes):
+        _kill(proc)
+    for ns in stale:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, text=True, timeout=10)
+    return stale
+
+
+def _processes_with(prefixes: set[str]) -> list[int]:
+    from pathlib import Path
+
+    found = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit() or int(p.name) == os.getpid():
+            continue
+        try:
+            cmd = (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if any(prefix in cmd for prefix in prefixes):
+            found.append(int(p.name))
+    return found
+
+
+def _kill(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 class Namespaces:
     """``with Namespaces(hosts) as ns:`` creates one namespace per host; leaving removes them."""
 
@@ -55,6 +114,7 @@ class Namespaces:
         self._created: list[str] = []
 
     def __enter__(self) -> Namespaces:
+        remove_stale()  # what a killed run left (its namespaces, TUN devices, processes)
         try:
             for h in self.hosts:
                 self._create(h)
