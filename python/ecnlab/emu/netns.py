@@ -68,8 +68,8 @@ def remove_stale() -> list[str]:
     prefixes = {f"{PREFIX}{_owner(n)}-" for n in stale}
     for ns in stale:  # processes still inside the namespace keep it alive
         r = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, timeout=10)
-        for pid in r.stdout.split():
-            _kill(int(pid))
+        for inside in r.stdout.split():
+            _kill(int(inside))
     for proc in _processes_with(prefixes):
         _kill(proc)
     for ns in stale:
