@@ -330,3 +330,16 @@ def test_no_arguments_lists_the_commands(tmp_path: Path) -> None:
     assert r.returncode == 2
     for command in ("run", "validate", "sweep", "reproduce", "emulate", "compare", "bench"):
         assert f"\n    {command}" in r.stderr, r.stderr
+
+
+def test_too_many_flows_is_refused_before_expanding(tmp_path: Path) -> None:
+    """Issue 18: pairs and count are each capped, and so is their product (no minutes-long validate)."""
+    text = SMALL.replace("pairs = 10", "pairs = 20000")
+    assert text != SMALL
+    (tmp_path / "s.toml").write_text(text)
+    r = run_cli("validate", "s.toml", "--set", "flows[0].count=100000", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == (
+        "ecnlab: error: s.toml: flows[0].count = 100000: makes 2000000000 flows in all; "
+        "a scenario has at most 1000000\n"
+    )

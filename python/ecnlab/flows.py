@@ -32,6 +32,10 @@ _DEFAULT_INITIATOR["web"] = "dst"  # the client downloads
 _FAULT_KEYS = ("link", "flow", "action", "nth", "seq")
 
 
+#: Flows in one scenario (issue 19 aims at single runs of a million flows).
+MAX_FLOWS = 1_000_000
+
+
 def parse_flows(
     tables: list[Table], topo: Topology, tcp: TcpSpec, duration_ns: int
 ) -> tuple[list[FlowGroup], list[Flow]]:
@@ -42,6 +46,12 @@ def parse_flows(
     reach = Reachability(topo)
     for index, ft in enumerate(tables):
         group = _parse_group(index, ft, topo, reach, tcp, duration_ns)
+        total = len(flows) + min(len(group.src), len(group.dst)) * group.count
+        if total > MAX_FLOWS:  # checked before expanding: 10^10 flows must not take minutes to refuse
+            why = f"makes {total} flows in all; a scenario has at most {MAX_FLOWS}"
+            if ft.has("count"):
+                raise ScenarioError(ft.at("count"), why, ft.raw("count"))
+            raise ScenarioError(ft.path, why)
         expanded = _expand(group)
         group = replace(group, ids=tuple(f.id for f in expanded))
         for flow in expanded:
