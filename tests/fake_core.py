@@ -16,13 +16,20 @@ class EngineError(Exception):
 
 
 class FakeCore:
-    """``run`` returns deterministic numbers derived from the spec; ``fail`` makes it raise."""
+    """``run`` returns deterministic numbers derived from the spec; ``fail`` makes it raise.
+
+    The parameter checks (``check_tcp``, ``check_queue``) are the real engine's: they are the
+    scenario front's validation, not a simulation."""
 
     EngineError = EngineError
 
     def __init__(self, fail: str | None = None) -> None:
+        from ecnlab import _core as real
+
         self.fail = fail
         self.specs: list[dict[str, Any]] = []
+        self.check_tcp = real.check_tcp
+        self.check_queue = real.check_queue
 
     def version(self) -> str:
         return "0.0.0-fake"

@@ -181,3 +181,16 @@ def test_fake_output_matches_contract_keys() -> None:
     """The fake must stay in the engine's format (checked against the real one in test_engine.py)."""
     out = fake_output({"duration_ns": 1, "nodes": [], "links": [], "flows": [], "sample_interval_ns": 0})
     assert list(out) == ["sim", "flows", "queues", "links", "timeseries"]
+
+
+def test_cli_run_says_what_it_ran_with_and_wrote(tmp_path: Path) -> None:
+    """Issue 18: the overrides a run used and every file it wrote (the pcaps too) are printed."""
+    from conftest import SCENARIOS, run_cli
+
+    out = tmp_path / "o"
+    r = run_cli("run", str(SCENARIOS / "dumbbell-red-ecn.toml"), "--out", str(out), "--set", "tcp.ecn=false",
+                "--set", "duration=2s", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "with --set tcp.ecn=false --set duration=2s"
+    assert lines[-1] == f"wrote {out / 'summary.json'}, {out / 'R1-R2.pcap'}"

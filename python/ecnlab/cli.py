@@ -180,6 +180,9 @@ def _run(args: argparse.Namespace) -> int:
     except _core.EngineError as e:
         return _fail(args.scenario, f"engine: {e}")
     if not args.quiet:
+        if args.overrides:
+            print("with " + " ".join(f"--set {o}" for o in args.overrides))
         print(format_report(result.summary))
-        print(f"\nwrote {out / 'summary.json'}")
+        written = [out / "summary.json", *sorted(out.glob("*.pcap"))]
+        print("\nwrote " + ", ".join(str(p) for p in written))
     return 0
