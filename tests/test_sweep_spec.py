@@ -94,7 +94,15 @@ CLI_CASES = [
     (
         "unknown-axis",
         '[axes]\n"topology.bottleneck_queue.maxp" = [0.1]\n',
-        'run "maxp=0.1,seed=1": topology.bottleneck_queue.maxp: unknown key for kind = "red", did you mean "max_p"?',
+        "axes: the first value of each axis gives a bad scenario: topology.bottleneck_queue.maxp: unknown key for "
+        'kind = "red", did you mean "max_p"?',
+    ),
+    # Issue 18: a misspelt axis is reported as such, not as a name template naming a field it lacks.
+    (
+        "misspelt-axis-and-template",
+        'name = "{max_p}-s{seed}"\n[axes]\n"topology.bottleneck_queue.max_pp" = [0.1]\n',
+        "axes: the first value of each axis gives a bad scenario: topology.bottleneck_queue.max_pp: unknown key for "
+        'kind = "red", did you mean "max_p"?',
     ),
     ("empty-axis", '[axes]\n"tcp.variant" = []\n', 'axes."tcp.variant" = []: must have at least one value'),
     ("seeds-0", 'seeds = 0\n[axes]\n"tcp.variant" = ["reno"]\n', "seeds = 0: must be in [1, 100000]"),
@@ -151,3 +159,14 @@ def test_docs_sweep_example_and_metric_list() -> None:
     rows = [line for line in doc.splitlines() if line.startswith("| `")]
     names = {n for line in rows for n in re.findall(r"`([a-z0-9_]+)`", line.split("|")[1])}
     assert set(RUN_METRICS) <= names, set(RUN_METRICS) - names
+
+
+def test_cli_a_scenario_given_to_sweep_says_so(tmp_path: Path) -> None:
+    """Issue 18: not 'seed: unknown key, did you mean "seeds"?'."""
+    scenario = SCENARIOS / "dumbbell-red-ecn.toml"
+    res = run_cli("sweep", str(scenario), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert res.returncode == 2
+    assert res.stderr.startswith(
+        f"ecnlab: error: {scenario}: this is a scenario, not a sweep: run it with `ecnlab run`"
+    )
+    assert not (tmp_path / "out").exists()

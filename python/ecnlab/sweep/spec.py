@@ -90,6 +90,11 @@ def load_sweep(path: str | Path) -> Sweep:
 def parse_sweep(data: Mapping[str, Any], *, base_dir: Path, source: str = "sweep", text: str = "") -> Sweep:
     """Expand sweep TOML data into validated runs."""
     root = Table(data, "")
+    if not root.has("axes") and (root.has("topology") or root.has("flows")):
+        raise ScenarioError(
+            "", "this is a scenario, not a sweep: run it with `ecnlab run`, or sweep it from a file with "
+            f'base = "{source}" and an [axes] table (docs/sweeps.md)',
+        )  # fmt: skip
     root.check_keys(SWEEP_KEYS)
     description = root.get("description", string, "")
     base, base_text = _base(root, base_dir)
@@ -99,6 +104,7 @@ def parse_sweep(data: Mapping[str, Any], *, base_dir: Path, source: str = "sweep
     groups = _zip_groups(root, axes)
     seeds = _seeds(root)
     template = root.get("name", string, "") or _default_template(axes)
+    _check_first_run(base, fixed, axes, seeds[0])
     _check_template(template, axes)
     runs = _expand(base, fixed, axes, groups, seeds, template)
     return Sweep(source, text, base_text, description, tuple(axes), tuple(seeds), tuple(runs))
@@ -262,6 +268,16 @@ def _seeds(root: Table) -> list[int]:
 
 def _default_template(axes: list[Axis]) -> str:
     return ",".join(f"{a.column}={{{a.column}}}" for a in axes) + ",seed={seed}"
+
+
+def _check_first_run(base: dict[str, Any], fixed: tuple[Override, ...], axes: list[Axis], seed: int) -> None:
+    """An axis that names no scenario key is the error to report (not the name template it breaks)."""
+    try:
+        data = apply_overrides(base, [*fixed, *(o for a in axes for o in a.overrides[0])])
+        data["seed"] = seed
+        parse_scenario(data, default_name="sweep")
+    except ScenarioError as e:
+        raise ScenarioError("axes", f"the first value of each axis gives a bad scenario: {e}") from None
 
 
 def _check_template(template: str, axes: list[Axis]) -> None:
