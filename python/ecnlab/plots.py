@@ -177,24 +177,42 @@ def plot(
     if len(set(by)) != len(by):
         raise PlotError("--x, --hue and --facet must be different columns")
     points = aggregate(frame, y=y, by=by, axes=res.axes, where=where)
-    stem = Path(out) if out is not None else res.path / "figures" / _default_name(x, y, hue, facet)
+    name = _default_name(x, y, hue, facet, table=table, where=where)
+    stem = Path(out) if out is not None else res.path / "figures" / name
     if stem.suffix.lower() in {".png", ".svg"}:
         stem = stem.with_suffix("")
     stem.parent.mkdir(parents=True, exist_ok=True)
-    fig = _draw(points, frame, x=x, y=y, hue=hue, facet=facet)
+    rows = table if table in ("flows", "queues") else None
+    if rows is None and frame is not res.runs:
+        rows = "flows" if frame is res.flows else "queues"
+    fig = _draw(points, frame, x=x, y=y, hue=hue, facet=facet, rows=rows, where=where)
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     fig.savefig(paths[0], dpi=120, metadata={"Software": None})
     fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
     return paths
 
 
-def _default_name(x: str, y: str, hue: str | None, facet: str | None) -> str:
+def _default_name(
+    x: str,
+    y: str,
+    hue: str | None,
+    facet: str | None,
+    *,
+    table: str | None = None,
+    where: Mapping[str, Any] | None = None,
+) -> str:
+    """``Y-vs-X[-by-HUE][-per-FACET][-TABLE][-K=V...]``: a figure of other rows or a subset never
+    overwrites the run-level one (which report.html links)."""
     name = f"{y}-vs-{x}"
     if hue:
         name += f"-by-{hue}"
     if facet:
         name += f"-per-{facet}"
-    return name
+    if table and table != "runs":
+        name += f"-{table}"
+    for k, v in (where or {}).items():
+        name += f"-{k}={v}"
+    return name.replace("/", "_").replace(">", "")
 
 
 def _order(frame: pd.DataFrame, column: str) -> list[Any]:
@@ -202,7 +220,19 @@ def _order(frame: pd.DataFrame, column: str) -> list[Any]:
     return list(dict.fromkeys(frame[column].tolist()))
 
 
-def _draw(points: pd.DataFrame, frame: pd.DataFrame, *, x: str, y: str, hue: str | None, facet: str | None) -> Any:
+def _draw(
+    points: pd.DataFrame,
+    frame: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    hue: str | None,
+    facet: str | None,
+    rows: str | None = None,
+    where: Mapping[str, Any] | None = None,
+) -> Any:
+    import textwrap
+
     from matplotlib.figure import Figure
 
     facets = _order(frame, facet) if facet else [None]
@@ -214,6 +244,8 @@ def _draw(points: pd.DataFrame, frame: pd.DataFrame, *, x: str, y: str, hue: str
     fig = Figure(figsize=(4.8 * ncols, 3.6 * nrows), layout="constrained")
     axs = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
     ylabel, scale = label_for(y)
+    if rows is not None:  # per-flow or per-queue rows: the run-level wording ("at the bottleneck") does not apply
+        ylabel, scale = _row_label(y, rows)
     xlabel, _ = label_for(x)
     for i, fv in enumerate(facets):
         ax = axs[i // ncols][i % ncols]
@@ -239,5 +271,19 @@ def _draw(points: pd.DataFrame, frame: pd.DataFrame, *, x: str, y: str, hue: str
     for j in range(len(facets), nrows * ncols):
         axs[j // ncols][j % ncols].set_visible(False)
     n = points["n"].max()
-    fig.suptitle(f"{label_for(y)[0].split(' (')[0]} vs {x}: mean ± 95 % CI over {n} seed(s)", fontsize="medium")
+    subset = "".join(f", {k} = {v}" for k, v in (where or {}).items())
+    over = f"mean over {rows} per run, then ± 95 % CI over {n} seed(s)" if rows else f"mean ± 95 % CI over {n} seed(s)"
+    title = f"{ylabel.split(' (')[0]} vs {x}{subset}: {over}"
+    # Wrapped to the figure's width (about 11 characters per inch at this size), so nothing is clipped.
+    fig.suptitle(textwrap.fill(title, width=int(11 * 4.8 * ncols)), fontsize="medium")
     return fig
+
+
+def _row_label(column: str, rows: str) -> tuple[str, float]:
+    """The axis label of a per-flow or per-queue column: its unit, and which rows were averaged."""
+    _, scale = label_for(column)
+    unit = next((u for sfx, u in _SUFFIX_UNITS if column.endswith(sfx)), None)
+    if column in _METRICS:
+        unit = _METRICS[column][1]
+    what = f"{column} per {'flow' if rows == 'flows' else 'queue'}"
+    return (f"{what} ({unit})" if unit else what), scale
