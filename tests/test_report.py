@@ -104,3 +104,19 @@ def test_report_api_sections_markdown_and_copied_figures(tmp_path: Path) -> None
 
 def test_markdown_escapes_html() -> None:
     assert markdown_to_html("a <b> [x](http://e.org) *i*") == '<p>a &lt;b&gt; <a href="http://e.org">x</a> <i>i</i></p>'
+
+
+@pytest.mark.engine
+def test_report_tables_show_units_and_scroll_inside_the_page(reported: Path) -> None:
+    """Issue 18: goodput was printed as 1.2167e+06 without a unit, utilisation as a fraction."""
+    page = (reported / "report.html").read_text()
+    assert "goodput per flow (Mbit/s)" in page and "utilisation (%)" in page
+    assert (
+        "goodput_bps"
+        not in re.sub(r"<pre>.*?</pre>", "", page, flags=re.S).split("Means over seeds")[1].split("</table>")[0]
+    )
+    assert not re.search(r"<td>\d\.\d+e\+0[6-9]</td>", page), "no bit/s in scientific notation"
+    assert page.count('<div class="wide"><table') == 2
+    runs = pd.read_parquet(reported / "runs.parquet")
+    first = f"{runs['utilization'].iloc[0] * 100:.4g}"
+    assert f"<td>{first}</td>" in page

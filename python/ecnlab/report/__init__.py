@@ -66,7 +66,7 @@ def add_sweep_sections(report: Report, res: SweepResults, figdir: Path) -> None:
         report.add_section(
             "Means over seeds",
             "Each row averages the runs that differ only in their seed (`n` runs).",
-            tables=[means],
+            tables=[with_units(means)],
         )
     figures = default_figures(res, figdir)
     if figures:
@@ -76,7 +76,26 @@ def add_sweep_sections(report: Report, res: SweepResults, figdir: Path) -> None:
         body += f"<details><summary>base scenario</summary><pre>{html.escape(m['base_scenario'])}</pre></details>"
     report.add_section("Sweep definition", html_body=body)
     cols = [c for c in ["run", "seed", *res.axes, "bottleneck", *TABLE_METRICS] if c in res.runs.columns]
-    report.add_section("All runs", "One row per run (`runs.parquet`).", tables=[res.runs[cols]])
+    report.add_section("All runs", "One row per run (`runs.parquet`).", tables=[with_units(res.runs[cols])])
+
+
+# Columns shown in other units in the report's tables: name -> (header, scale).
+_SHOWN = {
+    "goodput_bps": ("goodput per flow (Mbit/s)", 1e-6),
+    "goodput_total_bps": ("total goodput (Mbit/s)", 1e-6),
+    "utilization": ("utilisation (%)", 100.0),
+    "sojourn_p50_ms": ("p50 delay (ms)", 1.0),
+    "sojourn_p99_ms": ("p99 delay (ms)", 1.0),
+}
+
+
+def with_units(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` for reading: goodput in Mbit/s, utilisation in % (as the figures show them)."""
+    out = frame.copy()
+    for col, (header, scale) in _SHOWN.items():
+        if col in out.columns:
+            out[col] = out[col] * scale
+    return out.rename(columns={c: h for c, (h, _) in _SHOWN.items() if c in out.columns})
 
 
 def _overview(res: SweepResults) -> str:

@@ -31,6 +31,7 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ddd
 pre { background: #f6f6f6; padding: .6rem; overflow-x: auto; font-size: 13px; }
 code { background: #f2f2f2; padding: 0 .2rem; }
 table { border-collapse: collapse; font-size: 13px; margin: .6rem 0; }
+div.wide { overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #ccc; padding: .15rem .45rem; text-align: right; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 figure { margin: 1rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
@@ -136,7 +137,7 @@ def _place(path: Path, root: Path) -> str:
 def _table(caption: str, frame: pd.DataFrame) -> str:
     text = str(frame.to_html(index=False, border=0, na_rep="–", float_format=_fmt_float, escape=True))
     cap = f"<p><b>{html.escape(caption)}</b></p>" if caption else ""
-    return cap + text
+    return f'{cap}<div class="wide">{text}</div>'  # a wide table scrolls inside the page, not past it
 
 
 def _fmt_float(x: float) -> str:
