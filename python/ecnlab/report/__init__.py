@@ -92,7 +92,7 @@ _SHOWN = {
 def with_units(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` for reading: goodput in Mbit/s, utilisation in % (as the figures show them)."""
     out = frame.copy()
-    for col, (header, scale) in _SHOWN.items():
+    for col, (_header, scale) in _SHOWN.items():
         if col in out.columns:
             out[col] = out[col] * scale
     return out.rename(columns={c: h for c, (h, _) in _SHOWN.items() if c in out.columns})
