@@ -1,4 +1,4 @@
-"""``ecnlab emulate SCENARIO --out DIR`` and ``ecnlab compare SIMDIR EMUDIR``.
+"""``ecnlab emulate SCENARIO --out DIR`` and ``ecnlab compare DIR_A DIR_B``.
 
 Errors follow the CLI's rule: one line ``ecnlab: error: WHAT: message``,
 exit status 2, no output directory.
@@ -26,9 +26,11 @@ def add_parsers(sub: Any) -> None:
     em.add_argument("--seed", type=int, help="run seed (the queues' random streams)")
     em.add_argument("--out", required=True, metavar="DIR", help="result directory (created only on success)")
     em.add_argument("--quiet", "-q", action="store_true", help="do not print the report")
-    cmp = sub.add_parser("compare", help="show a simulated and an emulated run of one scenario side by side")
-    cmp.add_argument("sim", metavar="SIMDIR", help="result directory of `ecnlab run`")
-    cmp.add_argument("emu", metavar="EMUDIR", help="result directory of `ecnlab emulate`")
+    cmp = sub.add_parser(
+        "compare", help="show two runs side by side (a simulation beside its emulation, ECN on vs off, ...)"
+    )
+    cmp.add_argument("sim", metavar="DIR_A", help="a result directory (`ecnlab run`, or `ecnlab emulate`)")
+    cmp.add_argument("emu", metavar="DIR_B", help="another; a simulation then its emulation gives sim/emu columns")
 
 
 def dispatch(args: argparse.Namespace) -> int:

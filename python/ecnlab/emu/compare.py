@@ -1,5 +1,6 @@
-"""Side-by-side text of a simulated and an emulated run of one scenario, and
-the short report ``ecnlab emulate`` prints. Both read summaries only.
+"""Side-by-side text of two runs — a simulated and an emulated run of one
+scenario, or any two (ECN on vs off, two queues) — and the short report
+``ecnlab emulate`` prints. Both read summaries only.
 
 Rows: per flow goodput, delivered bytes, retransmissions, timeouts, CE
 packets received, ECN negotiated, RTT; per queue that saw traffic arrivals,
@@ -21,6 +22,7 @@ __all__ = ["format_comparison", "format_emu_report"]
 
 FLOW_ROWS = ("goodput_bps", "bytes_delivered", "retransmits", "timeouts", "ce_received", "ecn_negotiated")
 QUEUE_ROWS = ("arrivals", "marks", "early_drops", "forced_drops", "overflow_drops", "avg_qlen_pkts", "max_qlen_pkts")
+SOJOURN_ROWS = ("sojourn_p50_ms", "sojourn_p99_ms")
 
 
 #: A queue is shown only if it marked or dropped, or held at least this many packets on average.
@@ -89,28 +91,32 @@ def _rtt_ms(summary: dict[str, Any], flow: dict[str, Any]) -> float | None:
     return _model_rtt_ms(summary, flow)
 
 
-def format_comparison(sim: dict[str, Any], emu: dict[str, Any]) -> str:
-    """The side-by-side table; ValueError if the runs are not of one scenario."""
-    a, b = sim["scenario"], emu["scenario"]
-    if a["name"] != b["name"]:
-        raise ValueError(f"different scenarios: {a['name']!r} and {b['name']!r}")
-    if "emulation" not in emu:
-        raise ValueError("the second directory is not an emulated run (no 'emulation' key in summary.json)")
-    differ = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+def _kind(summary: dict[str, Any]) -> str:
+    return "emulated" if "emulation" in summary else "simulated"
+
+
+def format_comparison(a_run: dict[str, Any], b_run: dict[str, Any]) -> str:
+    """Two runs side by side: a simulation beside an emulation of one scenario, or any two runs
+    (ECN on against off, two seeds, two queues); rows for the flows and queues both have."""
+    a, b = a_run["scenario"], b_run["scenario"]
+    ka, kb = _kind(a_run), _kind(b_run)
+    sim_vs_emu = (ka, kb) == ("simulated", "emulated") and a["name"] == b["name"]
+    cols = ["simulated", "emulated", "emu vs sim"] if sim_vs_emu else ["A", "B", "B vs A"]
     rows: list[Sequence[Any]] = []
-    emu_flows = {f["id"]: f for f in emu["flows"]}
-    for f in sim["flows"]:
-        g = emu_flows.get(f["id"])
+    b_flows = {f["id"]: f for f in b_run["flows"]}
+    rtt_note = " (sim: model estimate)" if "simulated" in (ka, kb) else ""
+    for f in a_run["flows"]:
+        g = b_flows.get(f["id"])
         if g is None:
             continue
         for key in FLOW_ROWS:
             rows.append([f"{f['id']} {key}", f[key], g[key], _diff(f[key], g[key])])
-        ra, rb = _rtt_ms(sim, f), _rtt_ms(emu, g)
-        rows.append([f"{f['id']} rtt_ms (sim: model estimate)", ra, rb, _diff(ra, rb)])
-    emu_queues = {q["link"]: q for q in emu["queues"]}
+        ra, rb = _rtt_ms(a_run, f), _rtt_ms(b_run, g)
+        rows.append([f"{f['id']} rtt_ms{rtt_note}", ra, rb, _diff(ra, rb)])
+    b_queues = {q["link"]: q for q in b_run["queues"]}
     quiet = []
-    for q in sim["queues"]:
-        r = emu_queues.get(q["link"])
+    for q in a_run["queues"]:
+        r = b_queues.get(q["link"])
         if r is None:
             continue
         if not (_busy(q) or _busy(r)):
@@ -118,25 +124,34 @@ def format_comparison(sim: dict[str, Any], emu: dict[str, Any]) -> str:
             continue
         for key in QUEUE_ROWS:
             rows.append([f"{q['link']} {key}", q[key], r[key], _diff(q[key], r[key])])
-    emu_links = _links_by_name(emu)
-    for link in sim["links"]:
-        other = emu_links.get(link["name"])
+        for key in SOJOURN_ROWS:
+            if q.get(key) is not None or r.get(key) is not None:
+                rows.append([f"{q['link']} {key}", q.get(key), r.get(key), _diff(q.get(key), r.get(key))])
+    b_links = _links_by_name(b_run)
+    for link in a_run["links"]:
+        other = b_links.get(link["name"])
         if other is not None and link["name"][0].isupper() and link["name"].split("->")[1][:1].isupper():
             rows.append([f"{link['name']} utilization", link["utilization"], other["utilization"], ""])
-    head = [
-        f"{a['name']}: simulated (seed {sim['seed']}) vs emulated (seed {emu['seed']}, kernel "
-        f"{emu['emulation'].get('kernel', '?')})"
-    ]
+    if sim_vs_emu:
+        head = [
+            f"{a['name']}: simulated (seed {a_run['seed']}) vs emulated (seed {b_run['seed']}, kernel "
+            f"{b_run['emulation'].get('kernel', '?')})"
+        ]
+    else:
+        head = [f"A: {a['name']}, {ka} (seed {a_run['seed']})", f"B: {b['name']}, {kb} (seed {b_run['seed']})"]
     if quiet:
         head.append(f"queues with no marks or drops and an average below {QUIET_AVG_PKTS} packets: {', '.join(quiet)}")
+    differ = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k) and k != "name")
     if differ:
         head.append(f"note: the resolved scenarios differ in: {', '.join(differ)}")
-    lat = emu["emulation"]["router"]["lateness"]
-    head.append(
-        f"router delivery lateness: median {lat['p50_us']:.0f} µs, p99 {lat['p99_us']:.0f} µs, "
-        f"max {lat['max_us']:.0f} µs over {lat['samples']:,} packets"
-    )
-    return "\n".join([*head, "", *_table(["metric", "simulated", "emulated", "emu vs sim"], rows)])
+    for run in (a_run, b_run):
+        if "emulation" in run:
+            lat = run["emulation"]["router"]["lateness"]
+            head.append(
+                f"router delivery lateness: median {lat['p50_us']:.0f} µs, p99 {lat['p99_us']:.0f} µs, "
+                f"max {lat['max_us']:.0f} µs over {lat['samples']:,} packets"
+            )
+    return "\n".join([*head, "", *_table(["metric", *cols], rows)])
 
 
 def format_emu_report(summary: dict[str, Any]) -> str:
