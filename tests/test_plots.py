@@ -140,3 +140,19 @@ def test_no_title_or_label_is_clipped(rows: str | None) -> None:
     points = pd.DataFrame({x: [0.02, 0.1, 0.5], "mean": [1e6, 2e6, 3e6], "ci": [1e5, 1e5, 1e5], "n": [3, 3, 3]})
     fig = _draw(points, points, x=x, y="goodput_bps", hue=None, facet=None, rows=rows, where={"id": "bulk_10"})
     assert _texts_outside(fig) == []
+
+
+@pytest.mark.engine
+def test_plot_of_one_run_draws_its_queues_over_time(tmp_path: Path) -> None:
+    """Issue 18: ``ecnlab plot RUN_DIR`` shows one run over time (queue, delay, the AQM's probability)."""
+    r = run_cli("run", str(SCENARIOS / "dumbbell-pie.toml"), "--out", "r", "-q", "--set", "duration=3s",
+                "--set", "warmup=1s", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = run_cli("plot", "r", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["wrote r/queues-over-time.png", "wrote r/queues-over-time.svg"]
+    assert (tmp_path / "r" / "queues-over-time.png").stat().st_size > 10_000
+    r = run_cli("run", str(SCENARIOS / "dumbbell-pie.toml"), "--out", "n", "-q", "--set", "duration=3s",
+                "--set", "warmup=1s", "--set", "sample_interval=0", cwd=tmp_path)  # fmt: skip
+    r = run_cli("plot", "n", cwd=tmp_path)
+    assert r.returncode == 2 and "set sample_interval > 0" in r.stderr and "Traceback" not in r.stderr

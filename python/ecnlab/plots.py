@@ -287,3 +287,48 @@ def _row_label(column: str, rows: str) -> tuple[str, float]:
         unit = _METRICS[column][1]
     what = f"{column} per {'flow' if rows == 'flows' else 'queue'}"
     return (f"{what} ({unit})" if unit else what), scale
+
+
+def plot_run(run_dir: str | Path, *, out: str | Path | None = None) -> list[Path]:
+    """One run over time: for each sampled queue that held packets, its length (and the AQM's
+    average), the sojourn of its oldest packet, and the AQM's probability where it keeps one.
+    Reads ``summary.json`` only (``sample_interval`` > 0 records the series). Returns [png, svg]."""
+    import json
+
+    from matplotlib.figure import Figure
+
+    run = Path(run_dir)
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    series = [s for s in summary.get("timeseries", {}).get("queue", []) if any(s["qlen_pkts"])]
+    if not series:
+        raise PlotError(f"{run}: no queue time series with packets (set sample_interval > 0 in the scenario)")
+    probs = any(s.get("prob") for s in series)
+    nrows = 3 if probs else 2
+    fig = Figure(figsize=(8.0, 2.4 * nrows), layout="constrained")
+    axs = fig.subplots(nrows, 1, sharex=True, squeeze=False)[:, 0]
+    for s in series:
+        (line,) = axs[0].plot(s["t_s"], s["qlen_pkts"], label=s["link"], linewidth=0.9)
+        if any(v is not None for v in s["avg_pkts"]):
+            avg = [float("nan") if v is None else v for v in s["avg_pkts"]]
+            axs[0].plot(s["t_s"], avg, color=line.get_color(), linestyle="--", linewidth=0.9)
+        if "delay_ms" in s:
+            axs[1].plot(s["t_s"], s["delay_ms"], color=line.get_color(), linewidth=0.9)
+        if probs and s.get("prob"):
+            axs[2].plot(s["t_s"], s["prob"], color=line.get_color(), linewidth=0.9)
+    axs[0].set_ylabel("queue (packets)")
+    axs[1].set_ylabel("oldest packet's\nsojourn (ms)")
+    if probs:
+        axs[2].set_ylabel("probability")
+    axs[-1].set_xlabel("time (s)")
+    for ax in axs:
+        ax.grid(True, alpha=0.3)
+    axs[0].legend(fontsize="small", title="queue (dashed: AQM average)", title_fontsize="small")
+    sc = summary["scenario"]
+    fig.suptitle(f"{sc['name']}, seed {summary['seed']}: queues over time", fontsize="medium")
+    stem = Path(out) if out is not None else run / "queues-over-time"
+    if stem.suffix.lower() in {".png", ".svg"}:
+        stem = stem.with_suffix("")
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    fig.savefig(paths[0], dpi=120, metadata={"Software": None})
+    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    return paths

@@ -41,10 +41,12 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--out", required=True, metavar="DIR", help="sweep directory (runs/, *.parquet, manifest.json)")
     _runner_options(sw)
 
-    pl = sub.add_parser("plot", help="plot a metric of a sweep against an axis (PNG and SVG)")
-    pl.add_argument("dir", metavar="DIR", help="sweep directory")
-    pl.add_argument("--x", required=True, metavar="AXIS", help="axis on the x axis")
-    pl.add_argument("--y", required=True, metavar="METRIC", help="result column (runs, flows or queues table)")
+    pl = sub.add_parser(
+        "plot", help="plot a metric of a sweep against an axis, or one run's queues over time (PNG and SVG)"
+    )
+    pl.add_argument("dir", metavar="DIR", help="sweep directory, or a run's result directory (its time series)")
+    pl.add_argument("--x", metavar="AXIS", help="axis on the x axis (sweeps)")
+    pl.add_argument("--y", metavar="METRIC", help="result column (runs, flows or queues table; sweeps)")
     pl.add_argument("--hue", metavar="AXIS", help="one line per value of this axis")
     pl.add_argument("--facet", metavar="AXIS", help="one panel per value of this axis")
     pl.add_argument("--where", action="append", default=[], metavar="COL=VALUE", help="keep rows with COL = VALUE")
@@ -92,8 +94,17 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _plot(args: argparse.Namespace) -> int:
-    from ecnlab.plots import plot
+    from pathlib import Path
+
+    from ecnlab.plots import PlotError, plot, plot_run
     from ecnlab.sweep.spec import parse_label_text
+
+    if (Path(args.dir) / "summary.json").is_file() and not (Path(args.dir) / "manifest.json").is_file():
+        for p in plot_run(args.dir, out=args.out):
+            print(f"wrote {p}")
+        return 0
+    if args.x is None or args.y is None:
+        raise PlotError("--x and --y are required for a sweep directory")
 
     where = {}
     for item in args.where:
