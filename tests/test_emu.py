@@ -170,8 +170,8 @@ def test_cleanup_after_a_failure_inside_the_run(tmp_path: Path, monkeypatch: pyt
     assert not (tmp_path / "x").exists() and list(tmp_path.iterdir()) == []
 
 
-def test_cleanup_after_ctrl_c(tmp_path: Path) -> None:
-    out = tmp_path / "x"
+def _start_emulation(out: Path) -> subprocess.Popen[str]:
+    """``ecnlab emulate`` in a child process, returned once its router and traffic run."""
     cmd = [sys.executable, "-m", "ecnlab", "emulate", str(SCENARIO), "--out", str(out), "--set", "duration=20"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 15
@@ -179,6 +179,12 @@ def test_cleanup_after_ctrl_c(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert leftovers(p.pid), "the emulation did not start"
     time.sleep(1.5)  # router and traffic running
+    return p
+
+
+def test_cleanup_after_ctrl_c(tmp_path: Path) -> None:
+    out = tmp_path / "x"
+    p = _start_emulation(out)
     assert len(_children_named(f"ecnlab-{p.pid}-")) >= 3, "router and two traffic programs are found by their tag"
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=30)
@@ -193,13 +199,7 @@ def test_sigterm_cleans_up_and_sigkill_leftovers_go_at_the_next_start(tmp_path: 
     """Issue 18: SIGTERM cleans up as Ctrl-C does; a SIGKILLed run leaves namespaces, TUN devices,
     processes and a staging directory, and the next ``emulate`` removes them (its own kind only)."""
     out = tmp_path / "x"
-    cmd = [sys.executable, "-m", "ecnlab", "emulate", str(SCENARIO), "--out", str(out), "--set", "duration=20"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 15
-    while not leftovers(p.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert leftovers(p.pid), "the emulation did not start"
-    time.sleep(1.5)  # router and traffic running
+    p = _start_emulation(out)
     p.send_signal(sig)
     _, err = p.communicate(timeout=30)
     if sig == signal.SIGTERM:

@@ -100,11 +100,12 @@ def remove_stale_partials(out: Path) -> None:
     ``.NAME.partial-PID-*`` whose process is gone (no live process has that pid)."""
     for p in out.parent.glob(f".{out.name}.partial-*"):
         pid = p.name.removeprefix(f".{out.name}.partial-").split("-", 1)[0]
-        if p.is_dir() and not p.is_symlink() and (not pid.isdigit() or not _alive(int(pid))):
+        if p.is_dir() and not p.is_symlink() and (not pid.isdigit() or not pid_alive(int(pid))):
             shutil.rmtree(p, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

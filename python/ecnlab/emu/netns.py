@@ -43,16 +43,6 @@ def leftovers(pid: int | None = None) -> list[str]:
     return [n for n in names if n.startswith(mine)]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _owner(name: str) -> int | None:
     """The pid in ``ecnlab-<pid>-...``, if the name has one."""
     head = name.removeprefix(PREFIX).split("-", 1)[0]
@@ -64,7 +54,9 @@ def remove_stale() -> list[str]:
     processes that carry their name prefix (traffic programs, the router) and their namespaces
     (which takes the TUN devices with them). Only ecnlab's own: the ``ecnlab-<pid>-`` prefix of
     a pid that no longer runs. Returns the namespaces removed."""
-    stale = [n for n in leftovers() if (pid := _owner(n)) is not None and not _alive(pid)]
+    from ecnlab.runner import pid_alive
+
+    stale = [n for n in leftovers() if (pid := _owner(n)) is not None and not pid_alive(pid)]
     prefixes = {f"{PREFIX}{_owner(n)}-" for n in stale}
     for ns in stale:  # processes still inside the namespace keep it alive
         r = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, timeout=10)
