@@ -78,15 +78,18 @@ def test_emulate_refuses_without_root(
     assert not out.exists()
 
 
-def test_compare_refuses_two_simulated_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_takes_two_simulated_runs_and_refuses_a_non_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 18: compare sets any two runs side by side (it used to refuse two simulations)."""
     from ecnlab.results import write_summary
 
     summary = {"format_version": 1, "scenario": {"name": "a"}, "seed": 1, "flows": [], "queues": [], "links": []}
     for d in ("a", "b"):
         (tmp_path / d).mkdir()
         write_summary(tmp_path / d, summary)
-    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
-    assert "not an emulated run" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().out.startswith("A: a, simulated (seed 1)\nB: a, simulated (seed 1)\n")
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "nothing")]) == 2
     assert "not a result directory" in capsys.readouterr().err
 
