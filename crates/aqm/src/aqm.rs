@@ -93,18 +93,22 @@ pub(crate) trait SchedAqm {
     fn classify(&mut self, _key: u64, _ecn: Ecn) -> usize {
         0
     }
-    /// Takes the periodic updates due at or before `now`; called first at every `now`.
-    fn tick<B: Backlog>(&mut self, now: Instant, b: &B);
+    /// Takes the periodic updates due at or before `now`; called first at every `now`
+    /// (none by default).
+    fn tick<B: Backlog>(&mut self, _now: Instant, _b: &B) {}
     /// Decides for a packet of `len` bytes arriving at `now` for sub-queue
-    /// `sub`; `b` excludes it.
+    /// `sub`; `b` excludes it. By default every arrival passes (an AQM that
+    /// decides at dequeue; the host's limit still applies).
     fn on_enqueue<R: RngCore + ?Sized, B: Backlog>(
         &mut self,
-        now: Instant,
-        len: u32,
-        sub: usize,
-        b: &B,
-        rng: &mut R,
-    ) -> Verdict;
+        _now: Instant,
+        _len: u32,
+        _sub: usize,
+        _b: &B,
+        _rng: &mut R,
+    ) -> Verdict {
+        Verdict::Pass
+    }
     /// The packet was added at the tail of `sub`; may drop queued packets.
     fn on_enqueued<B: Backlog>(&mut self, _now: Instant, _sub: usize, _b: &mut B) {}
     /// The sub-queue whose head leaves at `now`, after signalling or dropping

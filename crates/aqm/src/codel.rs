@@ -79,7 +79,7 @@ use crate::aqm::SchedAqm;
 use crate::backlog::{Backlog, MarkRule, Signalled};
 use crate::config::{AqmPersonality, CodelParams};
 use crate::error::{check_limits, ConfigError};
-use crate::verdict::{SignalKind, Verdict};
+use crate::verdict::SignalKind;
 
 /// Linux's codel clock: 1024 ns per tick (`CODEL_SHIFT`).
 pub(crate) const CODEL_SHIFT: u32 = 10;
@@ -436,19 +436,6 @@ impl CodelParams {
 }
 
 impl SchedAqm for Codel {
-    fn tick<B: Backlog>(&mut self, _now: Instant, _b: &B) {}
-
-    fn on_enqueue<R: RngCore + ?Sized, B: Backlog>(
-        &mut self,
-        _now: Instant,
-        _len: u32,
-        _sub: usize,
-        _b: &B,
-        _rng: &mut R,
-    ) -> Verdict {
-        Verdict::Pass
-    }
-
     fn dequeue<R: RngCore + ?Sized, B: Backlog>(&mut self, now: Instant, b: &mut B, _rng: &mut R) -> Option<usize> {
         codel_dequeue(&self.cfg, &mut self.vars, now, b, 0).then_some(0)
     }

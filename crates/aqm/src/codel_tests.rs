@@ -10,42 +10,15 @@ use proptest::prelude::*;
 use super::*;
 use crate::backlog::Store;
 use crate::config::QueueConfig;
-use crate::queue::{AqmQueue, QueuedPacket};
+use crate::queue::AqmQueue;
 use crate::stats::StatsAcc;
 use crate::testutil::ScriptRng;
-use crate::verdict::{DropReason, Enqueued};
+use crate::verdict::{DropReason, Enqueued, Verdict};
 
 pub(crate) const MS: u64 = 1_000_000;
 
-/// A test packet with a flow key.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Pkt {
-    pub id: u64,
-    pub len: u32,
-    pub ecn: Ecn,
-    pub key: u64,
-}
-
-impl Pkt {
-    pub fn new(id: u64, len: u32, ecn: Ecn, key: u64) -> Self {
-        Pkt { id, len, ecn, key }
-    }
-}
-
-impl QueuedPacket for Pkt {
-    fn wire_len(&self) -> u32 {
-        self.len
-    }
-    fn ecn(&self) -> Ecn {
-        self.ecn
-    }
-    fn set_ce(&mut self) -> bool {
-        self.ecn.set_ce()
-    }
-    fn flow_key(&self) -> u64 {
-        self.key
-    }
-}
+/// The tests' packet, with a flow key.
+pub(crate) use crate::testutil::TestPkt as Pkt;
 
 /// A minimal host with the steps of `queue.rs` whose AQM state the tests can read.
 pub(crate) struct Host<A: SchedAqm> {
@@ -109,7 +82,7 @@ fn host(p: &CodelParams) -> Host<Codel> {
 
 fn fill(h: &mut Host<Codel>, n: u64, at: u64, ecn: Ecn) {
     for id in 0..n {
-        h.enqueue(at, Pkt::new(id, 1000, ecn, 0));
+        h.enqueue(at, Pkt::keyed(id, 1000, ecn, 0));
     }
 }
 
@@ -322,7 +295,7 @@ fn test_no_drop_while_backlog_at_most_mtu() {
             for k in 1..=200u64 {
                 // Two packets queued at each dequeue, the head 20 ms old.
                 h.dequeue(10 * k * MS);
-                h.enqueue(10 * k * MS, Pkt::new(k + 10, 1000, Ecn::NotEct, 0));
+                h.enqueue(10 * k * MS, Pkt::keyed(k + 10, 1000, Ecn::NotEct, 0));
             }
             assert_eq!(!h.dropped().is_empty(), drops, "{personality:?} mtu {mtu}");
         }
@@ -398,9 +371,9 @@ fn test_ecn_marks_ect_drops_not_ect_and_ce_threshold() {
 fn test_ce_threshold_ignores_ecn_switch_and_spares_not_ect() {
     let p = CodelParams { ce_threshold_ns: Some(2 * MS), ..params(AqmPersonality::Linux) };
     let mut h = host(&p);
-    h.enqueue(0, Pkt::new(1, 1000, Ecn::Ect1, 0));
-    h.enqueue(0, Pkt::new(2, 1000, Ecn::NotEct, 0));
-    h.enqueue(0, Pkt::new(3, 1000, Ecn::Ce, 0));
+    h.enqueue(0, Pkt::keyed(1, 1000, Ecn::Ect1, 0));
+    h.enqueue(0, Pkt::keyed(2, 1000, Ecn::NotEct, 0));
+    h.enqueue(0, Pkt::keyed(3, 1000, Ecn::Ce, 0));
     assert_eq!(h.dequeue(3 * MS).unwrap().ecn, Ecn::Ce);
     assert_eq!(h.dequeue(3 * MS).unwrap().ecn, Ecn::NotEct);
     assert_eq!(h.dequeue(3 * MS).unwrap().ecn, Ecn::Ce);
@@ -459,7 +432,7 @@ pub(crate) fn conservation_run(cfg: &QueueConfig, ops: &[Op], keys: u64) -> Resu
             Op::Arrive { gap_us, ecn, len } => {
                 t += gap_us * 1000;
                 id += 1;
-                let p = Pkt::new(id, len, Ecn::from_tos(ecn), id % keys);
+                let p = Pkt::keyed(id, len, Ecn::from_tos(ecn), id % keys);
                 if q.enqueue(Instant::from_nanos(t), p, &mut rng).is_err() {
                     arrival_drops += 1;
                 }
@@ -498,7 +471,7 @@ pub(crate) fn not_ect_never_marked(cfg: &QueueConfig, ops: &[Op], keys: u64) -> 
                 id += 1;
                 let e = Ecn::from_tos(ecn);
                 sent_ecn.insert(id, e);
-                let _ = q.enqueue(Instant::from_nanos(t), Pkt::new(id, len, e, id % keys), &mut rng);
+                let _ = q.enqueue(Instant::from_nanos(t), Pkt::keyed(id, len, e, id % keys), &mut rng);
             }
             Op::Depart { gap_us } => {
                 t += gap_us * 1000;

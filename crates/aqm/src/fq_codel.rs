@@ -69,7 +69,7 @@ use crate::backlog::Backlog;
 use crate::codel::{codel_dequeue, validate_codel_times, BacklogScope, CodelCfg, CodelVars};
 use crate::config::{AqmPersonality, FqCodelParams};
 use crate::error::ConfigError;
-use crate::verdict::{DropReason, Verdict};
+use crate::verdict::DropReason;
 
 /// Which list a flow is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,19 +217,6 @@ impl SchedAqm for FqCodel {
 
     fn classify(&mut self, key: u64, _ecn: Ecn) -> usize {
         bucket(key, self.perturbation.unwrap_or(0), self.flows.len() as u32)
-    }
-
-    fn tick<B: Backlog>(&mut self, _now: Instant, _b: &B) {}
-
-    fn on_enqueue<R: RngCore + ?Sized, B: Backlog>(
-        &mut self,
-        _now: Instant,
-        _len: u32,
-        _sub: usize,
-        _b: &B,
-        _rng: &mut R,
-    ) -> Verdict {
-        Verdict::Pass
     }
 
     fn on_enqueued<B: Backlog>(&mut self, _now: Instant, sub: usize, b: &mut B) {

@@ -59,12 +59,12 @@ fn test_ns3_flows_separation_and_packet_limit() {
     let p = FqCodelParams { limit_pkts: 4, ..params() };
     let k = keys(&p, 2);
     let mut h = host(&p);
-    let s1: Vec<usize> = (0..3).map(|i| h.enqueue(0, Pkt::new(i, 120, Ecn::NotEct, k[0]))).collect();
+    let s1: Vec<usize> = (0..3).map(|i| h.enqueue(0, Pkt::keyed(i, 120, Ecn::NotEct, k[0]))).collect();
     assert!(s1.iter().all(|&s| s == s1[0]));
-    let s2 = h.enqueue(0, Pkt::new(3, 120, Ecn::NotEct, k[1]));
+    let s2 = h.enqueue(0, Pkt::keyed(3, 120, Ecn::NotEct, k[1]));
     assert_ne!(s2, s1[0]);
     assert_eq!((h.store.len_pkts(), h.store.sub_len_pkts(s1[0]), h.store.sub_len_pkts(s2)), (4, 3, 1));
-    h.enqueue(0, Pkt::new(4, 120, Ecn::NotEct, k[1]));
+    h.enqueue(0, Pkt::keyed(4, 120, Ecn::NotEct, k[1]));
     assert_eq!((h.store.len_pkts(), h.store.sub_len_pkts(s1[0]), h.store.sub_len_pkts(s2)), (3, 1, 2));
     assert_eq!(h.dropped(), [(0, DropReason::Overflow), (1, DropReason::Overflow)]);
     assert_eq!(h.aqm.flows[s1[0]].vars.count, 2, "Linux: the flow's CoDel count grows by the drops");
@@ -77,15 +77,15 @@ fn test_ns3_deficit_and_flow_lists() {
     let p = FqCodelParams { quantum_bytes: 90, ..params() };
     let k = keys(&p, 2);
     let mut h = host(&p);
-    let f1 = h.enqueue(0, Pkt::new(1, 120, Ecn::NotEct, k[0]));
+    let f1 = h.enqueue(0, Pkt::keyed(1, 120, Ecn::NotEct, k[0]));
     assert_eq!(status(&h, f1), (90, Some(New)), "a new flow gets a quantum");
     h.dequeue(0).unwrap();
     assert_eq!(status(&h, f1), (-30, Some(New)), "90 − 120; an empty flow stays listed until visited");
-    h.enqueue(0, Pkt::new(2, 120, Ecn::NotEct, k[0]));
-    h.enqueue(0, Pkt::new(3, 120, Ecn::NotEct, k[0]));
+    h.enqueue(0, Pkt::keyed(2, 120, Ecn::NotEct, k[0]));
+    h.enqueue(0, Pkt::keyed(3, 120, Ecn::NotEct, k[0]));
     assert_eq!(status(&h, f1), (-30, Some(New)));
-    let f2 = h.enqueue(0, Pkt::new(4, 120, Ecn::NotEct, k[1]));
-    h.enqueue(0, Pkt::new(5, 120, Ecn::NotEct, k[1]));
+    let f2 = h.enqueue(0, Pkt::keyed(4, 120, Ecn::NotEct, k[1]));
+    h.enqueue(0, Pkt::keyed(5, 120, Ecn::NotEct, k[1]));
     assert_eq!(status(&h, f2), (90, Some(New)));
     // Flow 1 has a negative deficit: it gets a quantum and goes to old; flow 2 sends.
     assert_eq!(h.dequeue(0).unwrap().id, 4);
@@ -109,11 +109,11 @@ fn test_new_flow_served_first() {
     let k = keys(&p, 2);
     let mut h = host(&p);
     for i in 0..10 {
-        h.enqueue(0, Pkt::new(i, 1000, Ecn::NotEct, k[0]));
+        h.enqueue(0, Pkt::keyed(i, 1000, Ecn::NotEct, k[0]));
     }
     assert_eq!(h.dequeue(MS).unwrap().id, 0);
     assert_eq!(h.dequeue(MS).unwrap().id, 1, "deficit 1514 − 1000 > 0: same flow again");
-    h.enqueue(MS, Pkt::new(100, 200, Ecn::NotEct, k[1]));
+    h.enqueue(MS, Pkt::keyed(100, 200, Ecn::NotEct, k[1]));
     assert_eq!(h.dequeue(MS).unwrap().id, 100, "the new flow goes first");
     assert_eq!(h.dequeue(MS).unwrap().id, 2);
 }
@@ -126,22 +126,22 @@ fn test_overflow_batch_from_fattest_and_memory_limit() {
     let k = keys(&p, 3);
     let mut h = host(&p);
     for i in 0..60 {
-        h.enqueue(0, Pkt::new(i, 100, Ecn::NotEct, k[0]));
+        h.enqueue(0, Pkt::keyed(i, 100, Ecn::NotEct, k[0]));
     }
     for i in 60..100 {
-        h.enqueue(0, Pkt::new(i, 100, Ecn::NotEct, k[1]));
+        h.enqueue(0, Pkt::keyed(i, 100, Ecn::NotEct, k[1]));
     }
     assert!(h.dropped().is_empty());
-    h.enqueue(0, Pkt::new(100, 100, Ecn::NotEct, k[2]));
+    h.enqueue(0, Pkt::keyed(100, 100, Ecn::NotEct, k[2]));
     assert_eq!(h.dropped(), [(0, DropReason::Overflow), (1, DropReason::Overflow), (2, DropReason::Overflow)]);
     assert_eq!(h.store.len_pkts(), 98);
     // Memory: 3 × 1000 B > 2500 B; the fattest (flow 0: 2000 B) loses one packet (half).
     let p = FqCodelParams { memory_limit_bytes: 2500, ..params() };
     let mut h = host(&p);
-    h.enqueue(0, Pkt::new(1, 1000, Ecn::NotEct, k[0]));
-    h.enqueue(0, Pkt::new(2, 1000, Ecn::NotEct, k[0]));
+    h.enqueue(0, Pkt::keyed(1, 1000, Ecn::NotEct, k[0]));
+    h.enqueue(0, Pkt::keyed(2, 1000, Ecn::NotEct, k[0]));
     assert!(h.dropped().is_empty());
-    h.enqueue(0, Pkt::new(3, 1000, Ecn::NotEct, k[1]));
+    h.enqueue(0, Pkt::keyed(3, 1000, Ecn::NotEct, k[1]));
     assert_eq!(h.dropped(), [(1, DropReason::Overflow)]);
     assert_eq!(h.stats().overflow_drops, 1);
 }
@@ -156,11 +156,11 @@ fn test_ce_threshold_and_selector() {
         let p = FqCodelParams { ce_threshold_ns: Some(MS), ce_threshold_selector: selector, ..params() };
         let mut h = host(&p);
         for (i, e) in [Ecn::Ect1, Ecn::Ect0, Ecn::NotEct].into_iter().enumerate() {
-            h.enqueue(0, Pkt::new(i as u64, 100, e, k));
+            h.enqueue(0, Pkt::keyed(i as u64, 100, e, k));
         }
         assert_eq!(h.dequeue(MS / 2).unwrap().ecn, Ecn::Ect1, "sojourn below the threshold");
         for (i, e) in [Ecn::Ect1, Ecn::Ect0, Ecn::NotEct].into_iter().enumerate() {
-            h.enqueue(MS, Pkt::new(10 + i as u64, 100, e, k));
+            h.enqueue(MS, Pkt::keyed(10 + i as u64, 100, e, k));
         }
         h.dequeue(3 * MS);
         h.dequeue(3 * MS);
@@ -177,11 +177,11 @@ fn test_perturbation_drawn_once_at_first_arrival() {
     let p = FqCodelParams { perturbation: None, ..params() };
     let mut h = host(&p);
     h.rng = ScriptRng::new(&[0.25]);
-    let s = h.enqueue(0, Pkt::new(1, 100, Ecn::NotEct, 42));
+    let s = h.enqueue(0, Pkt::keyed(1, 100, Ecn::NotEct, 42));
     let drawn = h.aqm.perturbation.unwrap();
     assert_eq!(drawn, (((0.25 * (1u64 << 53) as f64) as u64) << 11 >> 32) as u32);
     assert_eq!(s, bucket(42, drawn, 1024));
-    assert_eq!(h.enqueue(0, Pkt::new(2, 100, Ecn::NotEct, 42)), s);
+    assert_eq!(h.enqueue(0, Pkt::keyed(2, 100, Ecn::NotEct, 42)), s);
     assert_eq!(h.rng.remaining(), 0);
 }
 
@@ -199,10 +199,10 @@ fn test_backlog_scope_by_personality() {
             let t = step * 10 * MS;
             // Flow 0 keeps one old packet; flow 1 a standing backlog of 1000 B packets.
             if h.store.sub_len_pkts(bucket(k[0], PERTURB, p.flows)) == 0 {
-                h.enqueue(t, Pkt::new(1_000_000 + step, 1000, Ecn::NotEct, k[0]));
+                h.enqueue(t, Pkt::keyed(1_000_000 + step, 1000, Ecn::NotEct, k[0]));
             }
             for i in 0..3 {
-                h.enqueue(t, Pkt::new(step * 10 + i, 100, Ecn::NotEct, k[1]));
+                h.enqueue(t, Pkt::keyed(step * 10 + i, 100, Ecn::NotEct, k[1]));
             }
             for _ in 0..2 {
                 h.dequeue(t + 9 * MS);
@@ -248,7 +248,7 @@ fn shares(n: usize, pkt: u32, rounds: u64, personality: AqmPersonality, perturba
         for (f, &k) in ks.iter().enumerate() {
             while q.iter().filter(|x| x.key == k).count() < 3 {
                 id += 1;
-                q.enqueue(Instant::from_nanos(t), Pkt::new(id, pkt, Ecn::NotEct, k), &mut rng).unwrap();
+                q.enqueue(Instant::from_nanos(t), Pkt::keyed(id, pkt, Ecn::NotEct, k), &mut rng).unwrap();
                 let _ = f;
             }
         }

@@ -48,8 +48,6 @@ impl Step {
 }
 
 impl SchedAqm for Step {
-    fn tick<B: Backlog>(&mut self, _now: Instant, _b: &B) {}
-
     fn on_enqueue<R: RngCore + ?Sized, B: Backlog>(
         &mut self,
         _now: Instant,

@@ -16,11 +16,18 @@ pub(crate) struct TestPkt {
     pub ce_calls: u32,
     /// An ICMP error message: no Source Quench about it.
     pub icmp: bool,
+    /// The flow it belongs to (what flow queueing hashes).
+    pub key: u64,
 }
 
 impl TestPkt {
     pub fn new(id: u64, len: u32, ecn: Ecn) -> Self {
-        TestPkt { id, len, ecn, ce_calls: 0, icmp: false }
+        TestPkt { id, len, ecn, ce_calls: 0, icmp: false, key: 0 }
+    }
+
+    /// A packet of flow `key`.
+    pub fn keyed(id: u64, len: u32, ecn: Ecn, key: u64) -> Self {
+        TestPkt { key, ..TestPkt::new(id, len, ecn) }
     }
 }
 
@@ -37,6 +44,9 @@ impl QueuedPacket for TestPkt {
     }
     fn may_quench(&self) -> bool {
         !self.icmp
+    }
+    fn flow_key(&self) -> u64 {
+        self.key
     }
 }
 
