@@ -100,6 +100,7 @@ pub(crate) trait Backlog {
 #[derive(Clone, Debug)]
 pub(crate) struct Store<P> {
     subs: SubQueues<Entry<P>>,
+    /// Bytes per sub-queue; empty with one sub-queue (it is `len_bytes`).
     sub_bytes: Vec<u64>,
     len_pkts: u32,
     len_bytes: u64,
@@ -111,10 +112,11 @@ pub(crate) struct Store<P> {
 }
 
 impl<P: QueuedPacket> Store<P> {
+    #[inline]
     pub fn new(subqueues: usize, ecn: bool, stats: StatsAcc) -> Self {
         Store {
             subs: SubQueues::new(subqueues),
-            sub_bytes: vec![0; subqueues],
+            sub_bytes: if subqueues > 1 { vec![0; subqueues] } else { Vec::new() },
             len_pkts: 0,
             len_bytes: 0,
             ecn,
@@ -124,39 +126,49 @@ impl<P: QueuedPacket> Store<P> {
         }
     }
 
+    #[inline]
     pub fn ecn(&self) -> bool {
         self.ecn
     }
 
     /// Sets the time of the operations that follow and integrates the
     /// lengths up to it (call before changing them).
+    #[inline]
     pub fn at(&mut self, now: Instant) {
         self.now = now;
         self.stats.advance(now, self.len_pkts, self.len_bytes);
     }
 
+    #[inline(always)]
     pub fn push(&mut self, sub: usize, pkt: P, len: u32, how: crate::verdict::Enqueued) {
         self.subs.push_back(sub, Entry { pkt, since: self.now, len });
-        self.sub_bytes[sub] += u64::from(len);
+        if let Some(b) = self.sub_bytes.get_mut(sub) {
+            *b += u64::from(len);
+        }
         self.len_pkts += 1;
         self.len_bytes += u64::from(len);
         self.stats.on_enqueue(how, self.len_pkts, self.len_bytes);
     }
 
     /// Removes the head of `sub` for transmission and counts it dequeued.
+    #[inline(always)]
     pub fn pop(&mut self, sub: usize) -> Option<P> {
         let e = self.take(sub)?;
         self.stats.on_dequeue(sub, e.len, self.now.saturating_since(e.since));
         Some(e.pkt)
     }
 
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = &P> {
         self.subs.iter().map(|e| &e.pkt)
     }
 
+    #[inline(always)]
     fn take(&mut self, sub: usize) -> Option<Entry<P>> {
         let e = self.subs.pop_front(sub)?;
-        self.sub_bytes[sub] -= u64::from(e.len);
+        if let Some(b) = self.sub_bytes.get_mut(sub) {
+            *b -= u64::from(e.len);
+        }
         self.len_pkts -= 1;
         self.len_bytes -= u64::from(e.len);
         Some(e)
@@ -164,37 +176,45 @@ impl<P: QueuedPacket> Store<P> {
 }
 
 impl<P: QueuedPacket> Backlog for Store<P> {
+    #[inline]
     fn subqueues(&self) -> usize {
         self.subs.count()
     }
 
+    #[inline]
     fn head(&self, sub: usize) -> Option<Head> {
         self.subs.front(sub).map(|e| Head { since: e.since, len: e.len, ecn: e.pkt.ecn() })
     }
 
+    #[inline]
     fn sub_len_pkts(&self, sub: usize) -> u32 {
         // The host's limit keeps a queue far below u32::MAX packets.
         u32::try_from(self.subs.len(sub)).unwrap_or(u32::MAX)
     }
 
+    #[inline]
     fn sub_len_bytes(&self, sub: usize) -> u64 {
-        self.sub_bytes[sub]
+        self.sub_bytes.get(sub).copied().unwrap_or(self.len_bytes)
     }
 
+    #[inline]
     fn len_pkts(&self) -> u32 {
         self.len_pkts
     }
 
+    #[inline]
     fn len_bytes(&self) -> u64 {
         self.len_bytes
     }
 
+    #[inline]
     fn drop_head(&mut self, sub: usize, r: DropReason) {
         let e = self.take(sub).expect("drop_head on an empty sub-queue");
         self.stats.on_dequeue_drop(sub, r);
         self.dropped.push((e.pkt, r));
     }
 
+    #[inline]
     fn signal_head(&mut self, sub: usize, kind: SignalKind, rule: MarkRule) -> Signalled {
         let ecn = self.ecn;
         let head = self.subs.front_mut(sub).expect("signal_head on an empty sub-queue");
@@ -207,6 +227,7 @@ impl<P: QueuedPacket> Backlog for Store<P> {
         }
     }
 
+    #[inline]
     fn mark_head(&mut self, sub: usize, rule: MarkRule) -> bool {
         let head = self.subs.front_mut(sub).expect("mark_head on an empty sub-queue");
         let marked = head.pkt.ecn() != Ecn::NotEct && head.pkt.set_ce();

@@ -140,7 +140,8 @@ pub(crate) struct StatsAcc {
     area_pkts_ns: u128,
     area_bytes_ns: u128,
     last: Instant,
-    hist: Option<Histogram<u32>>,
+    /// Boxed: the queue's hot counters stay in a few cache lines.
+    hist: Option<Box<Histogram<u32>>>,
     /// Class of each sub-queue (empty: a single class, no per-class counters).
     class_of: Vec<u8>,
     classes: Vec<ClassAcc>,
@@ -161,18 +162,20 @@ impl StatsAcc {
 
     /// Records every dequeued packet's sojourn time from now on.
     pub(crate) fn record_sojourn(&mut self) {
-        self.hist = Some(new_hist());
+        self.hist = Some(Box::new(new_hist()));
         for k in &mut self.classes {
             k.hist = Some(new_hist());
         }
     }
 
+    #[inline]
     fn class(&mut self, sub: usize) -> Option<&mut ClassAcc> {
         let k = *self.class_of.get(sub)?;
         self.classes.get_mut(usize::from(k))
     }
 
     /// Integrates the current lengths up to `now` (call before changing them).
+    #[inline]
     pub(crate) fn advance(&mut self, now: Instant, len_pkts: u32, len_bytes: u64) {
         if now <= self.last {
             return;
@@ -183,12 +186,14 @@ impl StatsAcc {
         self.last = now;
     }
 
+    #[inline]
     pub(crate) fn on_arrival(&mut self, len: u32) {
         self.c.arrivals += 1;
         self.c.arrival_bytes += u64::from(len);
     }
 
     /// Counts an enqueue; `len_*` are the lengths after it.
+    #[inline]
     pub(crate) fn on_enqueue(&mut self, signal: Enqueued, len_pkts: u32, len_bytes: u64) {
         self.c.enqueued += 1;
         self.c.marks += u64::from(signal == Enqueued::Marked);
@@ -232,6 +237,7 @@ impl StatsAcc {
     }
 
     /// A packet of `len` bytes left `sub` for transmission after `sojourn`.
+    #[inline]
     pub(crate) fn on_dequeue(&mut self, sub: usize, len: u32, sojourn: Duration) {
         self.c.dequeued += 1;
         self.c.dequeued_bytes += u64::from(len);
@@ -259,13 +265,14 @@ impl StatsAcc {
         QueueStats {
             avg_qlen_pkts: avg(area_p, f64::from(self.c.max_qlen_pkts)),
             avg_qlen_bytes: avg(area_b, self.c.max_qlen_bytes as f64),
-            sojourn: self.hist.as_ref().and_then(percentiles),
+            sojourn: self.hist.as_deref().and_then(percentiles),
             classes: self.classes.iter().map(class).collect(),
             ..self.c.clone()
         }
     }
 
     /// The ns-3 identities, given the current queue length in packets.
+    #[inline]
     pub(crate) fn check(&self, len_pkts: u32) {
         let c = &self.c;
         debug_assert_eq!(c.arrivals, c.enqueued + c.arrival_drops(), "arrivals identity");

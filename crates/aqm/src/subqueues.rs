@@ -51,6 +51,7 @@ impl<T> SubQueues<T> {
         }
     }
 
+    #[inline]
     pub fn len(&self, sub: usize) -> usize {
         match self {
             SubQueues::One(q) => q.len(),
@@ -58,6 +59,7 @@ impl<T> SubQueues<T> {
         }
     }
 
+    #[inline]
     pub fn push_back(&mut self, sub: usize, item: T) {
         match self {
             SubQueues::One(q) => q.push_back(item),
@@ -86,6 +88,7 @@ impl<T> SubQueues<T> {
         }
     }
 
+    #[inline]
     pub fn pop_front(&mut self, sub: usize) -> Option<T> {
         match self {
             SubQueues::One(q) => q.pop_front(),
@@ -108,6 +111,7 @@ impl<T> SubQueues<T> {
         }
     }
 
+    #[inline]
     pub fn front(&self, sub: usize) -> Option<&T> {
         match self {
             SubQueues::One(q) => q.front(),
@@ -122,6 +126,7 @@ impl<T> SubQueues<T> {
         }
     }
 
+    #[inline]
     pub fn front_mut(&mut self, sub: usize) -> Option<&mut T> {
         match self {
             SubQueues::One(q) => q.front_mut(),

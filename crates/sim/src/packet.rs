@@ -118,8 +118,9 @@ pub struct QueuedRef {
     pub ecn: Ecn,
     /// False for a Source Quench (`Packet::may_quench`).
     pub may_quench: bool,
-    /// The packet's transport flow: (flow, connection, direction), packed.
-    pub key: u64,
+    /// The packet's transport flow: a 32-bit hash of (flow, connection,
+    /// direction), as Linux's `skb_get_hash` is 32 bits.
+    pub key: u32,
 }
 
 impl QueuedRef {
@@ -127,7 +128,8 @@ impl QueuedRef {
     pub fn of(idx: u32, p: &Packet) -> Self {
         // One connection is one 5-tuple; a Source Quench is a flow of its own per gateway.
         let dir = u64::from(matches!(p.to, End::Server)) | u64::from(p.quench.is_some()) << 1;
-        let key = u64::from(p.flow) << 34 | u64::from(p.conn_no) << 2 | dir;
+        let tuple = u64::from(p.flow) << 34 | u64::from(p.conn_no) << 2 | dir;
+        let key = (tuple.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as u32; // Fibonacci hashing
         QueuedRef { idx, len: p.wire_len(), ecn: p.ecn(), may_quench: p.may_quench(), key }
     }
 }
@@ -147,7 +149,7 @@ impl QueuedPacket for QueuedRef {
         self.may_quench
     }
     fn flow_key(&self) -> u64 {
-        self.key
+        u64::from(self.key)
     }
 }
 
