@@ -34,8 +34,9 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "unknown-tcp-key",
         None,
         ["tcp.ecm=true"],
-        'tcp.ecm: unknown key, did you mean "ecn"? (allowed: clock_granularity, delack_timeout, delayed_ack, '
-        "dupack_threshold, ecn, ecn_min_cwnd, ecn_plus, init_cwnd, initial_rto, max_rto, min_rto, mss, rwnd, variant)",
+        'tcp.ecm: unknown key, did you mean "ecn"? (allowed: cc, clock_granularity, delack_timeout, delayed_ack, '
+        "dupack_threshold, ecn, ecn_min_cwnd, ecn_plus, init_cwnd, initial_rto, max_rto, min_rto, mss, recovery, rwnd, "
+        "variant)",
     ),
     (
         "red-key-on-droptail",
@@ -305,7 +306,7 @@ def test_validate_show_resolved_is_a_scenario_file(tmp_path: Path, small: Path) 
     r = run_cli("validate", "s.toml", "--show", "resolved", "--set", "tcp.variant=sack", cwd=tmp_path)
     assert (r.returncode, r.stderr) == (0, "")
     (tmp_path / "resolved.toml").write_text(r.stdout)
-    assert 'variant = "sack"' in r.stdout and "mean_pkt_size = 1500" in r.stdout
+    assert 'recovery = "sack"' in r.stdout and "mean_pkt_size = 1500" in r.stdout
     a = run_cli("validate", "resolved.toml", "--show", "engine", cwd=tmp_path)
     b = run_cli("validate", "s.toml", "--show", "engine", "--set", "tcp.variant=sack", cwd=tmp_path)
     assert a.returncode == b.returncode == 0

@@ -39,7 +39,10 @@ def test_plan_maps_hosts_links_and_linux_settings() -> None:
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("tcp.variant=tahoe", 'tcp.variant = "tahoe": Linux has no such congestion control; emulate supports reno'),
+        (
+            "tcp.variant=tahoe",
+            'tcp.recovery = "tahoe": Linux has no such loss recovery; emulate supports reno, newreno, sack',
+        ),
         (
             'faults=[{link = "R1->R2", flow = "reno", action = "drop", nth = 3}]',
             "faults: scripted faults are not supported by emulate",

@@ -208,8 +208,8 @@ def test_deploy_sweep_splits_clients() -> None:
     assert set(by) == {"deploy=ecn5", "deploy=ecn50", "deploy=ecn95", "deploy=uncongested"}
     for name, ecn in (("deploy=ecn5", 1), ("deploy=ecn50", 10), ("deploy=ecn95", 19), ("deploy=uncongested", 0)):
         flows = engine_spec(parse_scenario(by[name].data))["flows"]
-        assert len(flows) == 20 and sum(f["tcp"]["ecn"] for f in flows) == ecn
-        assert all(f["tcp"]["ecn_plus"] for f in flows if f["tcp"]["ecn"])
+        assert len(flows) == 20 and sum(f["tcp"]["ecn"] != "off" for f in flows) == ecn
+        assert all(f["tcp"]["ecn"] == "ecn+" for f in flows if f["tcp"]["ecn"] != "off")
 
 
 @pytest.mark.engine

@@ -135,14 +135,14 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
     f = spec["flows"][0]
     assert (f["start_ns"], f["initiator"], f["app"]) == (0, "src", {"kind": "bulk", "bytes": None})
     assert f["tcp"] == {
-        "variant": "reno",
+        "recovery": "reno",
+        "cc": "reno",
         "mss": 1460,
         "init_cwnd_segments": 2,
         "rwnd_bytes": 65535,
         "delayed_ack": True,
         "delack_timeout_ns": 100_000_000,
-        "ecn": True,
-        "ecn_plus": False,
+        "ecn": "classic",
         "ecn_min_cwnd_segments": 1,
         "clock_granularity_ns": 1_000_000,
         "min_rto_ns": 1_000_000_000,
@@ -194,7 +194,7 @@ def test_tiny_details() -> None:
     assert by_name["R2->R1"]["queue"] == {"kind": "droptail", "limit_pkts": 30, "limit_bytes": None}
     flows = {f["id"]: f for f in spec["flows"]}
     assert list(flows) == ["bulk_1", "bulk_2", "serial1", "request_response2"]
-    assert flows["bulk_1"]["tcp"]["variant"] == "sack" and flows["serial1"]["tcp"]["variant"] == "newreno"
+    assert flows["bulk_1"]["tcp"]["recovery"] == "sack" and flows["serial1"]["tcp"]["recovery"] == "newreno"
     assert flows["bulk_2"]["tcp"]["rwnd_bytes"] == 65536
     assert flows["serial1"]["initiator"] == "dst" and flows["bulk_1"]["initiator"] == "src"
     assert flows["serial1"]["app"] == {"kind": "serial", "files": 3, "file_bytes": 100_000, "gap_ns": 0}
@@ -325,3 +325,45 @@ def test_scenario_paths_accept_str_and_path(tmp_path: Path) -> None:
     p.write_text(SMALL)
     assert engine_spec(load_scenario(str(p))) == engine_spec(load_scenario(p))
     assert load_scenario(p).name == "x"
+
+
+@pytest.mark.parametrize(
+    ("tcp", "engine_ecn", "plus"),
+    [
+        ("ecn = true", "classic", False),
+        ("ecn = false", "off", False),
+        ('ecn = "off"', "off", False),
+        ('ecn = "classic"', "classic", False),
+        ('ecn = "ecn+"', "ecn+", True),
+        ("ecn = true\necn_plus = true", "ecn+", True),
+    ],
+)
+def test_tcp_ecn_is_a_boolean_or_a_mode(tcp: str, engine_ecn: str, plus: bool) -> None:
+    sc = _load(SMALL.replace("[tcp]\necn = true", f"[tcp]\n{tcp}"))
+    assert engine_spec(sc)["flows"][0]["tcp"]["ecn"] == engine_ecn
+    assert resolved_scenario(sc)["tcp"]["ecn_plus"] is plus
+
+
+@pytest.mark.parametrize(
+    ("tcp", "message"),
+    [
+        ('ecn = "classic"\necn_plus = true', 'tcp.ecn_plus = true: disagrees with ecn = "classic"'),
+        ('ecn = "l4s"', 'tcp.ecn = "l4s": must be one of off, classic, ecn+'),
+        ("ecn = 1", "tcp.ecn = 1: must be true, false or one of off, classic, ecn+"),
+        (
+            'variant = "sack"\nrecovery = "newreno"',
+            'tcp.variant = "sack": give recovery or variant (the older name), not both',
+        ),
+        ('cc = "cubic"', 'tcp.cc = "cubic": must be one of reno'),
+    ],
+)
+def test_tcp_seam_keys_refuse_what_they_cannot_mean(tcp: str, message: str) -> None:
+    with pytest.raises(ScenarioError) as e:
+        _load(SMALL.replace("[tcp]\necn = true", f"[tcp]\n{tcp}"))
+    assert str(e.value) == message
+
+
+def test_variant_is_the_older_name_of_recovery() -> None:
+    a = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\nvariant = "newreno"\n')))
+    b = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\nrecovery = "newreno"\n')))
+    assert a == b and a["flows"][0]["tcp"]["recovery"] == "newreno" and a["flows"][0]["tcp"]["cc"] == "reno"

@@ -67,7 +67,7 @@ def test_tcl_params_set_every_key_the_script_reads() -> None:
             lambda s: s["topology"]["bottleneck_queue"].update(personality="floyd93"),
             "topology.bottleneck_queue.personality",
         ),
-        (lambda s: s["tcp"].update(variant="sack"), "tcp.variant"),
+        (lambda s: s["tcp"].update(variant="sack"), "tcp.recovery"),
         (lambda s: s["flows"][0].update(to="r2"), "flows[0].to"),
         (lambda s: s["flows"][0].update(kind="bulk", bytes="1MB"), "flows[0].kind"),
     ],

@@ -78,8 +78,8 @@ def test_run_writes_summary_and_pcaps_and_nothing_else(tmp_path: Path, fake: Fak
     assert sorted(p.name for p in (tmp_path / "deep").iterdir()) == ["res"]  # no staging leftovers
     summary = json.loads((out / "summary.json").read_text())
     assert summary == result.summary
-    assert summary["seed"] == 4 and summary["scenario"]["tcp"]["variant"] == "sack"
-    assert fake.specs[0]["seed"] == 4 and fake.specs[0]["flows"][0]["tcp"]["variant"] == "sack"
+    assert summary["seed"] == 4 and summary["scenario"]["tcp"]["recovery"] == "sack"
+    assert fake.specs[0]["seed"] == 4 and fake.specs[0]["flows"][0]["tcp"]["recovery"] == "sack"
     assert fake.specs[0]["pcap_dir"] != str(out)  # written beside, renamed at the end
     assert "timeseries" not in summary
     assert result.flows.shape == (10, len(summary["flows"][0]))
@@ -158,7 +158,7 @@ def test_cli_run_prints_report(tmp_path: Path, fake: FakeCore, capsys: pytest.Ca
     out, err = capsys.readouterr()
     assert err == ""
     assert "bulk0_10" in out and out.rstrip().endswith(f"wrote {tmp_path / 'o' / 'summary.json'}")
-    assert fake.specs[0]["flows"][0]["tcp"]["ecn"] is False
+    assert fake.specs[0]["flows"][0]["tcp"]["ecn"] == "off"
 
 
 def test_cli_engine_error_is_one_line(

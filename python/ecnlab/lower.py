@@ -191,17 +191,24 @@ def _app(a: AppSpec) -> dict[str, Any]:
     }
 
 
+def ecn_mode(t: TcpSpec) -> str:
+    """The engine's ``EcnMode`` of ``t``: off, classic (RFC 3168) or ecn+ (RFC 5562)."""
+    if not t.ecn:
+        return "off"
+    return "ecn+" if t.ecn_plus else "classic"
+
+
 def tcp_engine(t: TcpSpec) -> dict[str, Any]:
     """The engine's TcpConfig JSON of ``t``."""
     return {
-        "variant": t.variant,
+        "recovery": t.recovery,
+        "cc": t.cc,
         "mss": t.mss,
         "init_cwnd_segments": t.init_cwnd,
         "rwnd_bytes": t.rwnd_bytes,
         "delayed_ack": t.delayed_ack,
         "delack_timeout_ns": t.delack_timeout_ns,
-        "ecn": t.ecn,
-        "ecn_plus": t.ecn_plus,
+        "ecn": ecn_mode(t),
         "ecn_min_cwnd_segments": t.ecn_min_cwnd,
         "clock_granularity_ns": t.clock_granularity_ns,
         "min_rto_ns": t.min_rto_ns,

@@ -78,7 +78,8 @@ class QueueSpec:
 class TcpSpec:
     """TCP settings of a flow (both endpoints); mirrors the engine's ``TcpConfig``."""
 
-    variant: str = "reno"
+    recovery: str = "reno"
+    cc: str = "reno"
     mss: int = 1460
     init_cwnd: int = 2
     rwnd_bytes: int = 65535

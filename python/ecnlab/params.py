@@ -14,6 +14,9 @@ from ecnlab.units import parse_duration, parse_size
 
 __all__ = [
     "TCP_VARIANTS",
+    "TCP_RECOVERIES",
+    "TCP_CCS",
+    "TCP_ECN_MODES",
     "QUEUE_KINDS",
     "DEFAULT_QUEUE_LIMIT",
     "TCP_KEYS",
@@ -22,7 +25,13 @@ __all__ = [
     "default_queue",
 ]
 
-TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+# Loss recovery (crates/tcp/src/recovery.rs); ``variant``, the older key, means the same.
+TCP_RECOVERIES = ("tahoe", "reno", "newreno", "sack")
+TCP_VARIANTS = TCP_RECOVERIES
+# Congestion controls: one per file in crates/tcp/src/cc/ (the registry in cc/mod.rs).
+TCP_CCS = ("reno",)
+# ``tcp.ecn``: a boolean (true = classic) or one of these modes.
+TCP_ECN_MODES = ("off", "classic", "ecn+")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
 RED_MODES = ("packet", "byte")
 # What RED does to a packet it selects early: drop it, CE-mark it (= ecn = true), or forward it
@@ -40,13 +49,15 @@ def _dur(positive: bool) -> Callable[[Any, str], int]:
 
 # scenario key -> (TcpSpec attribute, parser)
 TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
-    "variant": ("variant", choice(TCP_VARIANTS)),
+    "recovery": ("recovery", choice(TCP_RECOVERIES)),
+    "variant": ("recovery", choice(TCP_RECOVERIES)),
+    "cc": ("cc", choice(TCP_CCS)),
     "mss": ("mss", integer(64, 65495)),  # the engine's 64..=65535, and an IPv4 packet's 65535 bytes
     "init_cwnd": ("init_cwnd", integer(1, 100)),  # the engine's TcpConfig::validate
     "rwnd": ("rwnd_bytes", lambda v, p: parse_size(v, p, max_bytes=U32_MAX)),
     "delayed_ack": ("delayed_ack", boolean),
     "delack_timeout": ("delack_timeout_ns", _dur(True)),
-    "ecn": ("ecn", boolean),
+    "ecn": ("ecn", lambda v, p: _ecn_mode(v, p)),
     "ecn_plus": ("ecn_plus", boolean),
     "ecn_min_cwnd": ("ecn_min_cwnd", integer(1, 2)),
     "clock_granularity": ("clock_granularity_ns", _dur(True)),
@@ -57,12 +68,40 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
 }
 
 
+def _ecn_mode(value: Any, path: str) -> str:
+    """``tcp.ecn``: true (= classic), false (= off), or a mode name."""
+    if isinstance(value, bool):
+        return "classic" if value else "off"
+    if not isinstance(value, str):
+        raise ScenarioError(path, f"must be true, false or one of {', '.join(TCP_ECN_MODES)}", value)
+    return choice(TCP_ECN_MODES)(value, path)
+
+
+def _ecn_changes(table: Table, changes: dict[str, Any]) -> None:
+    """``tcp.ecn`` as the two TcpSpec fields: a boolean sets ``ecn`` only (``ecn_plus``
+    keeps its own key); a mode name sets both, and then ``ecn_plus`` may not disagree."""
+    mode = changes["ecn"]
+    changes["ecn"] = mode != "off"
+    if isinstance(table.raw("ecn"), bool):
+        return
+    plus = mode == "ecn+"
+    if table.has("ecn_plus") and changes["ecn_plus"] != plus:
+        raise ScenarioError(table.at("ecn_plus"), f'disagrees with ecn = "{mode}"', table.raw("ecn_plus"))
+    changes["ecn_plus"] = plus
+
+
 def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     """``base`` with the keys of ``table`` applied, then cross-checked."""
     if table is None:
         return base
     table.check_keys(TCP_KEYS)
+    if table.has("variant") and table.has("recovery"):
+        raise ScenarioError(
+            table.at("variant"), "give recovery or variant (the older name), not both", table.raw("variant")
+        )
     changes = {attr: table.get(key, parse) for key, (attr, parse) in TCP_KEYS.items() if table.has(key)}
+    if "ecn" in changes:
+        _ecn_changes(table, changes)
     tcp = replace(base, **changes)
     if tcp.min_rto_ns > tcp.max_rto_ns:
         key = "min_rto" if table.has("min_rto") else "max_rto"

@@ -61,7 +61,8 @@ def queue_resolved(q: QueueSpec) -> dict[str, Any]:
 def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
     """A ``[tcp]`` table with every key present."""
     return {
-        "variant": t.variant,
+        "recovery": t.recovery,
+        "cc": t.cc,
         "mss": t.mss,
         "init_cwnd": t.init_cwnd,
         "rwnd": t.rwnd_bytes,

@@ -4,7 +4,7 @@ mod common;
 use common::*;
 use ecnlab_sim::spec::*;
 use ecnlab_sim::{run_json, Simulation};
-use ecnlab_tcp::TcpConfig;
+use ecnlab_tcp::{EcnMode, TcpConfig};
 
 fn run(spec: SimSpec) -> ecnlab_sim::RunOutput {
     Simulation::new(spec).expect("valid spec").run().expect("run")
@@ -93,7 +93,7 @@ fn test_same_spec_gives_identical_json() {
         1_500_000,
         20 * MS,
         red(5.0, 15.0, 0.1, 60, true, 1_500_000),
-        TcpConfig { ecn: true, ..Default::default() },
+        TcpConfig { ecn: EcnMode::Classic, ..Default::default() },
         10 * SEC,
     );
     spec.links[2].loss = 0.01;

@@ -6,11 +6,11 @@ mod common;
 use common::*;
 use ecnlab_sim::spec::*;
 use ecnlab_sim::Simulation;
-use ecnlab_tcp::{TcpConfig, Variant};
+use ecnlab_tcp::{EcnMode, Recovery, TcpConfig};
 use proptest::prelude::*;
 
-fn variant() -> impl Strategy<Value = Variant> {
-    prop_oneof![Just(Variant::Tahoe), Just(Variant::Reno), Just(Variant::NewReno), Just(Variant::Sack)]
+fn variant() -> impl Strategy<Value = Recovery> {
+    prop_oneof![Just(Recovery::Tahoe), Just(Recovery::Reno), Just(Recovery::NewReno), Just(Recovery::Sack)]
 }
 
 prop_compose! {
@@ -29,7 +29,8 @@ prop_compose! {
     ) -> SimSpec {
         let rate = 2_000_000;
         let queue = if use_red { red(3.0, 9.0, 0.1, limit.max(10), ecn, rate) } else { droptail(limit) };
-        let tcp = TcpConfig { variant: v, ecn, delayed_ack: delack, min_rto_ns: 200 * MS, ..Default::default() };
+        let ecn_mode = if ecn { EcnMode::Classic } else { EcnMode::Off };
+        let tcp = TcpConfig { recovery: v, ecn: ecn_mode, delayed_ack: delack, min_rto_ns: 200 * MS, ..Default::default() };
         let mut spec = dumbbell(pairs, rate, 10 * MS, queue, tcp, 60 * SEC);
         spec.seed = seed;
         for f in &mut spec.flows {

@@ -3,10 +3,10 @@
 use ecnlab_wire::Duration;
 use serde::{Deserialize, Serialize};
 
-/// Loss-recovery flavour.
+/// Loss detection and recovery (`recovery.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Variant {
+pub enum Recovery {
     /// Fast retransmit, then slow start from one segment (no fast recovery).
     Tahoe,
     /// RFC 5681 fast retransmit and fast recovery; a partial ACK ends recovery.
@@ -18,21 +18,51 @@ pub enum Variant {
     Sack,
 }
 
-impl Variant {
+impl Recovery {
     pub fn name(self) -> &'static str {
         match self {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::NewReno => "newreno",
-            Variant::Sack => "sack",
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+            Recovery::Sack => "sack",
         }
+    }
+}
+
+/// Congestion control (`cc/`): one variant per file there, see `cc/mod.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    /// RFC 5681 AIMD (`cc/reno.rs`).
+    Reno,
+}
+
+/// ECN use (RFC 3168, RFC 5562).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EcnMode {
+    /// No ECN: the SYN does not ask for it, a responder does not accept it.
+    #[serde(rename = "off")]
+    Off,
+    /// RFC 3168: ask for (initiator) or accept (responder) ECN, §6.1.1.
+    #[serde(rename = "classic")]
+    Classic,
+    /// RFC 3168 plus RFC 5562: the responder's SYN-ACK is ECT(0).
+    #[serde(rename = "ecn+")]
+    EcnPlus,
+}
+
+impl EcnMode {
+    /// ECN is asked for / accepted in the handshake.
+    pub fn enabled(self) -> bool {
+        self != EcnMode::Off
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
-    pub variant: Variant,
+    pub recovery: Recovery,
+    pub cc: CcKind,
     /// Payload bytes in a full-sized segment.
     pub mss: u32,
     /// Initial congestion window, in segments (RFC 5681 §3.1 allows 2–4).
@@ -43,10 +73,8 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     /// Longest an ACK is delayed.
     pub delack_timeout_ns: u64,
-    /// Ask for (initiator) or accept (responder) ECN, RFC 3168 §6.1.1.
-    pub ecn: bool,
-    /// RFC 5562: the responder sends its SYN-ACK ECN-capable (only when ECN is negotiated).
-    pub ecn_plus: bool,
+    /// ECN: off, RFC 3168, or RFC 3168 with RFC 5562's ECT SYN-ACK (only when ECN is negotiated).
+    pub ecn: EcnMode,
     /// The least congestion window, in segments, that an ECN-Echo (or Source
     /// Quench) reduction leaves: 1 = RFC 3168 §6.1.2 as written (and ns-2): the
     /// halving may leave one segment, and ECE at one segment holds sending until
@@ -70,14 +98,14 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
-            variant: Variant::Reno,
+            recovery: Recovery::Reno,
+            cc: CcKind::Reno,
             mss: 1460,
             init_cwnd_segments: 2,
             rwnd_bytes: 65535,
             delayed_ack: true,
             delack_timeout_ns: Duration::from_millis(100).as_nanos(),
-            ecn: false,
-            ecn_plus: false,
+            ecn: EcnMode::Off,
             ecn_min_cwnd_segments: 1,
             clock_granularity_ns: Duration::from_millis(1).as_nanos(),
             min_rto_ns: Duration::from_secs(1).as_nanos(),
@@ -155,8 +183,6 @@ mod tests {
         assert_eq!(cfg.validate().unwrap_err().to_string(), "mss = 10: 64..=65535 bytes");
         let cfg = TcpConfig { max_rto_ns: 1, ..TcpConfig::default() };
         assert_eq!(cfg.validate().unwrap_err().to_string(), "max_rto_ns = 1: >= min_rto_ns");
-        // ecn_plus without ecn is accepted and has no effect (ECN is never negotiated).
-        assert_eq!(TcpConfig { ecn_plus: true, ..TcpConfig::default() }.validate(), Ok(()));
         let cfg = TcpConfig { ecn_min_cwnd_segments: 3, ..TcpConfig::default() };
         assert_eq!(
             cfg.validate().unwrap_err().to_string(),

@@ -24,12 +24,13 @@
 //! FIN was received. A `Done` connection still re-acknowledges a retransmitted
 //! FIN, which is what TIME-WAIT would be for. No RST.
 
-use crate::cc::CaState;
-use crate::config::{TcpConfig, Variant};
+use crate::cc::CongestionControl;
+use crate::config::{EcnMode, Recovery, TcpConfig};
 use crate::recv::{EcnEcho, PeerFin, Receiver};
 use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
 use crate::stats::TcpStats;
 use crate::timer::RtxTimer;
+use crate::window::CaState;
 use core::fmt;
 use ecnlab_wire::{Duration, Ecn, Instant, Segment, TcpFlags};
 use std::collections::VecDeque;
@@ -167,9 +168,9 @@ impl Connection {
         }
         self.neg = Negotiated {
             mss: effective_mss(self.cfg.mss, seg.mss),
-            sack: seg.sack_permitted && self.cfg.variant == Variant::Sack,
+            sack: seg.sack_permitted && self.cfg.recovery == Recovery::Sack,
             // RFC 3168 §6.1.1: an ECN-setup SYN has both ECE and CWR.
-            ecn: self.cfg.ecn && seg.flags.ece() && seg.flags.cwr(),
+            ecn: self.cfg.ecn.enabled() && seg.flags.ece() && seg.flags.cwr(),
         };
         self.snd.peer_rwnd = seg.window;
         self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
@@ -184,9 +185,9 @@ impl Connection {
         }
         self.neg = Negotiated {
             mss: effective_mss(self.cfg.mss, seg.mss),
-            sack: seg.sack_permitted && self.cfg.variant == Variant::Sack,
+            sack: seg.sack_permitted && self.cfg.recovery == Recovery::Sack,
             // RFC 3168 §6.1.1: an ECN-setup SYN-ACK has ECE and not CWR.
-            ecn: self.cfg.ecn && seg.flags.ece() && !seg.flags.cwr(),
+            ecn: self.cfg.ecn.enabled() && seg.flags.ece() && !seg.flags.cwr(),
         };
         self.handshake_rtt_sample(now);
         self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
@@ -303,8 +304,8 @@ impl Connection {
         match self.role {
             Role::Client => {
                 seg.flags = TcpFlags::SYN;
-                seg.sack_permitted = self.cfg.variant == Variant::Sack;
-                if self.cfg.ecn {
+                seg.sack_permitted = self.cfg.recovery == Recovery::Sack;
+                if self.cfg.ecn.enabled() {
                     seg.flags.insert(TcpFlags::ECE | TcpFlags::CWR);
                 }
             }
@@ -316,7 +317,7 @@ impl Connection {
                     seg.flags.insert(TcpFlags::ECE);
                 }
                 // RFC 5562 §3.1: ECT SYN-ACK; a retransmitted one is Not-ECT (§3.2).
-                ect = self.neg.ecn && self.cfg.ecn_plus && !retransmit;
+                ect = self.neg.ecn && self.cfg.ecn == EcnMode::EcnPlus && !retransmit;
                 seg.ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
             }
         }
@@ -334,7 +335,7 @@ impl Connection {
         let new_data = tx.len > 0 && !tx.retransmit;
         // RFC 3168 §6.1.5: retransmissions are Not-ECT; §6.1.4: so are pure ACKs.
         // A FIN without data is sent Not-ECT as well.
-        let ecn = if new_data && self.snd.ecn != EcnSend::Disabled { Ecn::Ect0 } else { Ecn::NotEct };
+        let ecn = if new_data && self.snd.ecn != EcnSend::Disabled { self.snd.cc.codepoint() } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
             flags.insert(TcpFlags::CWR);
@@ -463,14 +464,14 @@ impl Connection {
         self.state
     }
     pub fn ca_state(&self) -> CaState {
-        self.snd.cc.phase.ca_state()
+        self.snd.win.phase.ca_state()
     }
     /// Congestion window, bytes.
     pub fn cwnd(&self) -> u32 {
-        self.snd.cc.cwnd
+        self.snd.win.cwnd
     }
     pub fn ssthresh(&self) -> u32 {
-        self.snd.cc.ssthresh
+        self.snd.win.ssthresh
     }
     /// Effective MSS (min of ours and the peer's) once the handshake is done.
     pub fn mss(&self) -> u32 {
@@ -502,6 +503,10 @@ impl Connection {
     }
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
+    }
+    /// The congestion control's name (`cc` in results).
+    pub fn cc_name(&self) -> &'static str {
+        self.snd.cc.name()
     }
 }
 

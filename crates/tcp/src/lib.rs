@@ -12,7 +12,8 @@
 //! | `send.rs` | send sequence state, application data, transmit selection |
 //! | `recovery.rs` | ACK processing: Tahoe/Reno/NewReno/SACK recovery, ECN reaction, RTO |
 //! | `quench.rs` | response to an ICMP Source Quench (Floyd 1994 §4, §5) |
-//! | `cc.rs` | cwnd/ssthresh, `CaState`, RFC 5681 growth |
+//! | `window.rs` | cwnd/ssthresh, the phase (`CaState`), dupACK count, `recover` |
+//! | `cc/` | congestion control behind one trait: growth and the ssthresh of a reduction (`cc/mod.rs`); `reno.rs` |
 //! | `rtt.rs` | RFC 6298 estimator with a coarse clock |
 //! | `timer.rs` | retransmission timer enum, tick-aligned deadlines |
 //! | `sack.rs` | RFC 6675 scoreboard |
@@ -32,8 +33,9 @@ mod sack;
 mod send;
 mod stats;
 mod timer;
+mod window;
 
-pub use cc::CaState;
-pub use config::{ConfigError, TcpConfig, Variant};
+pub use config::{CcKind, ConfigError, EcnMode, Recovery, TcpConfig};
 pub use conn::{AppEvent, Connection, Role, State};
 pub use stats::TcpStats;
+pub use window::CaState;

@@ -18,9 +18,10 @@
 //! §6.1.2: a reduction "for any reason"). Counters: `quenches_received`
 //! (every quench delivered to the endpoint) and `quench_reductions`.
 
-use crate::cc::Phase;
+use crate::cc::Congestion;
 use crate::send::{EcnSend, Sender};
 use crate::stats::TcpStats;
+use crate::window::Phase;
 use ecnlab_wire::Instant;
 
 impl Sender {
@@ -31,7 +32,7 @@ impl Sender {
             return;
         }
         st.quench_reductions += 1;
-        self.halve_window(now);
+        self.halve_window(now, Congestion::Quench);
         if self.ecn != EcnSend::Disabled {
             self.ecn = EcnSend::CwrPending;
         }
@@ -41,6 +42,6 @@ impl Sender {
     /// succeeding ECNs if the source has reacted to a previous ECN or to a
     /// dropped packet in the last roundtrip time".
     fn quench_allowed(&self) -> bool {
-        self.una > self.reduced_at && matches!(self.cc.phase, Phase::Open | Phase::Disorder)
+        self.una > self.reduced_at && matches!(self.win.phase, Phase::Open | Phase::Disorder)
     }
 }

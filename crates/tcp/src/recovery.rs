@@ -35,10 +35,11 @@
 //! (RFC 3168 §6.1.2: "reduces its congestion window for any reason").
 //! An ICMP Source Quench is handled like ECE, with its own counters (`quench.rs`).
 
-use crate::cc::Phase;
-use crate::config::Variant;
+use crate::cc::{Ack, Congestion, CongestionControl};
+use crate::config::Recovery;
 use crate::send::{EcnSend, Sender};
 use crate::stats::TcpStats;
+use crate::window::Phase;
 use ecnlab_wire::{Instant, Segment};
 
 impl Sender {
@@ -54,14 +55,14 @@ impl Sender {
             self.una = ack;
             self.nxt = self.nxt.max(ack);
             self.rtx_next = self.rtx_next.filter(|&s| s >= ack);
-            self.take_rtt_sample(now, ack);
+            let rtt = self.take_rtt_sample(now, ack);
             self.restart_timer(now);
-            self.cc.dupacks = 0;
+            self.win.dupacks = 0;
             self.end_phase();
             if seg.flags.ece() && self.ece_allowed() {
                 self.ecn_reduce(now, st);
             } else {
-                self.on_new_ack(acked);
+                self.on_new_ack(&Ack { now, acked, rtt });
             }
         } else {
             if seg.flags.ece() && self.ece_allowed() {
@@ -75,7 +76,7 @@ impl Sender {
 
     /// Cwr and Loss end once snd_una passes their sequence number.
     fn end_phase(&mut self) {
-        self.cc.phase = match self.cc.phase {
+        self.win.phase = match self.win.phase {
             Phase::Cwr { until } if self.una > until => Phase::Open,
             Phase::Loss { recover } if self.una >= recover => Phase::Open,
             Phase::Disorder => Phase::Open,
@@ -92,7 +93,7 @@ impl Sender {
     fn ece_allowed(&self) -> bool {
         self.ecn == EcnSend::Idle
             && self.una > self.reduced_at
-            && matches!(self.cc.phase, Phase::Open | Phase::Disorder)
+            && matches!(self.win.phase, Phase::Open | Phase::Disorder)
     }
 
     /// RFC 3168 §6.1.2 (Floyd 1994 §4): halve cwnd and ssthresh, no
@@ -102,7 +103,7 @@ impl Sender {
     /// tiny window still backs off when marked.
     fn ecn_reduce(&mut self, now: Instant, st: &mut TcpStats) {
         st.ecn_reductions += 1;
-        self.halve_window(now);
+        self.halve_window(now, Congestion::Ecn);
         self.ecn = EcnSend::CwrPending;
     }
 
@@ -110,55 +111,60 @@ impl Sender {
     /// Quench response (`quench.rs`): enters Cwr until snd_max is passed.
     /// With `ecn_min_cwnd_segments` = 2 the window is ns-3's and Linux's
     /// instead: cwnd = ssthresh = max(FlightSize/2, 2·SMSS), and no hold.
-    pub(crate) fn halve_window(&mut self, now: Instant) {
-        let one_segment = self.cc.cwnd <= self.cc.mss;
+    pub(crate) fn halve_window(&mut self, now: Instant, kind: Congestion) {
+        let one_segment = self.win.cwnd <= self.win.mss;
         let flight = self.flight_size();
-        self.cc.halve(flight);
+        self.reduce_ssthresh(kind);
         if self.ecn_min_cwnd_segments >= 2 {
-            self.cc.cwnd = self.cc.ssthresh;
+            self.win.cwnd = self.win.ssthresh;
         } else if one_segment {
             // "the TCP sender should reset the retransmit timer on receiving the
             // ECN-Echo packet when the congestion window is one"
             self.hold_timer(now);
         } else {
             // Halving fewer than four segments in flight leaves one segment.
-            let small = flight < 4 * self.cc.mss as u64;
-            self.cc.cwnd = if small { self.cc.mss } else { self.cc.ssthresh };
+            let small = flight < 4 * self.win.mss as u64;
+            self.win.cwnd = if small { self.win.mss } else { self.win.ssthresh };
         }
-        self.cc.phase = Phase::Cwr { until: self.max };
+        self.win.phase = Phase::Cwr { until: self.max };
         self.reduced_at = self.max;
     }
 
-    fn on_new_ack(&mut self, acked: u64) {
-        let Phase::Recovery { recover } = self.cc.phase else {
-            self.cc.grow();
+    /// ssthresh as the congestion control sets it for a reduction of `kind` (FlightSize now).
+    pub(crate) fn reduce_ssthresh(&mut self, kind: Congestion) {
+        self.win.ssthresh = self.cc.ssthresh(&self.win, kind, self.flight_size());
+    }
+
+    fn on_new_ack(&mut self, ack: &Ack) {
+        let Phase::Recovery { recover } = self.win.phase else {
+            self.cc.on_ack(&mut self.win, ack);
             return;
         };
         let full = self.una >= recover;
-        match self.cc.variant {
-            Variant::Tahoe => {
-                self.cc.grow(); // slow start through the go-back-N retransmissions
+        match self.recovery {
+            Recovery::Tahoe => {
+                self.cc.on_ack(&mut self.win, ack); // slow start through the go-back-N retransmissions
                 if full {
-                    self.cc.phase = Phase::Open;
+                    self.win.phase = Phase::Open;
                 }
             }
             // RFC 5681 §3.2 step 6: the first new ACK deflates the window and ends recovery.
-            Variant::Reno => self.exit_recovery(),
+            Recovery::Reno => self.exit_recovery(),
             // RFC 6675 §5: recovery ends when RecoveryPoint is acknowledged.
-            Variant::Sack if self.use_sack => {
+            Recovery::Sack if self.use_sack => {
                 if full {
                     self.exit_recovery();
                 }
             }
-            Variant::NewReno | Variant::Sack if full => self.exit_recovery(),
-            Variant::NewReno | Variant::Sack => self.partial_ack(acked),
+            Recovery::NewReno | Recovery::Sack if full => self.exit_recovery(),
+            Recovery::NewReno | Recovery::Sack => self.partial_ack(ack.acked),
         }
     }
 
     /// RFC 6582 §3.2 step 6, option (2): cwnd = ssthresh on a full ACK.
     fn exit_recovery(&mut self) {
-        self.cc.cwnd = self.cc.ssthresh;
-        self.cc.phase = Phase::Open;
+        self.win.cwnd = self.win.ssthresh;
+        self.win.phase = Phase::Open;
     }
 
     /// RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
@@ -166,28 +172,28 @@ impl Sender {
     /// The timer was restarted by the ACK (RFC 6298 (5.3): "Slow-but-Steady").
     fn partial_ack(&mut self, acked: u64) {
         self.rtx_next = Some(self.una);
-        let mss = self.cc.mss as u64;
-        let mut cwnd = (self.cc.cwnd as u64).saturating_sub(acked);
+        let mss = self.win.mss as u64;
+        let mut cwnd = (self.win.cwnd as u64).saturating_sub(acked);
         if acked >= mss {
             cwnd += mss;
         }
-        self.cc.cwnd = cwnd.max(mss) as u32;
+        self.win.cwnd = cwnd.max(mss) as u32;
     }
 
     fn on_dupack(&mut self, st: &mut TcpStats) {
-        self.cc.dupacks += 1;
-        match self.cc.phase {
+        self.win.dupacks += 1;
+        match self.win.phase {
             Phase::Open => {
-                self.cc.phase = Phase::Disorder;
+                self.win.phase = Phase::Disorder;
                 self.maybe_enter_recovery(st);
             }
             Phase::Disorder | Phase::Cwr { .. } => self.maybe_enter_recovery(st),
             // RFC 5681 §3.2 step 4 (and RFC 6582): inflate by one SMSS per dupACK.
-            Phase::Recovery { .. } if matches!(self.cc.variant, Variant::Reno | Variant::NewReno) => {
-                self.cc.cwnd = self.cc.cwnd.saturating_add(self.cc.mss);
+            Phase::Recovery { .. } if matches!(self.recovery, Recovery::Reno | Recovery::NewReno) => {
+                self.win.cwnd = self.win.cwnd.saturating_add(self.win.mss);
             }
-            Phase::Recovery { .. } if self.cc.variant == Variant::Sack && !self.use_sack => {
-                self.cc.cwnd = self.cc.cwnd.saturating_add(self.cc.mss);
+            Phase::Recovery { .. } if self.recovery == Recovery::Sack && !self.use_sack => {
+                self.win.cwnd = self.win.cwnd.saturating_add(self.win.mss);
             }
             Phase::Recovery { .. } | Phase::Loss { .. } => {}
         }
@@ -195,13 +201,13 @@ impl Sender {
 
     fn maybe_enter_recovery(&mut self, st: &mut TcpStats) {
         let lost = self.use_sack && self.sb.is_lost(self.una, &self.space());
-        if self.cc.dupacks < self.cc.dupthresh && !lost {
+        if self.win.dupacks < self.win.dupthresh && !lost {
             return;
         }
         // RFC 6582 §3.2 step 1 / RFC 6675 §5: no new episode for data sent before
         // `recover` (after a timeout or an unfinished episode).
-        let guarded = matches!(self.cc.variant, Variant::NewReno | Variant::Sack);
-        if guarded && self.una < self.cc.recover {
+        let guarded = matches!(self.recovery, Recovery::NewReno | Recovery::Sack);
+        if guarded && self.una < self.win.recover {
             return;
         }
         self.enter_recovery(st);
@@ -210,31 +216,31 @@ impl Sender {
     /// Fast retransmit (RFC 5681 §3.2 steps 2–3, RFC 6582, RFC 6675 §5 step 4).
     fn enter_recovery(&mut self, st: &mut TcpStats) {
         st.fast_retransmits += 1;
-        let same_window = matches!(self.cc.phase, Phase::Cwr { .. });
+        let same_window = matches!(self.win.phase, Phase::Cwr { .. });
         if !same_window {
-            self.cc.halve(self.flight_size());
+            self.reduce_ssthresh(Congestion::Loss);
             self.reduced_at = self.max;
             if self.ecn != EcnSend::Disabled {
                 self.ecn = EcnSend::CwrPending;
             }
         }
-        self.cc.recover = self.max;
-        self.cc.phase = Phase::Recovery { recover: self.max };
+        self.win.recover = self.max;
+        self.win.phase = Phase::Recovery { recover: self.max };
         self.timing = None;
-        let mss = self.cc.mss;
-        match self.cc.variant {
+        let mss = self.win.mss;
+        match self.recovery {
             // Tahoe: slow start from one segment, go-back-N.
-            Variant::Tahoe => {
-                self.cc.cwnd = mss;
+            Recovery::Tahoe => {
+                self.win.cwnd = mss;
                 self.nxt = self.una;
             }
-            Variant::Sack if self.use_sack => {
-                self.cc.cwnd = self.cc.ssthresh;
+            Recovery::Sack if self.use_sack => {
+                self.win.cwnd = self.win.ssthresh;
                 self.sb.start_episode(self.una);
                 self.rtx_next = Some(self.una);
             }
-            Variant::Reno | Variant::NewReno | Variant::Sack => {
-                self.cc.cwnd = self.cc.ssthresh.saturating_add(self.cc.dupthresh * mss);
+            Recovery::Reno | Recovery::NewReno | Recovery::Sack => {
+                self.win.cwnd = self.win.ssthresh.saturating_add(self.win.dupthresh * mss);
                 self.rtx_next = Some(self.una);
             }
         }
@@ -255,14 +261,14 @@ impl Sender {
     /// RFC 6298 (5.4)–(5.6) and RFC 5681 §3.1 eq. (4): go back to snd_una with one segment.
     fn on_rto(&mut self, now: Instant, st: &mut TcpStats) {
         st.timeouts += 1;
-        let keep_ssthresh = matches!(self.cc.phase, Phase::Cwr { .. } | Phase::Loss { .. });
+        let keep_ssthresh = matches!(self.win.phase, Phase::Cwr { .. } | Phase::Loss { .. });
         if !keep_ssthresh {
-            self.cc.halve(self.flight_size());
+            self.reduce_ssthresh(Congestion::Timeout);
         }
-        self.cc.cwnd = self.cc.mss;
-        self.cc.dupacks = 0;
-        self.cc.recover = self.max;
-        self.cc.phase = Phase::Loss { recover: self.max };
+        self.win.cwnd = self.win.mss;
+        self.win.dupacks = 0;
+        self.win.recover = self.max;
+        self.win.phase = Phase::Loss { recover: self.max };
         self.reduced_at = self.max;
         if self.ecn != EcnSend::Disabled {
             self.ecn = EcnSend::CwrPending;
@@ -288,8 +294,8 @@ impl Sender {
     /// cwnd = 1 SMSS instead of the initial window (ssthresh untouched) and sets
     /// CWR on its first data segment. The caller counts it in `ecn_reductions`.
     pub(crate) fn ecn_plus_reduce(&mut self) {
-        self.cc.cwnd = self.cc.mss;
-        self.cc.phase = Phase::Cwr { until: self.max };
+        self.win.cwnd = self.win.mss;
+        self.win.phase = Phase::Cwr { until: self.max };
         self.reduced_at = self.max;
         self.ecn = EcnSend::CwrPending;
     }

@@ -10,11 +10,12 @@
 //! Nagle is off: full segments are sent while data and window allow; the last
 //! partial segment is sent as soon as the window has room for it.
 
-use crate::cc::{Cc, Phase};
-use crate::config::{TcpConfig, Variant};
+use crate::cc::AnyCc;
+use crate::config::{Recovery, TcpConfig};
 use crate::rtt::RttEstimator;
 use crate::sack::{Scoreboard, SeqSpace};
 use crate::timer::{tick_deadline, RtxTimer};
+use crate::window::{Phase, Window};
 use ecnlab_wire::{Duration, Instant};
 
 /// Data the application gave us.
@@ -68,9 +69,12 @@ pub(crate) struct Sender {
     /// A retransmission to send before anything else (fast retransmit, partial ACK).
     pub(crate) rtx_next: Option<u64>,
     pub(crate) timing: Option<Timing>,
-    pub(crate) cc: Cc,
+    pub(crate) win: Window,
+    /// The congestion control (`cc/`): growth and the ssthresh of a reduction.
+    pub(crate) cc: AnyCc,
+    pub(crate) recovery: Recovery,
     pub(crate) sb: Scoreboard,
-    /// SACK negotiated and the variant is `Sack`.
+    /// SACK negotiated and the recovery is `Sack`.
     pub(crate) use_sack: bool,
     pub(crate) rtt: RttEstimator,
     pub(crate) timer: RtxTimer,
@@ -85,8 +89,8 @@ pub(crate) struct Sender {
 impl Sender {
     pub(crate) fn new(cfg: &TcpConfig) -> Self {
         // Until the handshake fixes the effective MSS, report the configured IW.
-        let mut cc = Cc::new(cfg.variant, cfg.dupack_threshold);
-        cc.init(cfg.mss, cfg.init_cwnd_segments);
+        let mut win = Window::new(cfg.dupack_threshold);
+        win.init(cfg.mss, cfg.init_cwnd_segments);
         Sender {
             una: 1,
             nxt: 1,
@@ -96,7 +100,9 @@ impl Sender {
             peer_rwnd: u32::MAX,
             rtx_next: None,
             timing: None,
-            cc,
+            win,
+            cc: AnyCc::new(cfg),
+            recovery: cfg.recovery,
             sb: Scoreboard::default(),
             use_sack: false,
             rtt: RttEstimator::new(cfg),
@@ -109,8 +115,8 @@ impl Sender {
 
     /// The handshake finished: effective MSS, SACK, ECN and the peer's window are known.
     pub(crate) fn establish(&mut self, cfg: &TcpConfig, mss: u32, sack: bool, ecn: bool, rwnd: u32) {
-        self.cc.init(mss, cfg.init_cwnd_segments);
-        self.use_sack = sack && cfg.variant == Variant::Sack;
+        self.win.init(mss, cfg.init_cwnd_segments);
+        self.use_sack = sack && cfg.recovery == Recovery::Sack;
         self.ecn = if ecn { EcnSend::Idle } else { EcnSend::Disabled };
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
@@ -142,8 +148,8 @@ impl Sender {
         SeqSpace {
             una: self.una,
             high: self.max.min(self.data_end()),
-            mss: self.cc.mss as u64,
-            dupthresh: self.cc.dupthresh as u64,
+            mss: self.win.mss as u64,
+            dupthresh: self.win.dupthresh as u64,
         }
     }
 
@@ -153,7 +159,7 @@ impl Sender {
         if seq >= end {
             Tx { seq: end, len: 0, fin: true, retransmit }
         } else {
-            let len = (end - seq).min(self.cc.mss as u64) as u32;
+            let len = (end - seq).min(self.win.mss as u64) as u32;
             Tx { seq, len, fin: false, retransmit }
         }
     }
@@ -166,7 +172,7 @@ impl Sender {
         if self.timer.is_hold() {
             return None; // RFC 3168 §6.1.2: wait for the timer before sending
         }
-        if self.use_sack && matches!(self.cc.phase, Phase::Recovery { .. }) {
+        if self.use_sack && matches!(self.win.phase, Phase::Recovery { .. }) {
             return self.sack_next();
         }
         self.window_next(self.nxt - self.una)
@@ -177,7 +183,7 @@ impl Sender {
         let end = self.data_end();
         if self.nxt < end {
             let tx = self.tx_at(self.nxt);
-            let wnd = self.cc.cwnd.min(self.peer_rwnd) as u64;
+            let wnd = self.win.cwnd.min(self.peer_rwnd) as u64;
             return (in_flight + tx.len as u64 <= wnd).then_some(tx);
         }
         // The FIN takes no window: it goes as soon as all data has been sent.
@@ -188,7 +194,7 @@ impl Sender {
     fn sack_next(&self) -> Option<Tx> {
         let v = self.space();
         let pipe = self.sb.pipe(&v);
-        if pipe + self.cc.mss as u64 > self.cc.cwnd as u64 {
+        if pipe + self.win.mss as u64 > self.win.cwnd as u64 {
             return None;
         }
         if let Some(s) = self.sb.next_lost(&v) {
@@ -245,13 +251,12 @@ impl Sender {
     }
 
     /// An RTT sample when the timed segment is covered by `ack`.
-    pub(crate) fn take_rtt_sample(&mut self, now: Instant, ack: u64) {
-        if let Some(t) = self.timing {
-            if ack >= t.end {
-                self.rtt.sample(now - t.sent_at);
-                self.timing = None;
-            }
-        }
+    pub(crate) fn take_rtt_sample(&mut self, now: Instant, ack: u64) -> Option<Duration> {
+        let t = self.timing.filter(|t| ack >= t.end)?;
+        let sample = now - t.sent_at;
+        self.rtt.sample(sample);
+        self.timing = None;
+        Some(sample)
     }
 
     pub(crate) fn rto(&self) -> Duration {

@@ -9,13 +9,13 @@
 
 mod harness;
 
-use ecnlab_tcp::{AppEvent, Variant};
+use ecnlab_tcp::{AppEvent, EcnMode, Recovery};
 use ecnlab_wire::{Duration, Ecn, Instant};
 use harness::*;
 use proptest::prelude::*;
 
-fn variant() -> impl Strategy<Value = Variant> {
-    prop_oneof![Just(Variant::Tahoe), Just(Variant::Reno), Just(Variant::NewReno), Just(Variant::Sack)]
+fn variant() -> impl Strategy<Value = Recovery> {
+    prop_oneof![Just(Recovery::Tahoe), Just(Recovery::Reno), Just(Recovery::NewReno), Just(Recovery::Sack)]
 }
 
 fn fault() -> impl Strategy<Value = Fault> {
@@ -30,7 +30,7 @@ fn fault() -> impl Strategy<Value = Fault> {
 
 #[derive(Debug, Clone)]
 struct Case {
-    variant: Variant,
+    variant: Recovery,
     delayed_ack: bool,
     ecn: bool,
     ecn_plus: bool,
@@ -68,10 +68,17 @@ fn case() -> impl Strategy<Value = Case> {
         })
 }
 
+fn ecn_mode(c: &Case) -> EcnMode {
+    match (c.ecn, c.ecn_plus) {
+        (false, _) => EcnMode::Off,
+        (true, false) => EcnMode::Classic,
+        (true, true) => EcnMode::EcnPlus,
+    }
+}
+
 fn run(c: &Case) -> (Net, u64) {
     let mut cfg = config(c.variant, c.delayed_ack);
-    cfg.ecn = c.ecn;
-    cfg.ecn_plus = c.ecn_plus;
+    cfg.ecn = ecn_mode(c);
     cfg.init_cwnd_segments = c.iw;
     cfg.clock_granularity_ns = c.tick_ns;
     cfg.min_rto_ns = Duration::from_millis(200).as_nanos();
@@ -136,8 +143,7 @@ proptest! {
     #[test]
     fn test_random_faults_bidirectional(c in case(), back in 0u64..50_000) {
         let mut cfg = config(c.variant, c.delayed_ack);
-        cfg.ecn = c.ecn;
-        cfg.ecn_plus = c.ecn_plus;
+        cfg.ecn = ecn_mode(&c);
         cfg.clock_granularity_ns = c.tick_ns;
         let fwd = c.segments * MSS as u64 + c.tail;
         let mut net = Net::new(cfg.clone(), cfg, c.faults.clone());

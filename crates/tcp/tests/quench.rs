@@ -11,18 +11,18 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, TcpConfig, Variant};
+use ecnlab_tcp::{CaState, EcnMode, Recovery, TcpConfig};
 use ecnlab_wire::Instant;
 use harness::*;
 
 macro_rules! cases {
     ($scenario:ident: $($name:ident => $v:ident, $delack:expr;)*) => {
-        $( #[test] fn $name() { $scenario(Variant::$v, $delack) } )*
+        $( #[test] fn $name() { $scenario(Recovery::$v, $delack) } )*
     };
 }
 
-fn no_ecn(v: Variant, delack: bool) -> TcpConfig {
-    TcpConfig { ecn: false, ..config(v, delack) }
+fn no_ecn(v: Recovery, delack: bool) -> TcpConfig {
+    TcpConfig { ecn: EcnMode::Off, ..config(v, delack) }
 }
 
 #[track_caller]
@@ -57,7 +57,7 @@ fn check_clean(net: &Net, bytes: u64) {
 /// Segment 20 causes a quench: one halving when it arrives, no retransmission,
 /// nothing sent at that instant, no slow start afterwards (the next ACK grows
 /// cwnd by congestion avoidance, MSS²/cwnd).
-fn one_quench(v: Variant, delack: bool) {
+fn one_quench(v: Recovery, delack: bool) {
     let net = Net::transfer(no_ecn(v, delack), 60_000, vec![quench(Target::Seq(seg(20)))]);
     check_clean(&net, 60_000);
     let q = quench_points(&net);
@@ -85,7 +85,7 @@ cases! { one_quench:
 /// outstanding at the first is not yet acknowledged, so it is ignored (Floyd
 /// 1994 §5: "doesn't respond to succeeding ECNs until all packets outstanding
 /// at time t have been acked"); the state is that of one quench.
-fn two_quenches_one_window(v: Variant, delack: bool) {
+fn two_quenches_one_window(v: Recovery, delack: bool) {
     let one = Net::transfer(no_ecn(v, delack), 60_000, vec![quench(Target::Seq(seg(20)))]);
     let faults = vec![quench(Target::Seq(seg(20))), quench(Target::Seq(seg(22)))];
     let net = Net::transfer(no_ecn(v, delack), 60_000, faults);
@@ -105,7 +105,7 @@ cases! { two_quenches_one_window:
 // ---------------------------------------------------------------- a later window
 /// Quenches from segments 20 and 150: the second comes after snd_una has passed
 /// the first reduction's snd_max, so it halves again.
-fn quench_next_window(v: Variant, delack: bool) {
+fn quench_next_window(v: Recovery, delack: bool) {
     let faults = vec![quench(Target::Seq(seg(20))), quench(Target::Seq(seg(150)))];
     let net = Net::transfer(no_ecn(v, delack), 200_000, faults);
     check_clean(&net, 200_000);
@@ -128,7 +128,7 @@ cases! { quench_next_window:
 /// negotiated the next new data segment carries CWR, and no ECN reduction is counted.
 #[test]
 fn test_quench_with_ecn_sets_cwr() {
-    let net = Net::transfer(config(Variant::Reno, false), 60_000, vec![quench(Target::Seq(seg(20)))]);
+    let net = Net::transfer(config(Recovery::Reno, false), 60_000, vec![quench(Target::Seq(seg(20)))]);
     let p = quench_points(&net)[0];
     let cwr: Vec<_> = net.data().filter(|l| l.seg.flags.cwr()).collect();
     check(&net, cwr.len() == 1 && cwr[0].t > p.t && !cwr[0].seg.retransmit, "CWR on the next new segment");
@@ -138,7 +138,7 @@ fn test_quench_with_ecn_sets_cwr() {
 /// A quench before the handshake completes is counted and ignored.
 #[test]
 fn test_quench_before_established_is_ignored() {
-    let mut c = ecnlab_tcp::Connection::new(no_ecn(Variant::Reno, false), ecnlab_tcp::Role::Client);
+    let mut c = ecnlab_tcp::Connection::new(no_ecn(Recovery::Reno, false), ecnlab_tcp::Role::Client);
     let before = (c.cwnd(), c.ssthresh());
     c.on_source_quench(Instant::ZERO);
     assert_eq!((c.cwnd(), c.ssthresh()), before);

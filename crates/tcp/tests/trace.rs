@@ -22,7 +22,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{AppEvent, CaState, State, Variant};
+use ecnlab_tcp::{AppEvent, CaState, EcnMode, Recovery, State};
 use ecnlab_wire::{Duration, Ecn, Instant};
 use harness::*;
 
@@ -92,17 +92,17 @@ fn half_flight(p: &CcPoint) -> u32 {
 }
 
 /// cwnd on entering Recovery with ssthresh `ss` (RFC 5681 §3.2 / RFC 6675 §5 / Tahoe).
-fn recovery_cwnd(v: Variant, ss: u32) -> u32 {
+fn recovery_cwnd(v: Recovery, ss: u32) -> u32 {
     match v {
-        Variant::Reno | Variant::NewReno => ss + 3 * MSS,
-        Variant::Sack => ss,
-        Variant::Tahoe => MSS,
+        Recovery::Reno | Recovery::NewReno => ss + 3 * MSS,
+        Recovery::Sack => ss,
+        Recovery::Tahoe => MSS,
     }
 }
 
 macro_rules! cases {
     ($scenario:ident: $($name:ident => $v:ident, $delack:expr;)*) => {
-        $( #[test] fn $name() { $scenario(Variant::$v, $delack) } )*
+        $( #[test] fn $name() { $scenario(Recovery::$v, $delack) } )*
     };
 }
 
@@ -110,7 +110,7 @@ macro_rules! cases {
 /// 60 segments, nothing lost or marked: slow start all the way (ssthresh stays
 /// "infinite"). cwnd grows one MSS per ACK of new data: 60 data ACKs plus the
 /// ACK of the FIN without delayed ACKs, 30 pair ACKs plus the FIN's with them.
-fn no_mark(v: Variant, delack: bool) {
+fn no_mark(v: Recovery, delack: bool) {
     let net = Net::transfer(config(v, delack), 60_000, vec![]);
     check_common(&net, 60_000);
     let acks = if delack { 31 } else { 61 };
@@ -135,7 +135,7 @@ cases! { no_mark:
 /// segments 20..=40 carry ECE (21). With delayed ACKs (j = 10) FlightSize is 9
 /// → 4500; 29 are out, CWR on segment 30, ECE on the ACKs of 20, 22, 24, 26,
 /// 28 (5); the ACK covering segment 30 has none. No retransmission.
-fn marks(v: Variant, delack: bool, extra: &[u64]) {
+fn marks(v: Recovery, delack: bool, extra: &[u64]) {
     let mut faults = vec![mark(Target::Seq(seg(20)))];
     faults.extend(extra.iter().map(|&k| mark(Target::Seq(seg(k)))));
     let net = Net::transfer(config(v, delack), 60_000, faults);
@@ -161,7 +161,7 @@ fn marks(v: Variant, delack: bool, extra: &[u64]) {
         check(&net, !(covered && a.seg.flags.ece()), &format!("no ECE after CWR: {a}"));
     }
 }
-fn one_mark(v: Variant, delack: bool) {
+fn one_mark(v: Recovery, delack: bool) {
     marks(v, delack, &[]);
 }
 cases! { one_mark:
@@ -175,7 +175,7 @@ cases! { one_mark:
 /// Segments 20 and 22 marked: both in the window outstanding at the first
 /// reduction, so one reduction (RFC 3168 §6.1.2), same numbers as one mark;
 /// the second CE arrives while ECE is already echoed (no extra ACK).
-fn two_marks(v: Variant, delack: bool) {
+fn two_marks(v: Recovery, delack: bool) {
     marks(v, delack, &[22]);
 }
 cases! { two_marks:
@@ -192,7 +192,7 @@ cases! { two_marks:
 /// ssthresh + 3 MSS (Reno/NewReno), ssthresh (SACK) or 1 MSS (Tahoe). All
 /// segments after 22 were received, so one retransmission repairs it (for
 /// Tahoe too: the cumulative ACK jumps over the go-back-N range).
-fn mark_then_drop(v: Variant, delack: bool) {
+fn mark_then_drop(v: Recovery, delack: bool) {
     let faults = vec![mark(Target::Seq(seg(20))), drop(Target::Seq(seg(22)))];
     let net = Net::transfer(config(v, delack), 60_000, faults);
     check_common(&net, 60_000);
@@ -219,7 +219,7 @@ cases! { mark_then_drop:
 /// arrives with 40 segments out and snd_una at 20: FlightSize 21 → ssthresh
 /// 10500. With delayed ACKs the formula is checked against the trace. One
 /// fast retransmit repairs it for every variant.
-fn one_drop(v: Variant, delack: bool) {
+fn one_drop(v: Recovery, delack: bool) {
     let net = Net::transfer(config(v, delack), 60_000, vec![drop(Target::Seq(seg(20)))]);
     check_common(&net, 60_000);
     let r = first(&net, CaState::Recovery);
@@ -252,7 +252,7 @@ cases! { one_drop:
 /// - SACK retransmits 22 as soon as IsLost(22) holds, before the partial ACK
 ///   arrives: one fast retransmit.
 /// - Tahoe: slow start from one segment, go-back-N retransmits 20, 22 and 23.
-fn two_drops(v: Variant, delack: bool) {
+fn two_drops(v: Recovery, delack: bool) {
     let faults = vec![drop(Target::Seq(seg(20))), drop(Target::Seq(seg(22)))];
     let net = Net::transfer(config(v, delack), 60_000, faults);
     check_common(&net, 60_000);
@@ -261,34 +261,34 @@ fn two_drops(v: Variant, delack: bool) {
     check(&net, r.ssthresh == ss && r.ssthresh == half_flight(&r), "first reduction");
     check(&net, r.cwnd == recovery_cwnd(v, ss), "recovery cwnd");
     let (rtx, fr) = match v {
-        Variant::Reno => (2, 2),
-        Variant::NewReno | Variant::Sack => (2, 1),
-        Variant::Tahoe => (3, 1),
+        Recovery::Reno => (2, 2),
+        Recovery::NewReno | Recovery::Sack => (2, 1),
+        Recovery::Tahoe => (3, 1),
     };
     let want = Counts { data: 60 + rtx, retransmits: rtx, fast_retransmits: fr, timeouts: 0, ecn_reductions: 0 };
     assert_eq!(counts(&net.c), want, "{}", net.dump());
     let rtx_seqs: Vec<u64> = net.data().filter(|l| l.seg.retransmit).map(|l| l.seg.seq).collect();
     match v {
-        Variant::Tahoe => check(&net, rtx_seqs == [seg(20), seg(22), seg(23)], "go-back-N"),
+        Recovery::Tahoe => check(&net, rtx_seqs == [seg(20), seg(22), seg(23)], "go-back-N"),
         _ => check(&net, rtx_seqs == [seg(20), seg(22)], "holes retransmitted"),
     }
     match v {
-        Variant::Reno => {
+        Recovery::Reno => {
             // Second episode: a fresh reduction from the trace's FlightSize.
             let second = net.cc_log.iter().filter(|p| p.ca == CaState::Recovery).find(|p| p.ssthresh != ss);
             let second = second.copied().unwrap_or_else(|| panic!("no second episode\n{}", net.dump()));
             check(&net, second.ssthresh == half_flight(&second), "second reduction");
             check(&net, delack || second.ssthresh == 13_500, "27 segments / 2");
         }
-        Variant::NewReno | Variant::Sack => {
+        Recovery::NewReno | Recovery::Sack => {
             // One episode: Recovery until the full ACK, then cwnd = ssthresh.
             let idx = net.cc_log.iter().position(|p| p.ca == CaState::Recovery).unwrap();
             let exit = net.cc_log[idx..].iter().find(|p| p.ca != CaState::Recovery).unwrap();
             check(&net, exit.cwnd == ss && exit.ssthresh == ss && exit.ca == CaState::Open, "exit");
         }
-        Variant::Tahoe => {}
+        Recovery::Tahoe => {}
     }
-    if v == Variant::Sack {
+    if v == Recovery::Sack {
         // The hole at 22 is retransmitted before the ACK of the first retransmission arrives.
         let rtx22 = net.data().find(|l| l.seg.retransmit && l.seg.seq == seg(22)).unwrap().t;
         let partial = net.acks().find(|a| a.seg.ack > seg(20)).unwrap().t;
@@ -308,7 +308,7 @@ cases! { two_drops:
 /// the retransmission timer is reset (RTO = 1 s: the handshake sample of
 /// ~20 ms gives far less than min_rto) and no new segment leaves until it
 /// expires on the next 1 ms tick. That expiry is not a timeout.
-fn mark_cwnd_one(v: Variant, delack: bool) {
+fn mark_cwnd_one(v: Recovery, delack: bool) {
     let mut cfg = config(v, delack);
     cfg.init_cwnd_segments = 1;
     let net = Net::transfer(cfg, 10_000, vec![mark(Target::Seq(seg(1)))]);
@@ -335,7 +335,7 @@ cases! { mark_cwnd_one:
 /// (RFC 3168 §6.1.2 / Floyd 1994 halve cwnd; ns-2 does the same), while ssthresh
 /// keeps RFC 5681's floor of two. No retransmission, no timeout; the flow then
 /// slow-starts back to ssthresh.
-fn mark_small_window(v: Variant, delack: bool) {
+fn mark_small_window(v: Recovery, delack: bool) {
     let mut cfg = config(v, delack);
     cfg.rwnd_bytes = 3 * MSS;
     let net = Net::transfer(cfg, 30_000, vec![mark(Target::Seq(seg(10)))]);
@@ -360,7 +360,7 @@ cases! { mark_small_window:
 /// leaves cwnd = ssthresh = 2 segments instead of one, and the mark of
 /// `mark_cwnd_one` (IW 1) does not hold the sender: cwnd = ssthresh = 2
 /// segments, the second and third segments leave at once, the second with CWR.
-fn mark_min_two(v: Variant, delack: bool) {
+fn mark_min_two(v: Recovery, delack: bool) {
     let mut cfg = config(v, delack);
     cfg.ecn_min_cwnd_segments = 2;
     cfg.rwnd_bytes = 3 * MSS;
@@ -400,7 +400,7 @@ cases! { mark_min_two:
 /// kept (RFC 3168 §6.1.2; FlightSize/2 would give 2000). Go-back-N resends the
 /// two segments and the FIN. The timer expires on a 1 ms tick. The ECE that
 /// continues (no new data carries a CWR) triggers no second reduction.
-fn mark_then_timeout(v: Variant, delack: bool) {
+fn mark_then_timeout(v: Recovery, delack: bool) {
     let (n, ss) = if delack { (29, 4500) } else { (40, 10_000) };
     let faults = vec![mark(Target::Seq(seg(20))), drop(Target::Seq(seg(n - 1))), drop(Target::Seq(seg(n)))];
     let net = Net::transfer(config(v, delack), n * 1000, faults);
@@ -429,9 +429,9 @@ cases! { mark_then_timeout:
 /// marked. The Client's handshake ACK (a pure ACK: it has no data) carries
 /// ECE; the Server starts with cwnd = 1 MSS instead of 2 and sends CWR on its
 /// first data segment, then waits for the ACK before the second.
-fn synack_mark_ecn_plus(v: Variant, delack: bool) {
+fn synack_mark_ecn_plus(v: Recovery, delack: bool) {
     let mut cfg = config(v, delack);
-    cfg.ecn_plus = true;
+    cfg.ecn = EcnMode::EcnPlus;
     let net = Net::response(cfg, 10_000, vec![mark(Target::SynAck(1))]);
     check_common(&net, 10_000);
     let synack = net.acks().next().unwrap();
@@ -461,7 +461,7 @@ cases! { synack_mark_ecn_plus:
 /// SYN-RECEIVED and is ignored); the Server's fires at 0.010035 + 1 s rounded
 /// up to the 1 ms tick = 1.011 s and resends the SYN-ACK (Not-ECT). The
 /// connection then completes normally; ECN is still negotiated.
-fn synack_mark_no_ecn_plus(v: Variant, delack: bool) {
+fn synack_mark_no_ecn_plus(v: Recovery, delack: bool) {
     let net = Net::transfer(config(v, delack), 10_000, vec![mark(Target::SynAck(1))]);
     check_common(&net, 10_000);
     let synacks: Vec<_> = net.acks().filter(|l| l.seg.flags.syn()).collect();

@@ -41,7 +41,12 @@ def peer_params(sc: Scenario, tool: str) -> dict[str, Any]:
     _require(q["mode"] == "packet", "topology.bottleneck_queue.mode", q["mode"], "the peer scripts use packet mode")
     _require(r["faults"] == [], "faults", r["faults"], "the peers have no scripted faults")
     _require(topo["access_loss"] == 0 and topo["access_corrupt"] == 0, "topology.access_loss", topo["access_loss"], "0")
-    _require(tcp["variant"] == "newreno" and not tcp["ecn_plus"], "tcp.variant", tcp["variant"], "newreno without ECN+")
+    _require(
+        tcp["recovery"] == "newreno" and tcp["cc"] == "reno" and not tcp["ecn_plus"],
+        "tcp.recovery",
+        tcp["recovery"],
+        "newreno (Reno congestion control) without ECN+",
+    )
     want_floor = _ECN_MIN_CWND_OF[tool]
     _require(
         tcp["ecn_min_cwnd"] == want_floor,

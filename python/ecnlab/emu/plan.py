@@ -19,14 +19,13 @@ from ecnlab.model import Scenario, TcpSpec
 
 __all__ = ["HostPlan", "Plan", "make_plan", "LINUX_CC"]
 
-#: scenario ``tcp.variant`` → (Linux congestion control, net.ipv4.tcp_sack).
+#: scenario ``tcp.recovery`` → (Linux congestion control, net.ipv4.tcp_sack).
 #: Linux "reno" recovers with NewReno partial-ACK handling (RFC 6582) even
 #: without SACK; Tahoe has no Linux counterpart.
 LINUX_CC: dict[str, tuple[str, int]] = {
     "reno": ("reno", 0),
     "newreno": ("reno", 0),
     "sack": ("reno", 1),
-    "cubic": ("cubic", 1),
 }
 
 #: Applications ecnlab.emu.traffic implements.
@@ -100,12 +99,12 @@ def _check_supported(sc: Scenario) -> None:
             raise ScenarioError(
                 f"flows.{f.id}.kind", f"emulate supports the applications {', '.join(APP_KINDS)}", f.app.kind
             )
-        if f.tcp.variant not in LINUX_CC:
+        if f.tcp.recovery not in LINUX_CC:
             allowed = ", ".join(LINUX_CC)
             raise ScenarioError(
-                f"flows.{f.id}.tcp.variant",
-                f"Linux has no such congestion control; emulate supports {allowed}",
-                f.tcp.variant,
+                f"flows.{f.id}.tcp.recovery",
+                f"Linux has no such loss recovery; emulate supports {allowed}",
+                f.tcp.recovery,
             )
 
 
@@ -113,7 +112,7 @@ def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:
     """Per-namespace settings; every flow touching the host must agree on them."""
     tcps = {f.tcp for f in sc.flows if name in (f.src, f.dst)}
     tcp = _one(name, tcps)
-    cc, sack = LINUX_CC[tcp.variant]
+    cc, sack = LINUX_CC[tcp.recovery]
     sysctls = {
         "net.ipv4.tcp_congestion_control": cc,  # new namespaces inherit the root's (bbr here)
         "net.ipv4.tcp_ecn": "1" if tcp.ecn else "0",  # 1: request and accept ECN; 0: neither

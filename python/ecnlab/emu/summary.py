@@ -127,7 +127,7 @@ def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
         "dst": f.dst,
         "ecn": f.tcp.ecn,
         "ecn_negotiated": bool(infos) and all(i["ecn"] for i in infos),
-        "cc": LINUX_CC[f.tcp.variant][0],
+        "cc": LINUX_CC[f.tcp.recovery][0],
         "start_s": start,
         "connections": max(snd["connections"], rcv["connections"]),
         "bytes_delivered": rcv["bytes_at_end"],

@@ -8,7 +8,7 @@
 
 #![allow(dead_code)]
 
-use ecnlab_tcp::{AppEvent, CaState, Connection, Role, TcpConfig, Variant};
+use ecnlab_tcp::{AppEvent, CaState, Connection, EcnMode, Recovery, Role, TcpConfig};
 use ecnlab_wire::{Duration, Ecn, Instant, Segment};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -151,14 +151,14 @@ pub struct Net {
 }
 
 /// The configuration the trace tests use: MSS 1000 B, IW 2, ECN on, 1 ms clock, 1 s min RTO.
-pub fn config(variant: Variant, delayed_ack: bool) -> TcpConfig {
+pub fn config(variant: Recovery, delayed_ack: bool) -> TcpConfig {
     TcpConfig {
-        variant,
+        recovery: variant,
         mss: MSS,
         init_cwnd_segments: 2,
         rwnd_bytes: 1_000_000,
         delayed_ack,
-        ecn: true,
+        ecn: EcnMode::Classic,
         ..TcpConfig::default()
     }
 }

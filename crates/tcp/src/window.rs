@@ -1,15 +1,9 @@
-//! Congestion-window state: the phase (CaState with its data) and RFC 5681 growth.
-//!
-//! Window arithmetic is in bytes and per ACK (no RFC 3465 byte counting):
-//! - slow start while cwnd < ssthresh: cwnd += SMSS per ACK of new data (RFC 5681 eq. 2);
-//! - congestion avoidance otherwise: cwnd += max(1, SMSS·SMSS / cwnd) per ACK
-//!   of new data (RFC 5681 eq. 3), integer division.
-//!
-//! A reduction (ECN, fast retransmit, timeout) sets ssthresh = max(FlightSize/2,
-//! 2·SMSS) (RFC 5681 eq. 4) with FlightSize = snd_max − snd_una *after* the ACK
-//! that triggered it was applied.
+//! The sender's window state: cwnd and ssthresh (bytes), the phase (CaState
+//! with the sequence number that ends it), duplicate-ACK count and RFC 6582
+//! `recover`. How cwnd grows and what ssthresh a congestion event leaves is
+//! the congestion control's (`cc/`); what the phases do is loss recovery's
+//! (`recovery.rs`).
 
-use crate::config::Variant;
 use core::fmt;
 
 /// Congestion-control state as Linux and ns-3 name it.
@@ -72,11 +66,10 @@ impl Phase {
 }
 
 /// Upper bound on cwnd, to keep the byte arithmetic far from overflow.
-const CWND_MAX: u32 = u32::MAX / 4;
+pub(crate) const CWND_MAX: u32 = u32::MAX / 4;
 
 #[derive(Clone, Debug)]
-pub(crate) struct Cc {
-    pub(crate) variant: Variant,
+pub(crate) struct Window {
     pub(crate) mss: u32,
     pub(crate) cwnd: u32,
     pub(crate) ssthresh: u32,
@@ -87,10 +80,9 @@ pub(crate) struct Cc {
     pub(crate) recover: u64,
 }
 
-impl Cc {
-    pub(crate) fn new(variant: Variant, dupthresh: u32) -> Self {
-        Cc {
-            variant,
+impl Window {
+    pub(crate) fn new(dupthresh: u32) -> Self {
+        Window {
             mss: 536,
             cwnd: 536,
             // RFC 5681 §3.1: ssthresh starts arbitrarily high.
@@ -106,47 +98,5 @@ impl Cc {
     pub(crate) fn init(&mut self, mss: u32, init_cwnd_segments: u32) {
         self.mss = mss;
         self.cwnd = mss.saturating_mul(init_cwnd_segments.max(1));
-    }
-
-    /// RFC 5681 eq. (2) and (3), per ACK of new data.
-    pub(crate) fn grow(&mut self) {
-        let inc = if self.cwnd < self.ssthresh {
-            self.mss
-        } else {
-            (self.mss as u64 * self.mss as u64 / self.cwnd as u64).max(1) as u32
-        };
-        self.cwnd = self.cwnd.saturating_add(inc).min(CWND_MAX);
-    }
-
-    /// RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2·SMSS).
-    pub(crate) fn halve(&mut self, flight: u64) {
-        let half = (flight / 2).min(CWND_MAX as u64) as u32;
-        self.ssthresh = half.max(2 * self.mss);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn test_slow_start_then_congestion_avoidance() {
-        let mut cc = Cc::new(Variant::Reno, 3);
-        cc.init(1000, 2);
-        cc.ssthresh = 3000;
-        cc.grow();
-        assert_eq!(cc.cwnd, 3000);
-        cc.grow(); // CA: 1000·1000/3000 = 333
-        assert_eq!(cc.cwnd, 3333);
-    }
-
-    #[test]
-    fn test_halve_has_two_segment_floor() {
-        let mut cc = Cc::new(Variant::Reno, 3);
-        cc.init(1000, 2);
-        cc.halve(3000);
-        assert_eq!(cc.ssthresh, 2000);
-        cc.halve(9000);
-        assert_eq!(cc.ssthresh, 4500);
     }
 }

@@ -1,0 +1,98 @@
+//! The congestion-control seam, after Linux `tcp_congestion_ops`, ns-3
+//! `TcpCongestionOps` and quinn's `Controller`.
+//!
+//! A congestion control decides two things and nothing else:
+//! - how cwnd grows on an ACK of new data outside loss recovery and outside
+//!   the ACK that carried a reduction ([`CongestionControl::on_ack`]);
+//! - what ssthresh a congestion event leaves ([`CongestionControl::ssthresh`]),
+//!   given its kind (loss, ECN, timeout, Source Quench) and FlightSize.
+//!
+//! Loss recovery (`recovery.rs`) owns the phases and sets cwnd from that
+//! ssthresh (cwnd = ssthresh after ECN, ssthresh + 3·SMSS in NewReno's
+//! recovery, one segment after a timeout); the connection stamps every new
+//! data segment with [`CongestionControl::codepoint`].
+//!
+//! Adding a congestion control: one file in this folder implementing the
+//! trait, one line in [`registry!`] below, one entry in the scenario schema
+//! (`python/ecnlab/params.py`, `TCP_CCS`). `docs/architecture.md` lists them.
+
+mod reno;
+
+use crate::config::{CcKind, TcpConfig};
+use crate::window::Window;
+use ecnlab_wire::{Duration, Ecn, Instant};
+
+pub(crate) use reno::Reno;
+
+/// What an ACK of new data tells the congestion control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ack {
+    pub(crate) now: Instant,
+    /// Bytes newly acknowledged by this ACK.
+    pub(crate) acked: u64,
+    /// An RTT sample taken from this ACK (Karn's rule applied).
+    pub(crate) rtt: Option<Duration>,
+}
+
+/// Why the window is being reduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Congestion {
+    /// Fast retransmit (duplicate ACKs, SACK loss detection).
+    Loss,
+    /// ECN-Echo (RFC 3168 §6.1.2).
+    Ecn,
+    /// An ICMP Source Quench (Floyd 1994 §4).
+    Quench,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// One congestion-control algorithm (see the module documentation).
+pub(crate) trait CongestionControl {
+    /// The name reported in results (`cc` of a flow).
+    fn name(&self) -> &'static str;
+    /// Grow `w.cwnd` for an ACK of new data (outside recovery).
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack);
+    /// The ssthresh a congestion event of `kind` leaves, FlightSize `flight` bytes.
+    fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32;
+    /// The ECN codepoint of new data when ECN is in use.
+    fn codepoint(&self) -> Ecn {
+        Ecn::Ect0
+    }
+}
+
+/// The registry: one line per congestion control (`Kind => Type::new(cfg)`).
+macro_rules! registry {
+    ($($kind:ident => $ty:ident),* $(,)?) => {
+        /// Every congestion control, dispatched without a vtable.
+        #[derive(Clone, Debug)]
+        pub(crate) enum AnyCc { $($kind($ty)),* }
+
+        impl AnyCc {
+            pub(crate) fn new(cfg: &TcpConfig) -> Self {
+                match cfg.cc { $(CcKind::$kind => AnyCc::$kind($ty::new(cfg))),* }
+            }
+        }
+
+        impl CongestionControl for AnyCc {
+            fn name(&self) -> &'static str {
+                match self { $(AnyCc::$kind(c) => c.name()),* }
+            }
+            #[inline]
+            fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+                match self { $(AnyCc::$kind(c) => c.on_ack(w, ack)),* }
+            }
+            fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32 {
+                match self { $(AnyCc::$kind(c) => c.ssthresh(w, kind, flight)),* }
+            }
+            #[inline]
+            fn codepoint(&self) -> Ecn {
+                match self { $(AnyCc::$kind(c) => c.codepoint()),* }
+            }
+        }
+    };
+}
+
+registry! {
+    Reno => Reno,
+}
