@@ -30,7 +30,7 @@ base = "{(SCENARIOS / "dumbbell-red-ecn.toml").as_posix()}"
 name = "maxp{{max_p}}-s{{seed}}"
 seeds = 3
 [set]
-duration = "1000s"
+duration = "5000s"
 sample_interval = 0
 "output.pcap" = []
 [axes]

@@ -29,8 +29,9 @@
 //! ssthresh. NewReno and SACK start no new episode while snd_una < `recover`
 //! (snd_max at the last episode or timeout).
 //!
-//! The ACK that triggers an ECN reduction does not also grow cwnd. After an ECN
-//! reduction cwnd grows normally (congestion avoidance) while in Cwr.
+//! No ACK carrying ECE grows cwnd (RFC 3168 §6.1.2), whether it triggers a
+//! reduction or is ignored because the window was already reduced. After an
+//! ECN reduction cwnd grows normally on ACKs without ECE while in Cwr.
 //! Any reduction with ECN negotiated sets CWR on the next new data segment
 //! (RFC 3168 §6.1.2: "reduces its congestion window for any reason").
 //! An ICMP Source Quench is handled like ECE, with its own counters (`quench.rs`).
@@ -59,10 +60,11 @@ impl Sender {
             self.restart_timer(now);
             self.win.dupacks = 0;
             self.end_phase();
-            if seg.flags.ece() && self.ece_allowed() {
+            let ece = seg.flags.ece();
+            if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
             } else {
-                self.on_new_ack(&Ack { now, acked, rtt });
+                self.on_new_ack(&Ack { now, acked, rtt }, ece);
             }
         } else {
             if seg.flags.ece() && self.ece_allowed() {
@@ -135,15 +137,23 @@ impl Sender {
         self.win.ssthresh = self.cc.ssthresh(&self.win, kind, self.flight_size());
     }
 
-    fn on_new_ack(&mut self, ack: &Ack) {
+    /// An ACK of new data that made no ECN reduction. RFC 3168 §6.1.2: "The
+    /// sending TCP SHOULD NOT increase the congestion window in response to
+    /// the receipt of an ECN-Echo ACK packet": with `ece` cwnd does not grow
+    /// (recovery's own bookkeeping still runs).
+    fn on_new_ack(&mut self, ack: &Ack, ece: bool) {
         let Phase::Recovery { recover } = self.win.phase else {
-            self.cc.on_ack(&mut self.win, ack);
+            if !ece {
+                self.cc.on_ack(&mut self.win, ack);
+            }
             return;
         };
         let full = self.una >= recover;
         match self.recovery {
             Recovery::Tahoe => {
-                self.cc.on_ack(&mut self.win, ack); // slow start through the go-back-N retransmissions
+                if !ece {
+                    self.cc.on_ack(&mut self.win, ack); // slow start through the go-back-N retransmissions
+                }
                 if full {
                     self.win.phase = Phase::Open;
                 }
