@@ -2,6 +2,11 @@
 //! flow — the n-th transmission of the flow to enter the link, or the first
 //! transmission carrying a given sequence number. The tool of ns-2's ECN
 //! validation suite (scripted drops and marks of chosen packets).
+//!
+//! Every fault of a link counts every packet of its flow, also one that an
+//! earlier fault in the list already chose (`check_all`): `nth = 189 … 203`
+//! drops packets 189 to 203 whatever order the faults are written in. When
+//! two faults choose the same packet the first in the list acts.
 
 use crate::packet::Packet;
 use crate::spec::FaultAction;
@@ -22,6 +27,16 @@ pub enum Target {
     Nth(u64),
     /// First payload-carrying packet of connection 0 covering this sequence number.
     Seq(u64),
+}
+
+/// Counts `p` at every fault of a link; the action of the first that chooses it.
+pub fn check_all(faults: &mut [Fault], p: &Packet) -> Option<FaultAction> {
+    let mut action = None;
+    for f in faults {
+        let a = f.check(p);
+        action = action.or(a);
+    }
+    action
 }
 
 impl Fault {
@@ -48,5 +63,46 @@ impl Fault {
         } else {
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::End;
+    use ecnlab_wire::{Instant, Segment};
+
+    fn pkt(seq: u64) -> Packet {
+        let seg = Segment { seq, payload_len: 1000, ..Segment::default() };
+        Packet {
+            seg,
+            flow: 0,
+            slot: 0,
+            gen: 0,
+            conn_no: 0,
+            to: End::Client,
+            src: 0,
+            dst: 1,
+            enqueued_at: Instant::ZERO,
+            quench: None,
+        }
+    }
+
+    /// Issue 15 (b): `nth = 189 … 203` in ascending order drops 15 consecutive
+    /// packets (188 … 202 counted from 0), not every other one.
+    #[test]
+    fn test_every_fault_counts_every_packet() {
+        let mut faults: Vec<_> = (189..=203).map(|n| Fault::new(0, FaultAction::Drop, Target::Nth(n))).collect();
+        let hit: Vec<u64> = (1..=300).filter(|&i| check_all(&mut faults, &pkt(i * 1000)).is_some()).collect();
+        assert_eq!(hit, (189..=203).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn test_first_fault_in_the_list_acts_on_a_shared_packet() {
+        let mut faults =
+            vec![Fault::new(0, FaultAction::Mark, Target::Nth(2)), Fault::new(0, FaultAction::Drop, Target::Seq(2500))];
+        assert_eq!(check_all(&mut faults, &pkt(1)), None);
+        assert_eq!(check_all(&mut faults, &pkt(2001)), Some(FaultAction::Mark));
+        assert!(faults.iter().all(|f| f.fired));
     }
 }

@@ -148,7 +148,7 @@ impl Simulation {
         let link_faults = &mut self.faults[li as usize];
         if !link_faults.is_empty() && self.pkts.get(idx).quench.is_none() {
             let p = self.pkts.get_mut(idx);
-            let action = link_faults.iter_mut().find_map(|f| f.check(p));
+            let action = crate::fault::check_all(link_faults, p);
             let mut p = *p;
             let kept = self.apply_fault(li, action, &mut p);
             *self.pkts.get_mut(idx) = p;
