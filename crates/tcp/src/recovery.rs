@@ -26,8 +26,9 @@
 //! Cwr is dropped). NewReno leaves Recovery with cwnd = ssthresh (RFC 6582
 //! §3.2 step 6 option 2) and restarts the RTO on every partial ACK
 //! ("Slow-but-Steady"); SACK recovery does not grow cwnd and leaves it at
-//! ssthresh. NewReno and SACK start no new episode while snd_una < `recover`
-//! (snd_max at the last episode or timeout).
+//! ssthresh. NewReno and SACK start no new episode until snd_una passes
+//! `recover` (snd_max at the last episode or timeout); after a timeout no
+//! recovery does (RFC 6582 §4).
 //!
 //! No ACK carrying ECE grows cwnd (RFC 3168 §6.1.2), whether it triggers a
 //! reduction or is ignored because the window was already reduced. After an
@@ -214,10 +215,13 @@ impl Sender {
         if self.win.dupacks < self.win.dupthresh && !lost {
             return;
         }
-        // RFC 6582 §3.2 step 1 / RFC 6675 §5: no new episode for data sent before
-        // `recover` (after a timeout or an unfinished episode).
+        // RFC 6582 §3.2 step 1: a new episode only "if the Cumulative
+        // Acknowledgment field covers more than recover" (snd_una > snd_max at
+        // that time): after a timeout for every recovery (§4: the duplicate ACKs
+        // of go-back-N retransmissions are no news of loss), and after an
+        // episode for NewReno and SACK (RFC 6675 §5.1 likewise).
         let guarded = matches!(self.recovery, Recovery::NewReno | Recovery::Sack);
-        if guarded && self.una < self.win.recover {
+        if self.una <= self.win.rto_recover || (guarded && self.una <= self.win.recover) {
             return;
         }
         self.enter_recovery(st);
@@ -278,6 +282,7 @@ impl Sender {
         self.win.cwnd = self.win.mss;
         self.win.dupacks = 0;
         self.win.recover = self.max;
+        self.win.rto_recover = self.max;
         self.win.phase = Phase::Loss { recover: self.max };
         self.reduced_at = self.max;
         if self.ecn != EcnSend::Disabled {

@@ -78,6 +78,8 @@ pub(crate) struct Window {
     pub(crate) dupthresh: u32,
     /// RFC 6582 `recover`: snd_max at the last recovery entry or timeout.
     pub(crate) recover: u64,
+    /// snd_max at the last retransmission timeout (RFC 6582 §4, every recovery).
+    pub(crate) rto_recover: u64,
 }
 
 impl Window {
@@ -91,6 +93,7 @@ impl Window {
             dupacks: 0,
             dupthresh: dupthresh.max(1),
             recover: 0,
+            rto_recover: 0,
         }
     }
 

@@ -49,3 +49,41 @@ every_recovery! { ece_ack_does_not_grow:
     test_sack_ece_ack_does_not_grow => Sack, false; test_sack_ece_ack_does_not_grow_delack => Sack, true;
     test_tahoe_ece_ack_does_not_grow => Tahoe, false; test_tahoe_ece_ack_does_not_grow_delack => Tahoe, true;
 }
+
+// ------------------------------------------------------------ (c) RFC 6582 §3.2 step 1, §4
+/// After a retransmission timeout, "recover" is the highest sequence number
+/// transmitted, and duplicate ACKs that do not cover more than it must not
+/// start a fast retransmit (RFC 6582 §3.2 step 1; §4: "the TCP sender ...
+/// after a retransmit timeout ... records the highest sequence number
+/// transmitted in the variable recover"). The go-back-N retransmissions after
+/// a timeout resend segments the receiver already holds above its holes; their
+/// duplicate ACKs are no news of loss. For every recovery, Tahoe and Reno
+/// included. Faults: first transmissions of segments 20, 22, 24, 26 and 28 are
+/// dropped, and so is the first retransmission of segment 20, which forces the
+/// timeout.
+fn no_fast_retransmit_after_timeout(v: Recovery, delack: bool) {
+    let holes = [20, 22, 24, 26, 28];
+    let mut faults: Vec<_> = holes.iter().map(|&k| drop(Target::Seq(seg(k)))).collect();
+    let probe = Net::transfer(config(v, delack), 60_000, faults.clone());
+    let first_rtx = probe.data().position(|l| l.seg.retransmit).expect("a retransmission") as u32 + 1;
+    faults.push(drop(Target::DataTx(first_rtx)));
+    let net = Net::transfer(config(v, delack), 60_000, faults);
+    let rto = net.cc_log.iter().position(|p| p.ca == CaState::Loss).expect("a timeout");
+    let recover = net.cc_log[rto].high_sent;
+    let after = &net.cc_log[rto..];
+    let early = after.iter().find(|p| p.ca == CaState::Recovery && p.una <= recover);
+    check(&net, early.is_none(), "no fast retransmit before snd_una covers recover");
+    check(&net, net.c.stats().timeouts == 1, "one timeout");
+    check(&net, net.c.stats().fast_retransmits <= 1, "only the fast retransmit before the timeout");
+    check(&net, net.s.bytes_received() == 60_000, "everything delivered");
+}
+every_recovery! { no_fast_retransmit_after_timeout:
+    test_reno_no_fast_retransmit_after_timeout => Reno, false;
+    test_reno_no_fast_retransmit_after_timeout_delack => Reno, true;
+    test_newreno_no_fast_retransmit_after_timeout => NewReno, false;
+    test_newreno_no_fast_retransmit_after_timeout_delack => NewReno, true;
+    test_sack_no_fast_retransmit_after_timeout => Sack, false;
+    test_sack_no_fast_retransmit_after_timeout_delack => Sack, true;
+    test_tahoe_no_fast_retransmit_after_timeout => Tahoe, false;
+    test_tahoe_no_fast_retransmit_after_timeout_delack => Tahoe, true;
+}
