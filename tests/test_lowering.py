@@ -149,6 +149,9 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "initial_rto_ns": 1_000_000_000,
         "max_rto_ns": 60_000_000_000,
         "dupack_threshold": 3,
+        "abc": 2,
+        "limited_transmit": True,
+        "newreno_timer": "impatient",
     }
 
 
@@ -367,3 +370,31 @@ def test_variant_is_the_older_name_of_recovery() -> None:
     a = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\nvariant = "newreno"\n')))
     b = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\nrecovery = "newreno"\n')))
     assert a == b and a["flows"][0]["tcp"]["recovery"] == "newreno" and a["flows"][0]["tcp"]["cc"] == "reno"
+
+
+@pytest.mark.parametrize("name", ["rfc", "ns2", "linux"])
+def test_personality_sets_its_defaults_and_single_keys_override(name: str) -> None:
+    from ecnlab.tcp_personalities import TCP_PERSONALITIES
+
+    sc = _load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{name}"\nmin_rto = "300ms"\n'))
+    tcp = sc.flows[0].tcp
+    want = {**TCP_PERSONALITIES[name], "min_rto_ns": 300_000_000}
+    assert {k: getattr(tcp, k) for k in want} == want
+    assert tcp.personality == name and resolved_scenario(sc)["tcp"]["personality"] == name
+
+
+def test_flow_personality_resets_the_table_defaults() -> None:
+    text = SMALL.replace("[tcp]\n", "[tcp]\nabc = 0\n").replace(
+        'to = "r*"\n', 'to = "r*"\ntcp = { personality = "linux" }\n'
+    )
+    tcp = _load(text).flows[0].tcp
+    assert (tcp.personality, tcp.abc, tcp.init_cwnd, tcp.ecn_min_cwnd) == ("linux", 100, 10, 2)
+
+
+def test_default_personality_is_rfc() -> None:
+    from ecnlab.model import TcpSpec
+    from ecnlab.tcp_personalities import TCP_PERSONALITIES
+
+    spec = TcpSpec()
+    assert spec.personality == "rfc"
+    assert {k: getattr(spec, k) for k in TCP_PERSONALITIES["rfc"]} == TCP_PERSONALITIES["rfc"]

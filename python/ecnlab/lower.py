@@ -215,4 +215,7 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "initial_rto_ns": t.initial_rto_ns,
         "max_rto_ns": t.max_rto_ns,
         "dupack_threshold": t.dupack_threshold,
+        "abc": t.abc,
+        "limited_transmit": t.limited_transmit,
+        "newreno_timer": t.newreno_timer,
     }

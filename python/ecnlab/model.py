@@ -78,6 +78,7 @@ class QueueSpec:
 class TcpSpec:
     """TCP settings of a flow (both endpoints); mirrors the engine's ``TcpConfig``."""
 
+    personality: str = "rfc"  # the defaults below are its values (tcp_personalities.py)
     recovery: str = "reno"
     cc: str = "reno"
     mss: int = 1460
@@ -93,6 +94,9 @@ class TcpSpec:
     initial_rto_ns: int = 1_000_000_000
     max_rto_ns: int = 60_000_000_000
     dupack_threshold: int = 3
+    abc: int = 2
+    limited_transmit: bool = True
+    newreno_timer: str = "impatient"
 
 
 @dataclass(frozen=True)

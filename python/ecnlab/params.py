@@ -10,6 +10,7 @@ from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
 from ecnlab.model import PiSpec, QueueSpec, RedSpec, TcpSpec
 from ecnlab.queues import MODERN_KINDS, OWN_PKT_LIMIT, allowed_keys, engine_check, parse_modern
+from ecnlab.tcp_personalities import TCP_PERSONALITIES
 from ecnlab.units import parse_duration, parse_size
 
 __all__ = [
@@ -30,6 +31,8 @@ TCP_RECOVERIES = ("tahoe", "reno", "newreno", "sack")
 TCP_VARIANTS = TCP_RECOVERIES
 # Congestion controls: one per file in crates/tcp/src/cc/ (the registry in cc/mod.rs).
 TCP_CCS = ("reno",)
+# RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
+NEWRENO_TIMERS = ("impatient", "slow_but_steady")
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
@@ -49,6 +52,7 @@ def _dur(positive: bool) -> Callable[[Any, str], int]:
 
 # scenario key -> (TcpSpec attribute, parser)
 TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
+    "personality": ("personality", choice(TCP_PERSONALITIES)),
     "recovery": ("recovery", choice(TCP_RECOVERIES)),
     "variant": ("recovery", choice(TCP_RECOVERIES)),
     "cc": ("cc", choice(TCP_CCS)),
@@ -65,6 +69,9 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "initial_rto": ("initial_rto_ns", _dur(True)),
     "max_rto": ("max_rto_ns", _dur(True)),
     "dupack_threshold": ("dupack_threshold", integer(1, 1000)),
+    "abc": ("abc", integer(0, 100)),
+    "limited_transmit": ("limited_transmit", boolean),
+    "newreno_timer": ("newreno_timer", choice(NEWRENO_TIMERS)),
 }
 
 
@@ -99,6 +106,9 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
         raise ScenarioError(
             table.at("variant"), "give recovery or variant (the older name), not both", table.raw("variant")
         )
+    if table.has("personality"):
+        name = table.get("personality", choice(TCP_PERSONALITIES))
+        base = replace(base, personality=name, **TCP_PERSONALITIES[name])
     changes = {attr: table.get(key, parse) for key, (attr, parse) in TCP_KEYS.items() if table.has(key)}
     if "ecn" in changes:
         _ecn_changes(table, changes)

@@ -61,6 +61,7 @@ def queue_resolved(q: QueueSpec) -> dict[str, Any]:
 def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
     """A ``[tcp]`` table with every key present."""
     return {
+        "personality": t.personality,
         "recovery": t.recovery,
         "cc": t.cc,
         "mss": t.mss,
@@ -76,6 +77,9 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "initial_rto": ns_to_s(t.initial_rto_ns),
         "max_rto": ns_to_s(t.max_rto_ns),
         "dupack_threshold": t.dupack_threshold,
+        "abc": t.abc,
+        "limited_transmit": t.limited_transmit,
+        "newreno_timer": t.newreno_timer,
     }
 
 

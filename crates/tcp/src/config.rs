@@ -37,6 +37,16 @@ pub enum CcKind {
     Reno,
 }
 
+/// When NewReno's recovery restarts the retransmission timer (RFC 6582 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewRenoTimer {
+    /// On the first partial ACK only (RFC 6582 §3.2 step 5, recommended in §4).
+    Impatient,
+    /// On every partial ACK (RFC 6582 §4's alternative; ns-2's NewReno).
+    SlowButSteady,
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -93,6 +103,19 @@ pub struct TcpConfig {
     pub max_rto_ns: u64,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
+    /// Appropriate byte counting (RFC 3465): 0 = cwnd grows per ACK of new
+    /// data whatever it covers (RFC 5681 eq. 2 and 3 per ACK, ns-2); L ≥ 1 =
+    /// by bytes acknowledged, at most L·SMSS per ACK in slow start, one SMSS
+    /// per cwnd of bytes in congestion avoidance (`cc/reno.rs`).
+    #[serde(default)]
+    pub abc: u32,
+    /// Limited Transmit (RFC 3042): a new segment on each of the first two
+    /// duplicate ACKs, beyond cwnd by at most two segments.
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// NewReno's retransmission timer during recovery (RFC 6582 §4).
+    #[serde(default = "slow_but_steady")]
+    pub newreno_timer: NewRenoTimer,
 }
 
 impl Default for TcpConfig {
@@ -112,12 +135,19 @@ impl Default for TcpConfig {
             initial_rto_ns: Duration::from_secs(1).as_nanos(),
             max_rto_ns: Duration::from_secs(60).as_nanos(),
             dupack_threshold: 3,
+            abc: 2,
+            limited_transmit: true,
+            newreno_timer: NewRenoTimer::Impatient,
         }
     }
 }
 
 fn one() -> u32 {
     1
+}
+
+fn slow_but_steady() -> NewRenoTimer {
+    NewRenoTimer::SlowButSteady
 }
 
 /// A parameter outside its allowed range.
@@ -164,7 +194,8 @@ impl TcpConfig {
             self.ecn_min_cwnd_segments,
             "1 (RFC 3168, ns-2) or 2 (ns-3, Linux)",
         )?;
-        check((1..=1000).contains(&self.dupack_threshold), "dupack_threshold", self.dupack_threshold, "1..=1000")
+        check((1..=1000).contains(&self.dupack_threshold), "dupack_threshold", self.dupack_threshold, "1..=1000")?;
+        check(self.abc <= 100, "abc", self.abc, "0 (per ACK) or 1..=100 segments (RFC 3465 L)")
     }
 }
 

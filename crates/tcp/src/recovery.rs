@@ -24,9 +24,13 @@
 //! Variant `Sack` without SACK negotiated behaves as NewReno. Entering
 //! Recovery from Cwr keeps ssthresh and sets cwnd from it (growth made during
 //! Cwr is dropped). NewReno leaves Recovery with cwnd = ssthresh (RFC 6582
-//! §3.2 step 6 option 2) and restarts the RTO on every partial ACK
-//! ("Slow-but-Steady"); SACK recovery does not grow cwnd and leaves it at
-//! ssthresh. NewReno and SACK start no new episode until snd_una passes
+//! §3.2 step 6 option 2) and, with `newreno_timer = slow_but_steady`,
+//! restarts the RTO on every partial ACK; with `impatient` only on the first
+//! (RFC 6582 §4). SACK recovery does not grow cwnd and leaves it at
+//! ssthresh. With `limited_transmit` the first two
+//! duplicate ACKs each release one new segment beyond cwnd (RFC 3042), and
+//! those bytes are left out of FlightSize when ssthresh is set at the third.
+//! NewReno and SACK start no new episode until snd_una passes
 //! `recover` (snd_max at the last episode or timeout); after a timeout no
 //! recovery does (RFC 6582 §4).
 //!
@@ -38,7 +42,7 @@
 //! An ICMP Source Quench is handled like ECE, with its own counters (`quench.rs`).
 
 use crate::cc::{Ack, Congestion, CongestionControl};
-use crate::config::Recovery;
+use crate::config::{NewRenoTimer, Recovery};
 use crate::send::{EcnSend, Sender};
 use crate::stats::TcpStats;
 use crate::window::Phase;
@@ -58,14 +62,20 @@ impl Sender {
             self.nxt = self.nxt.max(ack);
             self.rtx_next = self.rtx_next.filter(|&s| s >= ack);
             let rtt = self.take_rtt_sample(now, ack);
-            self.restart_timer(now);
+            if !self.keeps_timer_on_partial_ack(ack) {
+                self.restart_timer(now);
+            }
             self.win.dupacks = 0;
+            self.lt_bytes = 0;
             self.end_phase();
             let ece = seg.flags.ece();
             if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
             } else {
-                self.on_new_ack(&Ack { now, acked, rtt }, ece);
+                // The congestion control counts data bytes (not the SYN's or FIN's sequence number).
+                let end = self.data_end();
+                let data = ack.min(end) - (ack - acked).min(end);
+                self.on_new_ack(&Ack { now, acked: data, rtt }, acked, ece);
             }
         } else {
             if seg.flags.ece() && self.ece_allowed() {
@@ -75,6 +85,19 @@ impl Sender {
                 self.on_dupack(st);
             }
         }
+    }
+
+    /// RFC 6582 §4, the Impatient variant: during NewReno's recovery only the
+    /// first partial ACK restarts the retransmission timer (step 5: "for the
+    /// first partial ACK that arrives during Fast Recovery, also reset the
+    /// retransmit timer"); Slow-but-Steady restarts it on every one.
+    fn keeps_timer_on_partial_ack(&mut self, ack: u64) -> bool {
+        let newreno = self.recovery == Recovery::NewReno || (self.recovery == Recovery::Sack && !self.use_sack);
+        let Phase::Recovery { recover } = self.win.phase else { return false };
+        if !newreno || ack >= recover || self.newreno_timer == NewRenoTimer::SlowButSteady {
+            return false;
+        }
+        std::mem::replace(&mut self.partial_seen, true)
     }
 
     /// Cwr and Loss end once snd_una passes their sequence number.
@@ -142,7 +165,7 @@ impl Sender {
     /// sending TCP SHOULD NOT increase the congestion window in response to
     /// the receipt of an ECN-Echo ACK packet": with `ece` cwnd does not grow
     /// (recovery's own bookkeeping still runs).
-    fn on_new_ack(&mut self, ack: &Ack, ece: bool) {
+    fn on_new_ack(&mut self, ack: &Ack, acked: u64, ece: bool) {
         let Phase::Recovery { recover } = self.win.phase else {
             if !ece {
                 self.cc.on_ack(&mut self.win, ack);
@@ -168,7 +191,7 @@ impl Sender {
                 }
             }
             Recovery::NewReno | Recovery::Sack if full => self.exit_recovery(),
-            Recovery::NewReno | Recovery::Sack => self.partial_ack(ack.acked),
+            Recovery::NewReno | Recovery::Sack => self.partial_ack(acked),
         }
     }
 
@@ -180,7 +203,7 @@ impl Sender {
 
     /// RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
     /// acknowledged, add back one SMSS if at least one SMSS was acknowledged.
-    /// The timer was restarted by the ACK (RFC 6298 (5.3): "Slow-but-Steady").
+    /// The ACK restarted the timer unless `keeps_timer_on_partial_ack` said not to.
     fn partial_ack(&mut self, acked: u64) {
         self.rtx_next = Some(self.una);
         let mss = self.win.mss as u64;
@@ -232,7 +255,9 @@ impl Sender {
         st.fast_retransmits += 1;
         let same_window = matches!(self.win.phase, Phase::Cwr { .. });
         if !same_window {
-            self.reduce_ssthresh(Congestion::Loss);
+            // RFC 5681 §3.2 step 2: data sent by Limited Transmit is not counted.
+            let flight = self.flight_size() - self.lt_bytes.min(self.flight_size());
+            self.win.ssthresh = self.cc.ssthresh(&self.win, Congestion::Loss, flight);
             self.reduced_at = self.max;
             if self.ecn != EcnSend::Disabled {
                 self.ecn = EcnSend::CwrPending;
@@ -240,6 +265,7 @@ impl Sender {
         }
         self.win.recover = self.max;
         self.win.phase = Phase::Recovery { recover: self.max };
+        self.partial_seen = false;
         self.timing = None;
         let mss = self.win.mss;
         match self.recovery {

@@ -11,7 +11,7 @@
 //! partial segment is sent as soon as the window has room for it.
 
 use crate::cc::AnyCc;
-use crate::config::{Recovery, TcpConfig};
+use crate::config::{NewRenoTimer, Recovery, TcpConfig};
 use crate::rtt::RttEstimator;
 use crate::sack::{Scoreboard, SeqSpace};
 use crate::timer::{tick_deadline, RtxTimer};
@@ -84,6 +84,13 @@ pub(crate) struct Sender {
     pub(crate) reduced_at: u64,
     /// `TcpConfig::ecn_min_cwnd_segments`: 1 (RFC 3168) or 2 (ns-3, Linux).
     pub(crate) ecn_min_cwnd_segments: u32,
+    /// `TcpConfig::newreno_timer`, and whether this recovery saw a partial ACK yet.
+    pub(crate) newreno_timer: NewRenoTimer,
+    pub(crate) partial_seen: bool,
+    /// `TcpConfig::limited_transmit` (RFC 3042), and the bytes it sent beyond
+    /// cwnd since the last new ACK (left out of FlightSize at recovery entry).
+    pub(crate) limited_transmit: bool,
+    pub(crate) lt_bytes: u64,
 }
 
 impl Sender {
@@ -110,6 +117,10 @@ impl Sender {
             ecn: EcnSend::Disabled,
             reduced_at: 0,
             ecn_min_cwnd_segments: cfg.ecn_min_cwnd_segments,
+            newreno_timer: cfg.newreno_timer,
+            partial_seen: false,
+            limited_transmit: cfg.limited_transmit,
+            lt_bytes: 0,
         }
     }
 
@@ -183,11 +194,21 @@ impl Sender {
         let end = self.data_end();
         if self.nxt < end {
             let tx = self.tx_at(self.nxt);
-            let wnd = self.win.cwnd.min(self.peer_rwnd) as u64;
+            let wnd = (self.win.cwnd as u64 + self.limited_transmit_room()).min(self.peer_rwnd as u64);
             return (in_flight + tx.len as u64 <= wnd).then_some(tx);
         }
         // The FIN takes no window: it goes as soon as all data has been sent.
         (self.fin == FinState::Queued && self.nxt == end).then(|| self.tx_at(end))
+    }
+
+    /// RFC 3042 §2: on each of the first two duplicate ACKs one new segment,
+    /// "the amount of outstanding data would remain less than or equal to the
+    /// congestion window plus 2 segments"; cwnd itself does not change.
+    fn limited_transmit_room(&self) -> u64 {
+        if !self.limited_transmit || self.win.phase != Phase::Disorder {
+            return 0;
+        }
+        self.win.dupacks.min(2) as u64 * self.win.mss as u64
     }
 
     /// RFC 6675 §5 (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg().
@@ -209,6 +230,10 @@ impl Sender {
     /// Bookkeeping after `tx` was handed to the network.
     pub(crate) fn on_sent(&mut self, now: Instant, tx: Tx) {
         let end = tx.seq + tx.len as u64 + tx.fin as u64;
+        if self.limited_transmit && !tx.retransmit && self.win.phase == Phase::Disorder {
+            let beyond = (end - self.una).saturating_sub(self.win.cwnd as u64);
+            self.lt_bytes = self.lt_bytes.max(beyond);
+        }
         if self.rtx_next == Some(tx.seq) {
             self.rtx_next = None;
         }

@@ -9,7 +9,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{AppEvent, EcnMode, Recovery};
+use ecnlab_tcp::{AppEvent, EcnMode, NewRenoTimer, Recovery, TcpConfig};
 use ecnlab_wire::{Duration, Ecn, Instant};
 use harness::*;
 use proptest::prelude::*;
@@ -41,6 +41,8 @@ struct Case {
     delay_ms: [u64; 2],
     rate_mbps: u64,
     faults: Vec<Fault>,
+    /// RFC 3465 L (0: per ACK), Limited Transmit, Impatient NewReno.
+    options: (u32, bool, bool),
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -50,22 +52,26 @@ fn case() -> impl Strategy<Value = Case> {
         (0u64..300, 0u64..1000),
         (1u64..50, 1u64..50, prop_oneof![Just(1u64), Just(10), Just(100)]),
         proptest::collection::vec(fault(), 0..25),
+        (0u32..=2, any::<bool>(), any::<bool>()),
     )
-        .prop_map(|((variant, delayed_ack, ecn, plus, iw), tick_ns, (segments, tail), (d0, d1, rate), faults)| {
-            Case {
-                variant,
-                delayed_ack,
-                ecn,
-                ecn_plus: ecn && plus,
-                iw,
-                tick_ns,
-                segments,
-                tail,
-                delay_ms: [d0, d1],
-                rate_mbps: rate,
-                faults,
-            }
-        })
+        .prop_map(
+            |((variant, delayed_ack, ecn, plus, iw), tick_ns, (segments, tail), (d0, d1, rate), faults, options)| {
+                Case {
+                    variant,
+                    delayed_ack,
+                    ecn,
+                    ecn_plus: ecn && plus,
+                    iw,
+                    tick_ns,
+                    segments,
+                    tail,
+                    delay_ms: [d0, d1],
+                    rate_mbps: rate,
+                    faults,
+                    options,
+                }
+            },
+        )
 }
 
 fn ecn_mode(c: &Case) -> EcnMode {
@@ -76,8 +82,16 @@ fn ecn_mode(c: &Case) -> EcnMode {
     }
 }
 
+fn with_options(mut cfg: TcpConfig, c: &Case) -> TcpConfig {
+    let (abc, lt, impatient) = c.options;
+    cfg.abc = abc;
+    cfg.limited_transmit = lt;
+    cfg.newreno_timer = if impatient { NewRenoTimer::Impatient } else { NewRenoTimer::SlowButSteady };
+    cfg
+}
+
 fn run(c: &Case) -> (Net, u64) {
-    let mut cfg = config(c.variant, c.delayed_ack);
+    let mut cfg = with_options(config(c.variant, c.delayed_ack), c);
     cfg.ecn = ecn_mode(c);
     cfg.init_cwnd_segments = c.iw;
     cfg.clock_granularity_ns = c.tick_ns;
@@ -142,7 +156,7 @@ proptest! {
     /// Both ends send at once (piggybacked ACKs, two send halves); both streams complete.
     #[test]
     fn test_random_faults_bidirectional(c in case(), back in 0u64..50_000) {
-        let mut cfg = config(c.variant, c.delayed_ack);
+        let mut cfg = with_options(config(c.variant, c.delayed_ack), &c);
         cfg.ecn = ecn_mode(&c);
         cfg.clock_granularity_ns = c.tick_ns;
         let fwd = c.segments * MSS as u64 + c.tail;

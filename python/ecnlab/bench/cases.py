@@ -151,6 +151,11 @@ def scenario_dict(case: Case, personality: str, *, seed: int = 1) -> dict[str, A
             "initial_rto": "1s",
             # The window an ECN reduction leaves, as the peer's TCP (docs/peers.md).
             "ecn_min_cwnd": 2 if personality == "ns3" else 1,
+            # Growth per ACK, no Limited Transmit, the timer restarted on every partial ACK:
+            # the settings the peer comparison (docs/peers.md) was measured with.
+            "abc": 0,
+            "limited_transmit": False,
+            "newreno_timer": "slow_but_steady",
         },
         "flows": flows,
     }

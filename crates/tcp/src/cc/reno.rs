@@ -1,8 +1,15 @@
 //! Reno / AIMD congestion control (RFC 5681 §3.1).
 //!
-//! Growth, per ACK of new data, bytes, integer arithmetic:
-//! - slow start while cwnd < ssthresh: cwnd += SMSS (RFC 5681 eq. 2);
-//! - congestion avoidance: cwnd += max(1, SMSS·SMSS / cwnd) (RFC 5681 eq. 3).
+//! Growth on an ACK of new data that acknowledges N bytes, integer arithmetic,
+//! by `TcpConfig::abc` (L):
+//!
+//! | | slow start (cwnd < ssthresh) | congestion avoidance |
+//! |---|---|---|
+//! | L = 0, per ACK (ns-2) | cwnd += SMSS | cwnd += max(1, SMSS·SMSS / cwnd) (RFC 5681 eq. 3) |
+//! | L ≥ 1, byte counting (RFC 3465) | cwnd += min(N, L·SMSS) (§2.2) | bytes_acked += N; when bytes_acked ≥ cwnd: bytes_acked −= cwnd, cwnd += SMSS (§2.1) |
+//!
+//! bytes_acked restarts from 0 at every congestion event (RFC 3465 §2.1
+//! resets it when cwnd is reduced).
 //!
 //! Reduction, for every kind of congestion event:
 //! ssthresh = max(FlightSize / 2, 2·SMSS) (RFC 5681 eq. 4), FlightSize taken
@@ -13,11 +20,16 @@ use crate::config::TcpConfig;
 use crate::window::{Window, CWND_MAX};
 
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Reno;
+pub(crate) struct Reno {
+    /// RFC 3465 L, segments; 0: growth per ACK.
+    abc: u32,
+    /// RFC 3465 bytes_acked, congestion avoidance.
+    bytes_acked: u64,
+}
 
 impl Reno {
-    pub(crate) fn new(_cfg: &TcpConfig) -> Self {
-        Reno
+    pub(crate) fn new(cfg: &TcpConfig) -> Self {
+        Reno { abc: cfg.abc, bytes_acked: 0 }
     }
 }
 
@@ -27,12 +39,25 @@ impl CongestionControl for Reno {
     }
 
     #[inline]
-    fn on_ack(&mut self, w: &mut Window, _ack: &Ack) {
-        let inc = if w.cwnd < w.ssthresh { w.mss } else { (w.mss as u64 * w.mss as u64 / w.cwnd as u64).max(1) as u32 };
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        let inc = match (self.abc, w.cwnd < w.ssthresh) {
+            (0, true) => w.mss,
+            (0, false) => (w.mss as u64 * w.mss as u64 / w.cwnd as u64).max(1) as u32,
+            (l, true) => ack.acked.min(l as u64 * w.mss as u64) as u32,
+            (_, false) => {
+                self.bytes_acked += ack.acked;
+                if self.bytes_acked < w.cwnd as u64 {
+                    return;
+                }
+                self.bytes_acked -= w.cwnd as u64;
+                w.mss
+            }
+        };
         w.cwnd = w.cwnd.saturating_add(inc).min(CWND_MAX);
     }
 
     fn ssthresh(&mut self, w: &Window, _kind: Congestion, flight: u64) -> u32 {
+        self.bytes_acked = 0;
         let half = (flight / 2).min(CWND_MAX as u64) as u32;
         half.max(2 * w.mss)
     }
@@ -44,7 +69,44 @@ mod tests {
     use ecnlab_wire::Instant;
 
     fn ack() -> Ack {
-        Ack { now: Instant::ZERO, acked: 1000, rtt: None }
+        acked(1000)
+    }
+
+    fn acked(bytes: u64) -> Ack {
+        Ack { now: Instant::ZERO, acked: bytes, rtt: None }
+    }
+
+    /// RFC 3465 §2.2: slow start grows by min(N, L·SMSS); L = 2.
+    #[test]
+    fn test_abc_slow_start_limits_growth_to_l_segments() {
+        let mut w = Window::new(3);
+        w.init(1000, 2);
+        let mut cc = Reno { abc: 2, bytes_acked: 0 };
+        cc.on_ack(&mut w, &acked(2000)); // a delayed ACK of two segments
+        assert_eq!(w.cwnd, 4000);
+        cc.on_ack(&mut w, &acked(5000)); // a stretch ACK: at most 2·SMSS
+        assert_eq!(w.cwnd, 6000);
+        cc.on_ack(&mut w, &acked(500));
+        assert_eq!(w.cwnd, 6500);
+    }
+
+    /// RFC 3465 §2.1: one SMSS per cwnd of bytes acknowledged in congestion avoidance.
+    #[test]
+    fn test_abc_congestion_avoidance_counts_bytes() {
+        let mut w = Window::new(3);
+        w.init(1000, 4);
+        w.ssthresh = 4000;
+        let mut cc = Reno { abc: 2, bytes_acked: 0 };
+        for _ in 0..3 {
+            cc.on_ack(&mut w, &acked(1000));
+            assert_eq!(w.cwnd, 4000);
+        }
+        cc.on_ack(&mut w, &acked(1000)); // 4000 bytes = cwnd
+        assert_eq!(w.cwnd, 5000);
+        assert_eq!(cc.bytes_acked, 0);
+        cc.on_ack(&mut w, &acked(3000));
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 5000), 2500);
+        assert_eq!(cc.bytes_acked, 0, "a reduction restarts the count");
     }
 
     #[test]
@@ -52,7 +114,7 @@ mod tests {
         let mut w = Window::new(3);
         w.init(1000, 2);
         w.ssthresh = 3000;
-        let mut cc = Reno;
+        let mut cc = Reno::default();
         cc.on_ack(&mut w, &ack());
         assert_eq!(w.cwnd, 3000);
         cc.on_ack(&mut w, &ack()); // CA: 1000·1000/3000 = 333
@@ -63,7 +125,7 @@ mod tests {
     fn test_ssthresh_has_two_segment_floor() {
         let mut w = Window::new(3);
         w.init(1000, 2);
-        let mut cc = Reno;
+        let mut cc = Reno::default();
         assert_eq!(cc.ssthresh(&w, Congestion::Loss, 3000), 2000);
         assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 9000), 4500);
     }

@@ -8,7 +8,7 @@
 
 #![allow(dead_code)]
 
-use ecnlab_tcp::{AppEvent, CaState, Connection, EcnMode, Recovery, Role, TcpConfig};
+use ecnlab_tcp::{AppEvent, CaState, Connection, EcnMode, NewRenoTimer, Recovery, Role, TcpConfig};
 use ecnlab_wire::{Duration, Ecn, Instant, Segment};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -150,9 +150,15 @@ pub struct Net {
     pub s_events: Vec<AppEvent>,
 }
 
-/// The configuration the trace tests use: MSS 1000 B, IW 2, ECN on, 1 ms clock, 1 s min RTO.
+/// The configuration the trace tests use: MSS 1000 B, IW 2, ECN on, 1 ms clock,
+/// 1 s min RTO, and the classic growth: per ACK, no Limited Transmit,
+/// Slow-but-Steady NewReno (the arithmetic of `trace.rs`); `conformance.rs`
+/// turns on RFC 3465, RFC 3042 and the Impatient timer where it tests them.
 pub fn config(variant: Recovery, delayed_ack: bool) -> TcpConfig {
     TcpConfig {
+        abc: 0,
+        limited_transmit: false,
+        newreno_timer: NewRenoTimer::SlowButSteady,
         recovery: variant,
         mss: MSS,
         init_cwnd_segments: 2,

@@ -1,0 +1,71 @@
+"""TCP personalities: named bundles of TCP defaults (``tcp.personality``).
+
+A personality sets the knobs below before the scenario's own ``[tcp]`` keys are
+applied, so any single key overrides it. ``docs/model.md`` has the same table
+with the behaviours each knob selects; the personalities name where the RFCs,
+ns-2.35 and Linux differ, as the RED personalities do for queues.
+
+Sources, per knob: ``rfc`` the RFC that specifies it (RFC 5681, 3465, 3042,
+6582 §4, 3168 §6.1.2, 6298); ``ns2`` the ns-2.35 variable (``windowInit_``,
+``opencwnd``, ``singledup_``, ``newreno_changes1_``, ``minrto_``,
+``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``);
+``linux`` the kernel constant or function (``TCP_INIT_CWND``,
+``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
+``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``). ``abc = 100``
+stands for Linux's segment counting, which has no per-ACK limit.
+
+Not modelled yet (docs/model.md lists them): ns-2's window in packets with a
+fractional cwnd, ssthresh from min(cwnd, rwnd), ECT and CWR on retransmissions,
+the pseudo-SYN and its timer phase; Linux's RACK-TLP, PRR, timestamps, quick-ACK.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["TCP_PERSONALITIES", "DEFAULT_PERSONALITY"]
+
+MS = 1_000_000
+S = 1_000_000_000
+
+DEFAULT_PERSONALITY = "rfc"
+
+# personality -> {TcpSpec attribute: value}
+TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
+    "rfc": {
+        "init_cwnd": 2,
+        "abc": 2,
+        "limited_transmit": True,
+        "newreno_timer": "impatient",
+        "ecn_min_cwnd": 1,
+        "min_rto_ns": 1 * S,
+        "initial_rto_ns": 1 * S,
+        "max_rto_ns": 60 * S,
+        "clock_granularity_ns": 1 * MS,
+        "delack_timeout_ns": 100 * MS,
+    },
+    "ns2": {
+        "init_cwnd": 2,
+        "abc": 0,
+        "limited_transmit": True,
+        "newreno_timer": "impatient",
+        "ecn_min_cwnd": 1,
+        "min_rto_ns": 200 * MS,
+        "initial_rto_ns": 3 * S,
+        "max_rto_ns": 60 * S,
+        "clock_granularity_ns": 10 * MS,
+        "delack_timeout_ns": 100 * MS,
+    },
+    "linux": {
+        "init_cwnd": 10,
+        "abc": 100,
+        "limited_transmit": True,
+        "newreno_timer": "slow_but_steady",
+        "ecn_min_cwnd": 2,
+        "min_rto_ns": 200 * MS,
+        "initial_rto_ns": 1 * S,
+        "max_rto_ns": 120 * S,
+        "clock_granularity_ns": 1 * MS,
+        "delack_timeout_ns": 40 * MS,
+    },
+}
