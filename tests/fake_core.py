@@ -112,13 +112,38 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
         }
         for link in spec["links"]
     ]
-    series = []
+    series: list[dict[str, Any]] = []
+    flow_series: list[dict[str, Any]] = []
     if spec["sample_interval_ns"]:
-        series = [{"link": spec["links"][0]["name"], "t_s": [0.0, 0.1], "qlen_pkts": [0, 2], "avg_pkts": [None, None]}]
+        series = [
+            {
+                "link": name,
+                "t_s": [0.0, 0.1],
+                "qlen_pkts": [0, 2],
+                "avg_pkts": [None, None],
+                "delay_ms": [0.0, 1.5],
+                "marks": [0, 1],
+                "drops": [0, 0],
+            }
+            for name in spec["timeseries_links"]
+        ]
+        ids = spec["timeseries_flows"] or [f["id"] for f in spec["flows"]]
+        flow_series = [
+            {
+                "flow": fid,
+                "t_s": [0.0, 0.1],
+                "cwnd_bytes": [None, 2920],
+                "ssthresh_bytes": [None, None],
+                "srtt_ms": [None, 41.0],
+                "in_flight_bytes": [None, 1460],
+                "delivered_bytes": [0, 1460],
+            }
+            for fid in ids
+        ]
     return {
         "sim": {"sim_time_s": dur, "events": 1000, "packets_forwarded": 500},
         "flows": flows,
         "queues": queues,
         "links": links,
-        "timeseries": {"queue": series},
+        "timeseries": {"queue": series, "flow": flow_series},
     }

@@ -15,6 +15,7 @@ import ecnlab
 from conftest import SCENARIOS, SMALL, run_cli
 from ecnlab.lower import engine_spec, tcp_engine
 from ecnlab.model import TcpSpec
+from ecnlab.timeseries import read_flows, read_queues
 
 pytestmark = pytest.mark.engine
 
@@ -113,7 +114,12 @@ def test_cli_run_end_to_end(tmp_path: Path, small: Path) -> None:
     assert (r.returncode, r.stderr) == (0, "")
     assert "bulk0_10" in r.stdout and "Jain fairness" in r.stdout
     out = tmp_path / "res"
-    assert sorted(p.name for p in out.iterdir()) == ["R1-R2.pcap", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "R1-R2.pcap",
+        "summary.json",
+        "timeseries-flows.parquet",
+        "timeseries-queues.parquet",
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["res", "s.toml"]
     s = json.loads((out / "summary.json").read_text())
     assert s["format_version"] == 1 and s["ecnlab_version"] == ecnlab.__version__
@@ -132,8 +138,14 @@ def test_cli_run_end_to_end(tmp_path: Path, small: Path) -> None:
         assert LINK_KEYS <= set(link), LINK_KEYS - set(link)
     assert len(s["queues"]) == len(s["links"]) == 42
     assert 0.0 < s["fairness"] <= 1.0
-    series = {ts["link"]: ts for ts in s["timeseries"]["queue"]}
-    assert "R1->R2" in series and len(series["R1->R2"]["t_s"]) == len(series["R1->R2"]["qlen_pkts"]) > 10
+    assert "timeseries" not in s  # Parquet beside summary.json (timeseries.py)
+    queues, flows = read_queues(out), read_flows(out)
+    assert sorted(set(queues["link"])) == ["R1->R2", "R2->R1"]  # the core links by default
+    assert len(queues[queues["link"] == "R1->R2"]) == 51  # t = 0, 0.1, ..., 5.0 s
+    assert sorted(set(flows["flow"])) == sorted(f["id"] for f in s["flows"])
+    last = flows.groupby("flow")["delivered_bytes"].last()
+    assert all(last[f["id"]] == f["bytes_delivered"] for f in s["flows"])
+    assert flows["cwnd_bytes"].dropna().min() >= 1460
     assert (out / "R1-R2.pcap").read_bytes()[:4] == bytes.fromhex("4d3cb2a1")  # nanosecond pcap, little-endian
 
 

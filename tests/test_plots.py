@@ -150,8 +150,14 @@ def test_plot_of_one_run_draws_its_queues_over_time(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     r = run_cli("plot", "r", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == ["wrote r/queues-over-time.png", "wrote r/queues-over-time.svg"]
-    assert (tmp_path / "r" / "queues-over-time.png").stat().st_size > 10_000
+    assert r.stdout.splitlines() == ["wrote r/over-time.png", "wrote r/over-time.svg"]
+    assert (tmp_path / "r" / "over-time.png").stat().st_size > 10_000
+    from ecnlab.plots import _run_panels
+    from ecnlab.timeseries import read_flows, read_queues
+
+    labels = [label.split("\n")[0] for label, _ in _run_panels(read_queues(tmp_path / "r"), read_flows(tmp_path / "r"))]
+    assert labels == ["queue (packets;", "oldest packet's", "AQM probability", "CE marks per", "drops per",
+                      "cwnd (kB)", "goodput (Mbit/s)"]  # fmt: skip
     r = run_cli("run", str(SCENARIOS / "dumbbell-pie.toml"), "--out", "n", "-q", "--set", "duration=3s",
                 "--set", "warmup=1s", "--set", "sample_interval=0", cwd=tmp_path)  # fmt: skip
     r = run_cli("plot", "n", cwd=tmp_path)

@@ -88,11 +88,13 @@ def test_fq_codel_run_reports_sojourn_and_marks_at_dequeue(tmp_path: Path) -> No
     assert 0 <= q["sojourn_p50_ms"] <= q["sojourn_p99_ms"] <= q["sojourn_p999_ms"] <= q["sojourn_max_ms"]
     host = next(x for x in s["queues"] if x["link"] == "s1->R1")
     assert host["sojourn_p50_ms"] is None, "sojourn histograms are kept for router queues"
-    series = next(t for t in s["timeseries"]["queue"] if t["link"] == "R1->R2")
-    assert len(series["delay_ms"]) == len(series["t_s"]) and "prob" not in series
-    pie = ecnlab.run(SCENARIOS / "dumbbell-pie.toml", overrides={"duration": "4s", "warmup": "1s"}).summary
-    ps = next(t for t in pie["timeseries"]["queue"] if t["link"] == "R1->R2")
-    assert len(ps["prob"]) == len(ps["t_s"]) and max(ps["prob"]) > 0 and all(0 <= p <= 1 for p in ps["prob"])
+    ts = ecnlab.run(SCENARIOS / "dumbbell-fq-codel.toml", overrides={"duration": "8s", "warmup": "2s"}).timeseries
+    series = ts[ts["link"] == "R1->R2"]
+    assert series["delay_ms"].notna().all() and series["prob"].isna().all()
+    assert series["marks"].is_monotonic_increasing and series["marks"].iloc[-1] == q["marks"]
+    pie = ecnlab.run(SCENARIOS / "dumbbell-pie.toml", overrides={"duration": "4s", "warmup": "1s"}).timeseries
+    ps = pie[pie["link"] == "R1->R2"]["prob"]
+    assert ps.notna().all() and ps.max() > 0 and ps.between(0, 1).all()
 
 
 def test_sampling_does_not_change_the_run() -> None:

@@ -15,6 +15,7 @@ import ecnlab
 from conftest import SMALL
 from ecnlab.results import FORMAT_VERSION, build_summary, dumps, jain, load_result
 from ecnlab.tables import format_report
+from ecnlab.timeseries import read_flows, read_queues
 from fake_core import FakeCore, fake_output
 
 
@@ -85,7 +86,17 @@ def test_run_writes_summary_and_pcaps_and_nothing_else(tmp_path: Path, fake: Fak
     assert result.flows.shape == (10, len(summary["flows"][0]))
     assert list(result.queues["link"])[:2] == ["s1->R1", "R1->s1"]
     assert result.links.set_index("name").loc["R1->R2", "utilization"] == 0.5
-    assert list(result.timeseries.columns) == ["link", "t_s", "qlen_pkts", "avg_pkts"]
+    assert list(result.timeseries.columns) == [
+        "link",
+        "t_s",
+        "qlen_pkts",
+        "avg_pkts",
+        "delay_ms",
+        "prob",
+        "marks",
+        "drops",
+    ]
+    assert len(result.timeseries) == 0 and len(result.flow_timeseries) == 0  # no sample_interval
 
 
 def test_same_run_gives_identical_bytes_apart_from_wall_time(tmp_path: Path, fake: FakeCore) -> None:
@@ -121,7 +132,25 @@ def test_timeseries_frame(fake: FakeCore) -> None:
     result = ecnlab.run(tomllib.loads(SMALL), overrides=["sample_interval=100ms"])
     assert result.out is None
     ts = result.timeseries
-    assert list(ts["link"]) == ["s1->R1", "s1->R1"] and list(ts["qlen_pkts"]) == [0, 2]
+    assert list(ts["link"]) == ["R1->R2", "R1->R2", "R2->R1", "R2->R1"] and list(ts["qlen_pkts"]) == [0, 2, 0, 2]
+    assert ts["prob"].isna().all()
+    fs = result.flow_timeseries
+    assert len(fs) == 20 and list(fs["cwnd_bytes"][:2].fillna(-1)) == [-1, 2920]
+
+
+def test_timeseries_are_parquet_beside_the_summary(tmp_path: Path, fake: FakeCore) -> None:
+    """Issue 18: time series never go into summary.json; only the links the scenario names."""
+    data = tomllib.loads(SMALL)
+    data["sample_interval"] = "100ms"
+    data["output"] = {"timeseries_links": ["R1->R2"], "timeseries_flows": ["bulk0_1*"]}
+    ecnlab.run(data, out=tmp_path / "r")
+    names = sorted(p.name for p in (tmp_path / "r").iterdir())
+    assert names == ["summary.json", "timeseries-flows.parquet", "timeseries-queues.parquet"]
+    assert "timeseries" not in json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert fake.specs[0]["timeseries_links"] == ["R1->R2"]
+    assert fake.specs[0]["timeseries_flows"] == ["bulk0_1", "bulk0_10"]
+    assert set(read_queues(tmp_path / "r")["link"]) == {"R1->R2"}
+    assert set(read_flows(tmp_path / "r")["flow"]) == {"bulk0_1", "bulk0_10"}
 
 
 def test_report_and_load_result(tmp_path: Path, fake: FakeCore) -> None:

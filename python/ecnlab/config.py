@@ -14,7 +14,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, integer, string
 from ecnlab.errors import ScenarioError
-from ecnlab.flows import parse_faults, parse_flows, parse_pcap
+from ecnlab.flows import parse_faults, parse_flows, parse_pcap, parse_timeseries
 from ecnlab.model import Scenario, TcpSpec
 from ecnlab.overrides import apply_overrides, normalize
 from ecnlab.params import parse_tcp
@@ -91,6 +91,7 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
     groups, flows = parse_flows(root.tables("flows"), topo, tcp, duration)
     faults = parse_faults(root.tables("faults"), topo, [f.id for f in flows])
     pcap = parse_pcap(root.table("output"), topo)
+    ts_links, ts_flows = parse_timeseries(root.table("output"), topo, [f.id for f in flows])
     stop_when_complete = root.get("stop_when_complete", boolean, False)
     if stop_when_complete:
         for f in flows:
@@ -112,5 +113,7 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
         flows=tuple(flows),
         faults=tuple(faults),
         pcap=tuple(pcap),
+        timeseries_links=tuple(ts_links),
+        timeseries_flows=tuple(ts_flows),
         stop_when_complete=stop_when_complete,
     )

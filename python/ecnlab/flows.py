@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import fnmatch
 from dataclasses import replace
 from typing import Any
 
@@ -263,11 +264,48 @@ def check_link(name: str, path: str, topo: Topology) -> str:
     raise ScenarioError(path, f"no such link ({hint})", name)
 
 
+OUTPUT_KEYS = ("pcap", "timeseries_links", "timeseries_flows")
+
+
+def default_timeseries_links(topo: Topology) -> list[str]:
+    """The queues sampled unless ``[output] timeseries_links`` names them: the links
+    between two routers (the core), or every link leaving a router when none joins two."""
+    routers = {n.name for n in topo.nodes if n.kind == "router"}
+    leaving = [link.name for link in topo.links if link.src in routers]
+    core = [link.name for link in topo.links if link.src in routers and link.dst in routers]
+    return core or leaving
+
+
+def parse_timeseries(table: Table | None, topo: Topology, flow_ids: list[str]) -> tuple[list[str], list[str]]:
+    """``[output] timeseries_links`` (link names) and ``timeseries_flows`` (flow ids or
+    glob patterns, default ``["*"]``): what ``sample_interval`` samples."""
+    if table is None or not table.has("timeseries_links"):
+        links = default_timeseries_links(topo)
+    else:
+        raw = table.get("timeseries_links", _str_or_list)
+        items = [raw] if isinstance(raw, str) else raw
+        links = []
+        for i, name in enumerate(items):
+            path = table.at("timeseries_links") if isinstance(raw, str) else f"{table.at('timeseries_links')}[{i}]"
+            check_link(name, path, topo)
+            if name not in links:
+                links.append(name)
+    patterns = ["*"]
+    if table is not None and table.has("timeseries_flows"):
+        raw = table.get("timeseries_flows", _str_or_list)
+        patterns = [raw] if isinstance(raw, str) else list(raw)
+        for i, p in enumerate(patterns):
+            if not any(fnmatch.fnmatchcase(f, p) for f in flow_ids):
+                path = table.at("timeseries_flows") if isinstance(raw, str) else f"{table.at('timeseries_flows')}[{i}]"
+                raise ScenarioError(path, "matches no flow id", p)
+    return links, patterns
+
+
 def parse_pcap(table: Table | None, topo: Topology) -> list[str]:
     """``[output] pcap``: names of links to capture."""
     if table is None:
         return []
-    table.check_keys(("pcap",))
+    table.check_keys(OUTPUT_KEYS)
     raw = table.get("pcap", _str_or_list, [])
     items = [raw] if isinstance(raw, str) else raw
     out: list[str] = []

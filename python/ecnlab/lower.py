@@ -7,6 +7,7 @@ configuration; nanoseconds, bits per second and bytes.
 
 from __future__ import annotations
 
+import fnmatch
 from typing import Any
 
 from ecnlab.model import AppSpec, Link, PiSpec, QueueSpec, Scenario, TcpSpec
@@ -55,7 +56,11 @@ def resolved_scenario(sc: Scenario) -> dict[str, Any]:
         "tcp": tcp_resolved(sc.tcp),
         "flows": flows,
         "faults": faults,
-        "output": {"pcap": list(sc.pcap)},
+        "output": {
+            "pcap": list(sc.pcap),
+            "timeseries_links": list(sc.timeseries_links),
+            "timeseries_flows": list(sc.timeseries_flows),
+        },
     }
 
 
@@ -85,6 +90,10 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
         ],
         "faults": [{"link": f.link, "flow": f.flow, "action": f.action, "nth": f.nth, "seq": f.seq} for f in sc.faults],
     }
+    if sc.sample_interval_ns:
+        spec["timeseries_links"] = list(sc.timeseries_links)
+        ids = [f.id for f in sc.flows if any(fnmatch.fnmatchcase(f.id, p) for p in sc.timeseries_flows)]
+        spec["timeseries_flows"] = None if len(ids) == len(sc.flows) else ids
     if pcap_dir is not None:
         spec["pcap_dir"] = pcap_dir
     return spec

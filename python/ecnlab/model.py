@@ -264,4 +264,6 @@ class Scenario:
     flows: tuple[Flow, ...]
     faults: tuple[Fault, ...]
     pcap: tuple[str, ...]
+    timeseries_links: tuple[str, ...] = ()
+    timeseries_flows: tuple[str, ...] = ("*",)
     stop_when_complete: bool = False

@@ -290,45 +290,85 @@ def _row_label(column: str, rows: str) -> tuple[str, float]:
 
 
 def plot_run(run_dir: str | Path, *, out: str | Path | None = None) -> list[Path]:
-    """One run over time: for each sampled queue that held packets, its length (and the AQM's
-    average), the sojourn of its oldest packet, and the AQM's probability where it keeps one.
-    Reads ``summary.json`` only (``sample_interval`` > 0 records the series). Returns [png, svg]."""
+    """One run over time (``sample_interval`` > 0 records the series, ``timeseries.py``):
+    each sampled queue that held packets (length with the AQM's dashed average, the
+    oldest packet's sojourn, the AQM's probability, marks and drops per interval),
+    then each sampled flow's cwnd and goodput per interval. Returns [png, svg]."""
     import json
 
     from matplotlib.figure import Figure
 
+    from ecnlab.timeseries import read_flows, read_queues
+
     run = Path(run_dir)
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
-    series = [s for s in summary.get("timeseries", {}).get("queue", []) if any(s["qlen_pkts"])]
-    if not series:
-        raise PlotError(f"{run}: no queue time series with packets (set sample_interval > 0 in the scenario)")
-    probs = any(s.get("prob") for s in series)
-    nrows = 3 if probs else 2
-    fig = Figure(figsize=(8.0, 2.4 * nrows), layout="constrained")
-    axs = fig.subplots(nrows, 1, sharex=True, squeeze=False)[:, 0]
-    for s in series:
-        (line,) = axs[0].plot(s["t_s"], s["qlen_pkts"], label=s["link"], linewidth=0.9)
-        if any(v is not None for v in s["avg_pkts"]):
-            avg = [float("nan") if v is None else v for v in s["avg_pkts"]]
-            axs[0].plot(s["t_s"], avg, color=line.get_color(), linestyle="--", linewidth=0.9)
-        if "delay_ms" in s:
-            axs[1].plot(s["t_s"], s["delay_ms"], color=line.get_color(), linewidth=0.9)
-        if probs and s.get("prob"):
-            axs[2].plot(s["t_s"], s["prob"], color=line.get_color(), linewidth=0.9)
-    axs[0].set_ylabel("queue (packets)")
-    axs[1].set_ylabel("oldest packet's\nsojourn (ms)")
-    if probs:
-        axs[2].set_ylabel("probability")
-    axs[-1].set_xlabel("time (s)")
-    for ax in axs:
+    queues = read_queues(run)
+    queues = queues[queues.groupby("link")["qlen_pkts"].transform("max") > 0] if len(queues) else queues
+    flows = read_flows(run)
+    if not len(queues) and not len(flows):
+        raise PlotError(f"{run}: no time series (set sample_interval > 0 in the scenario)")
+    panels = _run_panels(queues, flows)
+    fig = Figure(figsize=(8.0, 2.2 * len(panels)), layout="constrained")
+    axs = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (ylabel, draw) in zip(axs, panels, strict=True):
+        draw(ax)
+        ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-    axs[0].legend(fontsize="small", title="queue (dashed: AQM average)", title_fontsize="small")
+    axs[-1].set_xlabel("time (s)")
     sc = summary["scenario"]
-    fig.suptitle(f"{sc['name']}, seed {summary['seed']}: queues over time", fontsize="medium")
-    stem = Path(out) if out is not None else run / "queues-over-time"
+    fig.suptitle(f"{sc['name']}, seed {summary['seed']}: over time", fontsize="medium")
+    stem = Path(out) if out is not None else run / "over-time"
     if stem.suffix.lower() in {".png", ".svg"}:
         stem = stem.with_suffix("")
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     fig.savefig(paths[0], dpi=120, metadata={"Software": None})
     fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
     return paths
+
+
+_LEGEND_MAX = 10  # flows or queues beyond this are drawn without a legend
+
+
+def _run_panels(queues: Any, flows: Any) -> list[tuple[str, Any]]:
+    """(y label, draw(ax)) for each panel of ``plot_run`` that has data."""
+    panels: list[tuple[str, Any]] = []
+    by_link = list(queues.groupby("link", sort=False)) if len(queues) else []
+    by_flow = list(flows.groupby("flow", sort=False)) if len(flows) else []
+
+    def per_link(column: str, scale: float = 1.0, diff: bool = False, dashed: str | None = None) -> Any:
+        def draw(ax: Any) -> None:
+            for name, g in by_link:
+                y = g[column].diff().fillna(0) if diff else g[column]
+                (line,) = ax.plot(g["t_s"], y * scale, label=name, linewidth=0.9)
+                if dashed and g[dashed].notna().any():
+                    ax.plot(g["t_s"], g[dashed], color=line.get_color(), linestyle="--", linewidth=0.9)
+            if len(by_link) <= _LEGEND_MAX:
+                ax.legend(fontsize="small")
+
+        return draw
+
+    def per_flow(column: str, scale: float, rate: bool = False) -> Any:
+        def draw(ax: Any) -> None:
+            for name, g in by_flow:
+                y = g[column].astype("float64")
+                if rate:
+                    y = y.diff() * 8 / g["t_s"].diff()
+                ax.plot(g["t_s"], y * scale, label=name, linewidth=0.8)
+            if len(by_flow) <= _LEGEND_MAX:
+                ax.legend(fontsize="small", ncols=2)
+
+        return draw
+
+    if by_link:
+        panels.append(("queue (packets;\ndashed: AQM average)", per_link("qlen_pkts", dashed="avg_pkts")))
+        panels.append(("oldest packet's\nsojourn (ms)", per_link("delay_ms")))
+        if queues["prob"].notna().any():
+            panels.append(("AQM probability", per_link("prob")))
+        if (queues["marks"].max() or 0) > 0:
+            panels.append(("CE marks per\ninterval", per_link("marks", diff=True)))
+        if (queues["drops"].max() or 0) > 0:
+            panels.append(("drops per\ninterval", per_link("drops", diff=True)))
+    if by_flow:
+        panels.append(("cwnd (kB)", per_flow("cwnd_bytes", 1e-3)))
+        panels.append(("goodput (Mbit/s)", per_flow("delivered_bytes", 1e-6, rate=True)))
+    return panels

@@ -5,9 +5,11 @@ from __future__ import annotations
 import functools
 import json
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ecnlab import timeseries
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,8 +80,6 @@ def build_summary(*, scenario: dict[str, Any], engine: dict[str, Any], wall_s: f
         "links": engine["links"],
         "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
     }
-    if scenario.get("sample_interval") and engine.get("timeseries"):
-        summary["timeseries"] = engine["timeseries"]
     return summary
 
 
@@ -101,6 +101,7 @@ class RunResult:
 
     summary: dict[str, Any]
     out: Path | None = None
+    series: dict[str, Any] = field(default_factory=dict)  # time series tables by file name (timeseries.py)
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -119,17 +120,21 @@ class RunResult:
 
     @property
     def timeseries(self) -> pd.DataFrame:
-        """Sampled queue length, long form: ``link``, ``t_s``, ``qlen_pkts``, ``avg_pkts``."""
+        """Sampled queues, long form: ``link``, ``t_s``, ``qlen_pkts``, ``avg_pkts``, ``delay_ms``, ``prob``."""
+        return self._series(timeseries.QUEUES_FILE, ["link", "t_s", *timeseries.QUEUE_COLUMNS])
+
+    @property
+    def flow_timeseries(self) -> pd.DataFrame:
+        """Sampled senders, long form: ``flow``, ``t_s``, ``cwnd_bytes``, ``ssthresh_bytes``,
+        ``srtt_ms``, ``in_flight_bytes``, ``delivered_bytes``."""
+        return self._series(timeseries.FLOWS_FILE, ["flow", "t_s", *timeseries.FLOW_COLUMNS])
+
+    def _series(self, name: str, columns: list[str]) -> pd.DataFrame:
         import pandas as pd
 
-        rows = self.summary.get("timeseries", {}).get("queue", [])
-        frames = [
-            pd.DataFrame({"link": s["link"], "t_s": s["t_s"], "qlen_pkts": s["qlen_pkts"], "avg_pkts": s["avg_pkts"]})
-            for s in rows
-        ]
-        if not frames:
-            return pd.DataFrame(columns=["link", "t_s", "qlen_pkts", "avg_pkts"])
-        return pd.concat(frames, ignore_index=True)
+        if name in self.series:
+            return self.series[name].to_pandas()
+        return pd.DataFrame(columns=columns)
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from ecnlab import timeseries
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec, resolved_scenario
@@ -64,12 +65,13 @@ def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:
     resolved = resolved_scenario(sc)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="ecnlab-") as tmp:
-            summary = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
-        return RunResult(summary, None)
+            summary, series = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
+        return RunResult(summary, None, series)
     with atomic_out_dir(out) as staging:
-        summary = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
+        summary, series = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
         write_summary(staging, summary)
-    return RunResult(summary, out)
+        timeseries.write(staging, series)
+    return RunResult(summary, out, series)
 
 
 @contextlib.contextmanager
@@ -124,12 +126,17 @@ def _remove_created(created: list[Path]) -> None:
             break
 
 
-def _run_engine(core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None) -> dict[str, Any]:
+def _run_engine(
+    core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The summary, and the time series tables (``timeseries.py``) by file name."""
     spec = engine_spec(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
     t0 = time.perf_counter()
     text = core.run(json.dumps(spec))
     wall = time.perf_counter() - t0
-    return build_summary(scenario=resolved, engine=json.loads(text), wall_s=wall, version=core.version())
+    engine = json.loads(text)
+    series = timeseries.tables(engine.pop("timeseries", {})) if sc.sample_interval_ns else {}
+    return build_summary(scenario=resolved, engine=engine, wall_s=wall, version=core.version()), series
 
 
 def _make_parents(parent: Path) -> list[Path]:

@@ -264,6 +264,18 @@ class SweepResults:
         path = self.path / RUNS_DIR / run / SUMMARY_FILE
         return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
+    def queue_series(self, run: str) -> pd.DataFrame:
+        """One run's queue time series (``timeseries.py``; empty without ``sample_interval``)."""
+        from ecnlab.timeseries import read_queues
+
+        return read_queues(self.path / RUNS_DIR / run)
+
+    def flow_series(self, run: str) -> pd.DataFrame:
+        """One run's flow time series (``timeseries.py``; empty without ``sample_interval``)."""
+        from ecnlab.timeseries import read_flows
+
+        return read_flows(self.path / RUNS_DIR / run)
+
 
 def load(path: str | Path) -> SweepResults:
     """Read a sweep directory (``ecnlab sweep --out DIR``); checks the manifest's format_version."""

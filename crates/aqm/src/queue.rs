@@ -256,6 +256,11 @@ impl<P: QueuedPacket> AqmQueue<P> {
         self.store.stats.snapshot(now, self.len_pkts(), self.len_bytes())
     }
 
+    /// CE marks and drops (every reason) so far; cheaper than [`Self::stats`].
+    pub fn marks_drops(&self) -> (u64, u64) {
+        self.store.stats.marks_drops()
+    }
+
     /// RED's EWMA average queue in packets (byte mode: mean packets); `None` for DropTail.
     pub fn avg_estimate(&self) -> Option<f64> {
         self.aqm.avg_estimate()

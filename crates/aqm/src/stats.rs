@@ -271,6 +271,11 @@ impl StatsAcc {
         }
     }
 
+    /// (marks, drops) so far, without building a snapshot (time series).
+    pub(crate) fn marks_drops(&self) -> (u64, u64) {
+        (self.c.marks, self.c.drops())
+    }
+
     /// The ns-3 identities, given the current queue length in packets.
     #[inline]
     pub(crate) fn check(&self, len_pkts: u32) {

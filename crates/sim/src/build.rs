@@ -10,7 +10,8 @@ use crate::net::{Topology, NO_ROUTE};
 use crate::pcap::PcapTap;
 use crate::rng::{stream, Stream};
 use crate::sched::{Event, Scheduler};
-use crate::sim::{Series, Simulation};
+use crate::series::{sampled_flows, sampled_links, FlowSamples, QueueSamples};
+use crate::sim::Simulation;
 use crate::spec::{AppSpec, NodeKind, SimSpec};
 use ecnlab_aqm::AqmQueue;
 use ecnlab_wire::{Duration, Instant};
@@ -34,6 +35,9 @@ pub fn check(spec: &SimSpec) -> Result<(), Error> {
             ));
         }
     }
+    let is_router = |name: &str| topo.index.get(name).is_some_and(|&n| topo.kinds[n as usize] == NodeKind::Router);
+    crate::series::sampled_links(spec, is_router)?;
+    crate::series::sampled_flows(spec)?;
     if spec.links.iter().any(|l| l.pcap) && spec.pcap_dir.is_none() {
         return Err(Error::spec("pcap_dir", "null", "required when a link has pcap = true"));
     }
@@ -151,12 +155,15 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
     let flows = build_flows(&spec, &topo)?;
     let faults = build_faults(&spec, &topo);
     let taps = open_taps(&spec)?;
-    let sampled = sampled_links(&spec, &topo);
+    let is_router = |name: &str| topo.index.get(name).is_some_and(|&n| topo.kinds[n as usize] == NodeKind::Router);
+    let sampled: Vec<_> =
+        sampled_links(&spec, is_router)?.into_iter().map(|li| (li, QueueSamples::default())).collect();
+    let sampled_flows: Vec<_> = sampled_flows(&spec)?.into_iter().map(|fi| (fi, FlowSamples::default())).collect();
     let mut sched = Scheduler::new();
     for (i, f) in flows.iter().enumerate() {
         sched.schedule(f.start, Event::AppStart { flow: i as u32 });
     }
-    if !sampled.is_empty() {
+    if !sampled.is_empty() || !sampled_flows.is_empty() {
         sched.schedule(Instant::ZERO, Event::Sample);
     }
     if spec.warmup_ns > 0 {
@@ -176,6 +183,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         faults,
         taps,
         sampled,
+        sampled_flows,
         forwarded: 0,
         census: Default::default(),
         pending_flows: flows_len,
@@ -246,16 +254,5 @@ fn open_taps(spec: &SimSpec) -> Result<Vec<Option<PcapTap>>, Error> {
             (Some(dir), true) => PcapTap::create(std::path::Path::new(dir), &l.name).map(Some),
             _ => Ok(None),
         })
-        .collect()
-}
-
-/// Queues sampled for the time series: every link leaving a router.
-fn sampled_links(spec: &SimSpec, topo: &Topology) -> Vec<(u32, Series)> {
-    if spec.sample_interval_ns == 0 {
-        return Vec::new();
-    }
-    (0..spec.links.len() as u32)
-        .filter(|&li| topo.kinds[topo.ends[li as usize].0 as usize] == NodeKind::Router)
-        .map(|li| (li, Series::default()))
         .collect()
 }

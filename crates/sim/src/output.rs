@@ -166,6 +166,21 @@ pub struct LinkOut {
 #[derive(Debug, Default, Serialize)]
 pub struct TimeSeriesOut {
     pub queue: Vec<QueueSeries>,
+    pub flow: Vec<FlowSeries>,
+}
+
+/// Columnar samples of one flow's sender (`series.rs`); null while the flow
+/// has no open connection (and ssthresh while it is "infinite").
+#[derive(Debug, Serialize)]
+pub struct FlowSeries {
+    pub flow: String,
+    pub t_s: Vec<f64>,
+    pub cwnd_bytes: Vec<Option<u32>>,
+    pub ssthresh_bytes: Vec<Option<u32>>,
+    pub srtt_ms: Vec<Option<f64>>,
+    pub in_flight_bytes: Vec<Option<u64>>,
+    /// Payload bytes delivered to the dst application so far.
+    pub delivered_bytes: Vec<u64>,
 }
 
 /// Columnar samples of one queue: instantaneous length and the AQM's average
@@ -182,4 +197,7 @@ pub struct QueueSeries {
     /// absent for AQMs without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prob: Option<Vec<f64>>,
+    /// CE marks and drops (every reason) so far, cumulative.
+    pub marks: Vec<u64>,
+    pub drops: Vec<u64>,
 }

@@ -37,14 +37,11 @@ impl Simulation {
         let links = self.spec.links.iter().zip(&self.links).map(|(s, l)| link_out(s, l, self.warmup, end)).collect();
         let queue = std::mem::take(&mut self.sampled)
             .into_iter()
-            .map(|(li, s)| QueueSeries {
-                link: self.spec.links[li as usize].name.clone(),
-                t_s: s.t,
-                qlen_pkts: s.qlen,
-                avg_pkts: s.avg,
-                delay_ms: s.delay_ms,
-                prob: s.prob.iter().all(Option::is_some).then(|| s.prob.iter().flatten().copied().collect()),
-            })
+            .map(|(li, s)| s.finish(self.spec.links[li as usize].name.clone()))
+            .collect();
+        let flow = std::mem::take(&mut self.sampled_flows)
+            .into_iter()
+            .map(|(fi, s)| s.finish(self.spec.flows[fi as usize].id.clone()))
             .collect();
         Ok(RunOutput {
             sim: SimOut {
@@ -55,7 +52,7 @@ impl Simulation {
             flows,
             queues,
             links,
-            timeseries: TimeSeriesOut { queue },
+            timeseries: TimeSeriesOut { queue, flow },
         })
     }
 }

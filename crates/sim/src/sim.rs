@@ -11,21 +11,12 @@ use crate::net::{Topology, NO_ROUTE};
 use crate::packet::{Packet, PacketSlab, QueuedRef};
 use crate::pcap::PcapTap;
 use crate::sched::{End, Event, Scheduler};
+use crate::series::{FlowSamples, QueueSamples};
 use crate::spec::{FaultAction, SimSpec};
 use ecnlab_aqm::{DropReason, Enqueued};
 use ecnlab_tcp::{Connection, Role};
 use ecnlab_wire::{Duration, Instant};
 use rand::Rng;
-
-/// Samples of one queue's length over time.
-#[derive(Default)]
-pub(crate) struct Series {
-    pub t: Vec<f64>,
-    pub qlen: Vec<u32>,
-    pub avg: Vec<Option<f64>>,
-    pub delay_ms: Vec<f64>,
-    pub prob: Vec<Option<f64>>,
-}
 
 pub struct Simulation {
     pub(crate) spec: SimSpec,
@@ -39,7 +30,8 @@ pub struct Simulation {
     pub(crate) faults: Vec<Vec<Fault>>,
     pub(crate) taps: Vec<Option<PcapTap>>,
     /// Sampled links and their series.
-    pub(crate) sampled: Vec<(u32, Series)>,
+    pub(crate) sampled: Vec<(u32, QueueSamples)>,
+    pub(crate) sampled_flows: Vec<(u32, FlowSamples)>,
     pub(crate) end: Instant,
     pub(crate) warmup: Instant,
     pub(crate) forwarded: u64,
@@ -496,12 +488,13 @@ impl Simulation {
 
     fn on_sample(&mut self, now: Instant) {
         for (li, s) in &mut self.sampled {
-            let q = &mut self.links[*li as usize].queue;
-            s.t.push(now.as_secs_f64());
-            s.qlen.push(q.len_pkts());
-            s.avg.push(q.avg_estimate());
-            s.delay_ms.push(q.head_sojourn(now).as_nanos() as f64 / 1e6);
-            s.prob.push(q.prob(now));
+            s.sample(now, &mut self.links[*li as usize].queue);
+        }
+        for (fi, s) in &mut self.sampled_flows {
+            let f = &self.flows[*fi as usize];
+            let live = f.live_conn.and_then(|(slot, gen)| self.conns.get(slot, gen));
+            let sender = live.map(|c| if c.client_node == f.src { &c.client } else { &c.server });
+            s.sample(now, sender, f.delivered);
         }
         let dt = Duration(self.spec.sample_interval_ns);
         if now + dt <= self.end {

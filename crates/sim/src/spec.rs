@@ -21,9 +21,15 @@ pub struct SimSpec {
     /// Goodput and link utilisation are measured from this time on.
     #[serde(default)]
     pub warmup_ns: u64,
-    /// Period of the queue time series; 0 = no time series.
+    /// Period of the time series; 0 = no time series (`series.rs`).
     #[serde(default)]
     pub sample_interval_ns: u64,
+    /// Links whose queues are sampled; null = the links between routers (`series.rs`).
+    #[serde(default)]
+    pub timeseries_links: Option<Vec<String>>,
+    /// Flows whose TCP state is sampled; null = every flow.
+    #[serde(default)]
+    pub timeseries_flows: Option<Vec<String>>,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,

@@ -473,6 +473,10 @@ impl Connection {
     pub fn ssthresh(&self) -> u32 {
         self.snd.win.ssthresh
     }
+    /// Bytes sent and not yet acknowledged (RFC 5681 FlightSize).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.snd.flight_size()
+    }
     /// Effective MSS (min of ours and the peer's) once the handshake is done.
     pub fn mss(&self) -> u32 {
         self.neg.mss

@@ -88,6 +88,8 @@ pub fn dumbbell(
         duration_ns,
         warmup_ns: 0,
         sample_interval_ns: 0,
+        timeseries_links: None,
+        timeseries_flows: None,
         nodes,
         links,
         flows,

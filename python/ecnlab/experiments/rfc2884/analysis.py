@@ -23,12 +23,13 @@ BOTTLENECK = "R1->R2"
 ECN, NON_ECN = "ecn", "nonecn"  # flow ids of the competing flows in the sweep files
 
 
-def queue_region(summary: dict[str, Any], t0: float, t1: float) -> dict[str, float]:
-    """RED thresholds of the bottleneck and where its sampled average sat in [t0, t1]."""
+def queue_region(summary: dict[str, Any], series: pd.DataFrame, t0: float, t1: float) -> dict[str, float]:
+    """RED thresholds of the bottleneck and where its sampled average (``series``, the run's
+    queue time series) sat in [t0, t1]."""
     link = next(x for x in summary["scenario"]["topology"]["links"] if f"{x['from']}->{x['to']}" == BOTTLENECK)
     lo, hi = float(link["queue"]["min_th"]), float(link["queue"]["max_th"])
-    series = next(s for s in summary["timeseries"]["queue"] if s["link"] == BOTTLENECK)
-    avg = [a for t, a in zip(series["t_s"], series["avg_pkts"], strict=True) if t0 <= t <= t1]
+    s = series[series["link"] == BOTTLENECK]
+    avg = [a for t, a in zip(s["t_s"], s["avg_pkts"], strict=True) if t0 <= t <= t1]
     n = len(avg) or 1
     return {
         "min_th": lo,
@@ -63,7 +64,7 @@ def fairness_runs(res: SweepResults) -> pd.DataFrame:
                 "goodput_nonecn_bps": float(f.loc[NON_ECN, "goodput_bps"]),
                 "marks_ecn": int(f.loc[ECN, "ce_received"]),
                 "drops_nonecn": int(f.loc[NON_ECN, "pkts_dropped"]),
-                **queue_region(s, start, float(s["scenario"]["duration"])),
+                **queue_region(s, res.queue_series(run), start, float(s["scenario"]["duration"])),
             }
         )
     return pd.DataFrame(rows)
@@ -89,7 +90,7 @@ def bulk_runs(res: SweepResults) -> pd.DataFrame:
                 "timeouts_nonecn": int(n["timeouts"]),
                 "dropped_ecn": int(e["pkts_dropped"]),
                 "finished": len(done) == 2,
-                **queue_region(s, float(e["start_s"]), end),
+                **queue_region(s, res.queue_series(run), float(e["start_s"]), end),
             }
         )
     return pd.DataFrame(rows)
@@ -114,7 +115,7 @@ def transactional_runs(res: SweepResults) -> pd.DataFrame:
                 "retransmits_ecn": int(f.loc[ECN, "retransmits"]),
                 "retransmits_nonecn": int(f.loc[NON_ECN, "retransmits"]),
                 "dropped_ecn": int(f.loc[ECN, "pkts_dropped"]),
-                **queue_region(s, start, end),
+                **queue_region(s, res.queue_series(run), start, end),
             }
         )
     return pd.DataFrame(rows)
