@@ -185,3 +185,27 @@ fn test_stop_when_complete_refuses_endless_flows() {
     let err = Simulation::new(spec).err().unwrap().to_string();
     assert!(err.contains("stop_when_complete needs every flow to have a finite amount of work"), "{err}");
 }
+
+#[test]
+fn test_time_series_sample_the_core_queues_and_every_flow() {
+    let mut spec = dumbbell(2, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 2 * SEC);
+    spec.sample_interval_ns = 100 * MS;
+    let out = run(spec.clone());
+    let links: Vec<_> = out.timeseries.queue.iter().map(|q| q.link.as_str()).collect();
+    assert_eq!(links, ["R1->R2", "R2->R1"], "the links between routers");
+    assert_eq!(out.timeseries.flow.len(), 2);
+    for (s, f) in out.timeseries.flow.iter().zip(&out.flows) {
+        assert_eq!(s.t_s.len(), 21, "t = 0, 0.1, ..., 2 s");
+        assert!(s.delivered_bytes.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(*s.delivered_bytes.last().unwrap(), f.bytes_delivered);
+        for (c, n) in s.cwnd_bytes.iter().zip(&s.in_flight_bytes) {
+            if let (Some(c), Some(n)) = (c, n) {
+                assert!(*n <= u64::from(*c) + 2 * 1460, "in flight {n} within cwnd {c} (+ limited transmit)");
+            }
+        }
+        assert!(s.srtt_ms.iter().flatten().all(|&r| r >= 12.0), "RTT at least the 2·(5+1) ms path");
+    }
+    spec.timeseries_links = Some(vec!["R1->R9".into()]);
+    let err = Simulation::new(spec).err().expect("unknown link");
+    assert_eq!(err.to_string(), "timeseries_links[0] = R1->R9: no such link");
+}
