@@ -76,6 +76,27 @@ def test_reproduce_writes_tables_figures_and_report(tiny: str, tmp_path: Path) -
     assert "seeds</dt><dd>1</dd>" in page  # the quick sweep ran
 
 
+def _always_fails(name: str, data: dict[str, object]) -> object:
+    from ecnlab.sweep.execute import Outcome
+
+    return Outcome(name, None, "engine: deliberately failed by the test")
+
+
+def test_reproduce_with_every_run_failed_reports_it_without_analysis(
+    tiny: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The analysis never sees an empty sweep (it failed with a KeyError traceback)."""
+    import ecnlab.sweep.local as local
+
+    monkeypatch.setattr(local, "compute_run", _always_fails)  # the fork workers inherit it
+    out = tmp_path / "out"
+    outcome = reproduce(tiny, out=out, quick=True, jobs=2, progress=False)
+    assert not outcome.ok and not (out / "tables").exists()
+    why = "all 2 runs failed (the first: engine: deliberately failed by the test)"
+    assert f"ecnlab: tiny-ecn skipped: {why}" in capsys.readouterr().err
+    assert why in (out / "report.html").read_text()
+
+
 @pytest.mark.engine
 def test_group_runs_each_member_into_its_own_directory(tiny: str, tmp_path: Path) -> None:
     outcome = reproduce("tiny-group", out=tmp_path, quick=True, jobs=1, progress=False)

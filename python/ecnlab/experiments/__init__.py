@@ -188,8 +188,11 @@ def reproduce(
             continue
         outcome = run_sweep(sweeps[e.name], d, jobs=jobs, scheduler=scheduler, progress=progress, compute=e.compute)
         ok = ok and outcome.ok
-        write_outputs(e, d)
         dirs[e.name] = d
+        if len(outcome.failed) == outcome.total:  # nothing to analyse: say so instead of failing in the analysis
+            write_skipped(e, d, f"all {outcome.total} runs failed (the first: {outcome.failed[0][1]})")
+            continue
+        write_outputs(e, d)
     if len(exps) > 1:
         write_index(name, root, exps, quick=quick)
     return ReproduceOutcome(dirs, ok)
