@@ -211,7 +211,10 @@ macro_rules! each {
         }
     };
 }
+pub(crate) use each;
 
+// The hooks most AQMs leave empty are inlined so their no-op arms cost nothing
+// on the hot path (issue 15: engine speed against a887344).
 impl SchedAqm for AnyAqm {
     fn subqueues(&self) -> usize {
         each!(self, a => a.subqueues())
@@ -219,12 +222,15 @@ impl SchedAqm for AnyAqm {
     fn class_names(&self) -> &'static [&'static str] {
         each!(self, a => a.class_names())
     }
+    #[inline(always)]
     fn prepare<R: RngCore + ?Sized>(&mut self, rng: &mut R) {
         each!(self, a => a.prepare(rng))
     }
+    #[inline(always)]
     fn classify(&mut self, key: u64, ecn: Ecn) -> usize {
         each!(self, a => a.classify(key, ecn))
     }
+    #[inline(always)]
     fn tick<B: Backlog>(&mut self, now: Instant, b: &B) {
         each!(self, a => SchedAqm::tick(a, now, b))
     }
@@ -238,12 +244,14 @@ impl SchedAqm for AnyAqm {
     ) -> Verdict {
         each!(self, a => SchedAqm::on_enqueue(a, now, len, sub, b, rng))
     }
+    #[inline(always)]
     fn on_enqueued<B: Backlog>(&mut self, now: Instant, sub: usize, b: &mut B) {
         each!(self, a => a.on_enqueued(now, sub, b))
     }
     fn dequeue<R: RngCore + ?Sized, B: Backlog>(&mut self, now: Instant, b: &mut B, rng: &mut R) -> Option<usize> {
         each!(self, a => a.dequeue(now, b, rng))
     }
+    #[inline(always)]
     fn on_idle(&mut self, now: Instant) {
         each!(self, a => SchedAqm::on_idle(a, now))
     }

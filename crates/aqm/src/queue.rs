@@ -32,7 +32,7 @@
 use ecnlab_wire::{Ecn, Instant};
 use rand::RngCore;
 
-use crate::aqm::{AnyAqm, QueueView, SchedAqm};
+use crate::aqm::{each, AnyAqm, QueueView, SchedAqm};
 use crate::ared::Ared;
 use crate::backlog::{Backlog, Store};
 use crate::codel::Codel;
@@ -113,11 +113,20 @@ enum Action {
 /// time and randomness come in).
 #[derive(Clone, Debug)]
 pub struct AqmQueue<P: QueuedPacket> {
+    host: Host<P>,
+    aqm: AnyAqm,
+}
+
+/// The host's half of a queue: the packets, the physical limit and the rules
+/// that turn a verdict into a mark or a drop. Its enqueue and dequeue are
+/// generic over the AQM, so one `match` on [`AnyAqm`] per operation picks the
+/// algorithm and every hook inside is a static call.
+#[derive(Clone, Debug)]
+struct Host<P: QueuedPacket> {
     store: Store<P>,
     limit: Limit,
     /// RED's early signal is a Source Quench (module doc, quench mode).
     quench: bool,
-    aqm: AnyAqm,
 }
 
 impl<P: QueuedPacket> AqmQueue<P> {
@@ -157,14 +166,14 @@ impl<P: QueuedPacket> AqmQueue<P> {
             StatsAcc::with_classes((0..names.len() as u8).collect(), names)
         };
         let store = Store::new(aqm.subqueues(), ecn, stats);
-        Ok(AqmQueue { store, limit, quench, aqm })
+        Ok(AqmQueue { host: Host { store, limit, quench }, aqm })
     }
 
     /// Records the sojourn time of every packet that leaves from now on
     /// (`QueueStats::sojourn`: percentiles from an HDR histogram); called
     /// again, starts the histograms afresh (the simulator does at the warm-up's end).
     pub fn record_sojourn(&mut self) {
-        self.store.stats.record_sojourn();
+        self.host.store.stats.record_sojourn();
     }
 
     /// `Ok(())`: enqueued (possibly CE-marked in place). `Err`: the packet and why it was dropped.
@@ -182,83 +191,53 @@ impl<P: QueuedPacket> AqmQueue<P> {
         pkt: P,
         rng: &mut R,
     ) -> Result<Enqueued, (P, DropReason)> {
-        let len = pkt.wire_len();
-        self.store.at(now);
-        self.aqm.tick(now, &self.store);
-        self.store.stats.on_arrival(len);
-        self.aqm.prepare(rng);
-        let sub = self.aqm.classify(pkt.flow_key(), pkt.ecn());
-        let view = QueueView::of(&self.store);
-        let verdict = self.aqm.on_enqueue(now, len, sub, &self.store, rng);
-        let result = match self.resolve(verdict, &pkt, &view) {
-            Action::Enqueue => Ok(self.push(now, sub, pkt, len, Enqueued::Plain)),
-            Action::Quench => Ok(self.push(now, sub, pkt, len, Enqueued::Quench)),
-            Action::Mark(kind) => self.mark_and_push(now, sub, pkt, len, kind),
-            Action::Drop(reason) => Err((pkt, reason)),
-        };
-        if let Err((_, reason)) = &result {
-            self.store.stats.on_drop(*reason);
-        }
-        if self.store.len_pkts() == 0 {
-            self.aqm.on_idle(now);
-        }
-        self.store.stats.check(self.len_pkts());
-        result
+        let host = &mut self.host;
+        each!(&mut self.aqm, a => host.enqueue(a, now, pkt, rng))
     }
 
     /// The queued packets, sub-queue by sub-queue, head first.
     pub fn iter(&self) -> impl Iterator<Item = &P> {
-        self.store.iter()
+        self.host.store.iter()
     }
 
     /// The next packet to transmit, if any. Packets the AQM dropped on the way
     /// (at dequeue) are in [`Self::drain_dropped`].
     pub fn dequeue<R: RngCore + ?Sized>(&mut self, now: Instant, rng: &mut R) -> Option<P> {
-        self.store.at(now);
-        self.aqm.tick(now, &self.store);
-        let before = self.store.len_pkts();
-        let pkt = match self.aqm.dequeue(now, &mut self.store, rng) {
-            Some(sub) => self.store.pop(sub),
-            None => None,
-        };
-        if self.store.len_pkts() == 0 && before > 0 {
-            self.aqm.on_idle(now);
-        }
-        self.store.stats.check(self.len_pkts());
-        pkt
+        let host = &mut self.host;
+        each!(&mut self.aqm, a => host.dequeue(a, now, rng))
     }
 
     /// Packets that were in the queue and were dropped by the AQM since the
     /// last call (at dequeue, or FQ-CoDel's overflow at enqueue), with the reason.
     pub fn drain_dropped(&mut self) -> std::vec::Drain<'_, (P, DropReason)> {
-        self.store.dropped.drain(..)
+        self.host.store.dropped.drain(..)
     }
 
     /// Whether packets wait in [`Self::drain_dropped`].
     pub fn has_dropped(&self) -> bool {
-        !self.store.dropped.is_empty()
+        !self.host.store.dropped.is_empty()
     }
 
     pub fn len_pkts(&self) -> u32 {
-        self.store.len_pkts()
+        self.host.store.len_pkts()
     }
 
     pub fn len_bytes(&self) -> u64 {
-        self.store.len_bytes()
+        self.host.store.len_bytes()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.store.len_pkts() == 0
+        self.host.store.len_pkts() == 0
     }
 
     /// Counters, with time-weighted averages integrated up to `now`.
     pub fn stats(&self, now: Instant) -> QueueStats {
-        self.store.stats.snapshot(now, self.len_pkts(), self.len_bytes())
+        self.host.store.stats.snapshot(now, self.len_pkts(), self.len_bytes())
     }
 
     /// CE marks and drops (every reason) so far; cheaper than [`Self::stats`].
     pub fn marks_drops(&self) -> (u64, u64) {
-        self.store.stats.marks_drops()
+        self.host.store.stats.marks_drops()
     }
 
     /// RED's EWMA average queue in packets (byte mode: mean packets); `None` for DropTail.
@@ -270,18 +249,70 @@ impl<P: QueuedPacket> AqmQueue<P> {
     /// probability p'), after taking the periodic updates due; `None` for
     /// AQMs without one.
     pub fn prob(&mut self, now: Instant) -> Option<f64> {
-        self.store.at(now);
-        self.aqm.tick(now, &self.store);
+        self.host.store.at(now);
+        self.aqm.tick(now, &self.host.store);
         self.aqm.prob()
     }
 
     /// Sojourn time of the oldest packet as of `now` (0 when empty).
     pub fn head_sojourn(&self, now: Instant) -> ecnlab_wire::Duration {
-        (0..self.store.subqueues())
-            .filter_map(|s| self.store.head(s))
+        (0..self.host.store.subqueues())
+            .filter_map(|s| self.host.store.head(s))
             .map(|h| h.sojourn(now))
             .max()
             .unwrap_or(ecnlab_wire::Duration::ZERO)
+    }
+}
+
+impl<P: QueuedPacket> Host<P> {
+    /// [`AqmQueue::enqueue_signalled`] with the AQM resolved.
+    #[inline]
+    fn enqueue<A: SchedAqm, R: RngCore + ?Sized>(
+        &mut self,
+        aqm: &mut A,
+        now: Instant,
+        pkt: P,
+        rng: &mut R,
+    ) -> Result<Enqueued, (P, DropReason)> {
+        let len = pkt.wire_len();
+        self.store.at(now);
+        aqm.tick(now, &self.store);
+        self.store.stats.on_arrival(len);
+        aqm.prepare(rng);
+        let sub = aqm.classify(pkt.flow_key(), pkt.ecn());
+        let view = QueueView::of(&self.store);
+        let verdict = aqm.on_enqueue(now, len, sub, &self.store, rng);
+        let result = match self.resolve(verdict, &pkt, &view) {
+            Action::Enqueue => Ok(self.push(aqm, now, sub, pkt, len, Enqueued::Plain)),
+            Action::Quench => Ok(self.push(aqm, now, sub, pkt, len, Enqueued::Quench)),
+            Action::Mark(kind) => self.mark_and_push(aqm, now, sub, pkt, len, kind),
+            Action::Drop(reason) => Err((pkt, reason)),
+        };
+        if let Err((_, reason)) = &result {
+            self.store.stats.on_drop(*reason);
+        }
+        if self.store.len_pkts() == 0 {
+            aqm.on_idle(now);
+        }
+        self.store.stats.check(self.store.len_pkts());
+        result
+    }
+
+    /// [`AqmQueue::dequeue`] with the AQM resolved.
+    #[inline]
+    fn dequeue<A: SchedAqm, R: RngCore + ?Sized>(&mut self, aqm: &mut A, now: Instant, rng: &mut R) -> Option<P> {
+        self.store.at(now);
+        aqm.tick(now, &self.store);
+        let before = self.store.len_pkts();
+        let pkt = match aqm.dequeue(now, &mut self.store, rng) {
+            Some(sub) => self.store.pop(sub),
+            None => None,
+        };
+        if self.store.len_pkts() == 0 && before > 0 {
+            aqm.on_idle(now);
+        }
+        self.store.stats.check(self.store.len_pkts());
+        pkt
     }
 
     /// Steps 2–4 of the module doc: verdict → action, before touching the packet.
@@ -303,8 +334,9 @@ impl<P: QueuedPacket> AqmQueue<P> {
     }
 
     /// Step 5: CE-mark, then enqueue; a failed `set_ce` (Not-ECT) is a drop.
-    fn mark_and_push(
+    fn mark_and_push<A: SchedAqm>(
         &mut self,
+        aqm: &mut A,
         now: Instant,
         sub: usize,
         mut pkt: P,
@@ -315,15 +347,24 @@ impl<P: QueuedPacket> AqmQueue<P> {
             if kind == SignalKind::Step {
                 self.store.stats.on_step_mark();
             }
-            Ok(self.push(now, sub, pkt, len, Enqueued::Marked))
+            Ok(self.push(aqm, now, sub, pkt, len, Enqueued::Marked))
         } else {
             Err((pkt, kind.drop_reason()))
         }
     }
 
-    fn push(&mut self, now: Instant, sub: usize, pkt: P, len: u32, how: Enqueued) -> Enqueued {
+    #[inline(always)]
+    fn push<A: SchedAqm>(
+        &mut self,
+        aqm: &mut A,
+        now: Instant,
+        sub: usize,
+        pkt: P,
+        len: u32,
+        how: Enqueued,
+    ) -> Enqueued {
         self.store.push(sub, pkt, len, how);
-        self.aqm.on_enqueued(now, sub, &mut self.store);
+        aqm.on_enqueued(now, sub, &mut self.store);
         how
     }
 }

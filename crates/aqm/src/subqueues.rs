@@ -59,10 +59,19 @@ impl<T> SubQueues<T> {
         }
     }
 
-    #[inline]
+    /// The one-FIFO case inline (the hot path of every single-queue AQM), the slab out of line.
+    #[inline(always)]
     pub fn push_back(&mut self, sub: usize, item: T) {
         match self {
             SubQueues::One(q) => q.push_back(item),
+            SubQueues::Many { .. } => self.push_back_many(sub, item),
+        }
+    }
+
+    #[inline(never)]
+    fn push_back_many(&mut self, sub: usize, item: T) {
+        match self {
+            SubQueues::One(_) => unreachable!("called for the slab only"),
             SubQueues::Many { nodes, free, chains } => {
                 let idx = match free.pop() {
                     Some(i) => {
@@ -88,10 +97,18 @@ impl<T> SubQueues<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn pop_front(&mut self, sub: usize) -> Option<T> {
         match self {
             SubQueues::One(q) => q.pop_front(),
+            SubQueues::Many { .. } => self.pop_front_many(sub),
+        }
+    }
+
+    #[inline(never)]
+    fn pop_front_many(&mut self, sub: usize) -> Option<T> {
+        match self {
+            SubQueues::One(_) => unreachable!("called for the slab only"),
             SubQueues::Many { nodes, free, chains } => {
                 let c = &mut chains[sub];
                 if c.head == NIL {

@@ -61,7 +61,9 @@ pub(crate) struct LinuxParms {
     pub target_max: u64,
     pub wlog: u32,
     pub scell_log: u32,
-    pub stab: [u8; STAB_SIZE],
+    /// Boxed: the table is read only when the queue was idle, and inline it would
+    /// make every queue (`AnyAqm` is as large as its largest variant) 256 bytes larger.
+    pub stab: Box<[u8; STAB_SIZE]>,
 }
 
 #[derive(Clone, Debug)]
@@ -197,7 +199,7 @@ pub(crate) fn set_parms(
         target_max: min_b + 3 * fifth,
         wlog,
         scell_log,
-        stab,
+        stab: Box::new(stab),
     }
 }
 
