@@ -7,6 +7,7 @@ isolation; the real engine is exercised by the ``engine``-marked tests.
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,25 @@ class FakeCore:
         if self.fail:
             raise EngineError(self.fail)
         return json.dumps(fake_output(spec))
+
+    def run_split(self, spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        """``run`` with the time series as the engine's columns (``_core.run_split``)."""
+        out = json.loads(self.run(spec_json))
+        ts = out.pop("timeseries")
+        return json.dumps(out), _columns(ts["queue"], "link"), _columns(ts["flow"], "flow")
+
+
+def _columns(series: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The engine's column form: names, counts, each column as little-endian f64 bytes (null = NaN)."""
+    cols: dict[str, Any] = {"names": [s[key] for s in series], "counts": [len(s["t_s"]) for s in series]}
+    for c in {k for s in series for k in s} - {key}:
+        values = [v for s in series for v in s.get(c) or [None] * len(s["t_s"])]
+        cols[c] = struct.pack(f"<{len(values)}d", *(float("nan") if v is None else v for v in values))
+    for c in ("t_s", "qlen_pkts", "avg_pkts", "delay_ms", "prob", "marks", "drops", "cwnd_bytes",
+              "ssthresh_bytes", "srtt_ms", "in_flight_bytes", "delivered_bytes"):  # fmt: skip
+        n = sum(len(s["t_s"]) for s in series)
+        cols.setdefault(c, struct.pack(f"<{n}d", *([float("nan")] * n)))
+    return cols
 
 
 def fake_output(spec: dict[str, Any]) -> dict[str, Any]:

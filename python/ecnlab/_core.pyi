@@ -1,5 +1,7 @@
 """Type stubs for the PyO3 extension ``ecnlab._core`` (crates/py)."""
 
+from typing import Any
+
 class EngineError(Exception):
     """The engine rejected its input or failed during a run."""
 
@@ -8,6 +10,11 @@ def version() -> str:
 
 def run(spec_json: str) -> str:
     """Run one simulation (``SimSpec`` JSON in, result JSON out), with the GIL released."""
+
+def run_split(spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """As ``run``, with the time series apart as columns: (result JSON without
+    ``timeseries``, queue columns, flow columns); each column set has ``names``,
+    ``counts`` and every column as little-endian f64 bytes (null = NaN)."""
 
 def default_tcp_config() -> str:
     """The engine's ``TcpConfig::default()`` as JSON."""

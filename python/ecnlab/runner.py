@@ -31,6 +31,8 @@ class Engine(Protocol):
 
     def run(self, spec_json: str) -> str: ...
 
+    def run_split(self, spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any]]: ...
+
     def version(self) -> str: ...
 
 
@@ -132,10 +134,10 @@ def _run_engine(
     """The summary, and the time series tables (``timeseries.py``) by file name."""
     spec = engine_spec(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
     t0 = time.perf_counter()
-    text = core.run(json.dumps(spec))
+    text, queues, flows = core.run_split(json.dumps(spec))
     wall = time.perf_counter() - t0
     engine = json.loads(text)
-    series = timeseries.tables(engine.pop("timeseries", {})) if sc.sample_interval_ns else {}
+    series = timeseries.from_columns(queues, flows) if sc.sample_interval_ns else {}
     return build_summary(scenario=resolved, engine=engine, wall_s=wall, version=core.version()), series
 
 

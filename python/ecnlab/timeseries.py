@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["QUEUES_FILE", "FLOWS_FILE", "tables", "write", "read_queues", "read_flows"]
+__all__ = ["QUEUES_FILE", "FLOWS_FILE", "from_columns", "write", "read_queues", "read_flows"]
 
 QUEUES_FILE = "timeseries-queues.parquet"
 FLOWS_FILE = "timeseries-flows.parquet"
@@ -45,31 +45,30 @@ _TYPES = {
 }
 
 
-def _long(series: list[dict[str, Any]], key: str, columns: tuple[str, ...]) -> pa.Table:
+def _table(cols: dict[str, Any], key: str, columns: tuple[str, ...]) -> pa.Table:
+    """One long-form table from the engine's columns (``_core.run_split``)."""
+    import numpy as np
     import pyarrow as pa
 
-    names: list[str] = []
-    data: dict[str, list[Any]] = {"t_s": [], **{c: [] for c in columns}}
-    for s in series:
-        n = len(s["t_s"])
-        names.extend([s[key]] * n)
-        data["t_s"].extend(s["t_s"])
-        for c in columns:
-            data[c].extend(s.get(c) or [None] * n)
+    index = np.repeat(np.arange(len(cols["names"]), dtype=np.int32), np.array(cols["counts"], dtype=np.int64))
+    names = pa.DictionaryArray.from_arrays(pa.array(index), pa.array(cols["names"], pa.string())).cast(pa.string())
+    arrays = [names, pa.array(np.frombuffer(cols["t_s"], "<f8"), pa.float64())]
+    for c in columns:
+        raw = np.frombuffer(cols[c], "<f8")
+        values = pa.array(raw, pa.float64(), mask=np.isnan(raw))  # NaN -> null
+        arrays.append(values.cast(pa.type_for_alias(_TYPES[c])))
     fields = [pa.field(key, pa.string()), pa.field("t_s", pa.float64())]
     fields += [pa.field(c, pa.type_for_alias(_TYPES[c])) for c in columns]
-    arrays = [pa.array(names, pa.string()), pa.array(data["t_s"], pa.float64())]
-    arrays += [pa.array(data[c], pa.type_for_alias(_TYPES[c])) for c in columns]
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def tables(engine_series: dict[str, Any]) -> dict[str, pa.Table]:
-    """The engine's ``timeseries`` as the two tables, by file name (none when nothing was sampled)."""
+def from_columns(queues: dict[str, Any], flows: dict[str, Any]) -> dict[str, pa.Table]:
+    """The two tables by file name, from the engine's columns (none when nothing was sampled)."""
     out = {}
-    if engine_series.get("queue"):
-        out[QUEUES_FILE] = _long(engine_series["queue"], "link", QUEUE_COLUMNS)
-    if engine_series.get("flow"):
-        out[FLOWS_FILE] = _long(engine_series["flow"], "flow", FLOW_COLUMNS)
+    if queues["names"]:
+        out[QUEUES_FILE] = _table(queues, "link", QUEUE_COLUMNS)
+    if flows["names"]:
+        out[FLOWS_FILE] = _table(flows, "flow", FLOW_COLUMNS)
     return out
 
 

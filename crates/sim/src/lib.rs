@@ -29,7 +29,7 @@ mod radix;
 mod report;
 pub mod rng;
 pub mod sched;
-mod series;
+pub mod series;
 pub mod sim;
 pub mod spec;
 pub mod tail;
@@ -51,6 +51,20 @@ pub fn check_json(spec_json: &str) -> Result<(), Error> {
 /// Runs a spec given as JSON and returns the result as JSON.
 pub fn run_json(spec_json: &str) -> Result<String, Error> {
     run_json_until(spec_json, u32::MAX, || false)
+}
+
+/// As [`run_json_until`], with the time series apart as columns (queues, flows)
+/// and left out of the JSON.
+pub fn run_json_split_until(
+    spec_json: &str,
+    every: u32,
+    stop: impl FnMut() -> bool,
+) -> Result<(String, series::Columns, series::Columns), Error> {
+    let spec: SimSpec = serde_json::from_str(spec_json)?;
+    let mut out = Simulation::new(spec)?.run_until(every, stop)?;
+    let (queues, flows) = (out.timeseries.queue_columns(), out.timeseries.flow_columns());
+    out.timeseries = Default::default();
+    Ok((serde_json::to_string(&out)?, queues, flows))
 }
 
 /// As [`run_json`], asking `stop()` every `every` events (`Simulation::run_until`).

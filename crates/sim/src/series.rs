@@ -142,3 +142,67 @@ pub(crate) fn sampled_flows(spec: &SimSpec) -> Result<Vec<u32>, Error> {
         })
         .collect()
 }
+
+/// The time series as columns for a columnar consumer (the Python front writes
+/// Parquet from them without a JSON round trip): per kind, the series' names,
+/// how many samples each has, and every column concatenated over the series as
+/// f64 (null as NaN; integer columns are exact below 2^53).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Columns {
+    pub names: Vec<String>,
+    pub counts: Vec<u32>,
+    pub columns: Vec<(&'static str, Vec<f64>)>,
+}
+
+fn column<'a, T: 'a + Copy>(
+    name: &'static str,
+    parts: impl Iterator<Item = &'a [T]>,
+    f: impl Fn(T) -> f64,
+) -> (&'static str, Vec<f64>) {
+    (name, parts.flat_map(|p| p.iter().map(|&v| f(v))).collect())
+}
+
+fn opt<T: Into<f64>>(v: Option<T>) -> f64 {
+    v.map_or(f64::NAN, Into::into)
+}
+
+impl crate::output::TimeSeriesOut {
+    /// The queue series as [`Columns`] (same names and meaning as the JSON form).
+    pub fn queue_columns(&self) -> Columns {
+        let q = &self.queue;
+        let probs: Vec<Vec<f64>> =
+            q.iter().map(|s| s.prob.clone().unwrap_or_else(|| vec![f64::NAN; s.t_s.len()])).collect();
+        Columns {
+            names: q.iter().map(|s| s.link.clone()).collect(),
+            counts: q.iter().map(|s| s.t_s.len() as u32).collect(),
+            columns: vec![
+                column("t_s", q.iter().map(|s| s.t_s.as_slice()), |v| v),
+                column("qlen_pkts", q.iter().map(|s| s.qlen_pkts.as_slice()), f64::from),
+                column("avg_pkts", q.iter().map(|s| s.avg_pkts.as_slice()), opt),
+                column("delay_ms", q.iter().map(|s| s.delay_ms.as_slice()), |v| v),
+                column("prob", probs.iter().map(Vec::as_slice), |v| v),
+                column("marks", q.iter().map(|s| s.marks.as_slice()), |v| v as f64),
+                column("drops", q.iter().map(|s| s.drops.as_slice()), |v| v as f64),
+            ],
+        }
+    }
+
+    /// The flow series as [`Columns`].
+    pub fn flow_columns(&self) -> Columns {
+        let f = &self.flow;
+        Columns {
+            names: f.iter().map(|s| s.flow.clone()).collect(),
+            counts: f.iter().map(|s| s.t_s.len() as u32).collect(),
+            columns: vec![
+                column("t_s", f.iter().map(|s| s.t_s.as_slice()), |v| v),
+                column("cwnd_bytes", f.iter().map(|s| s.cwnd_bytes.as_slice()), opt),
+                column("ssthresh_bytes", f.iter().map(|s| s.ssthresh_bytes.as_slice()), opt),
+                column("srtt_ms", f.iter().map(|s| s.srtt_ms.as_slice()), opt),
+                column("in_flight_bytes", f.iter().map(|s| s.in_flight_bytes.as_slice()), |v| {
+                    v.map_or(f64::NAN, |x| x as f64)
+                }),
+                column("delivered_bytes", f.iter().map(|s| s.delivered_bytes.as_slice()), |v| v as f64),
+            ],
+        }
+    }
+}
