@@ -69,23 +69,10 @@ impl Fault {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::End;
-    use ecnlab_wire::{Instant, Segment};
+    use ecnlab_wire::Segment;
 
     fn pkt(seq: u64) -> Packet {
-        let seg = Segment { seq, payload_len: 1000, ..Segment::default() };
-        Packet {
-            seg,
-            flow: 0,
-            slot: 0,
-            gen: 0,
-            conn_no: 0,
-            to: End::Client,
-            src: 0,
-            dst: 1,
-            enqueued_at: Instant::ZERO,
-            quench: None,
-        }
+        Packet::for_test(Segment { seq, payload_len: 1000, ..Segment::default() })
     }
 
     /// Issue 15 (b): `nth = 189 … 203` in ascending order drops 15 consecutive

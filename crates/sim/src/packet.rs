@@ -188,12 +188,9 @@ impl PacketSlab {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use ecnlab_wire::TcpFlags;
-
-    fn pkt(flags: TcpFlags, payload_len: u32, retransmit: bool) -> Packet {
-        let seg = Segment { flags, payload_len, retransmit, ..Segment::default() };
+impl Packet {
+    /// A segment of flow 0's first connection from node 0 to node 1 (unit tests).
+    pub(crate) fn for_test(seg: Segment) -> Packet {
         Packet {
             seg,
             flow: 0,
@@ -203,9 +200,19 @@ mod tests {
             to: End::Client,
             src: 0,
             dst: 1,
-            enqueued_at: Instant(0),
+            enqueued_at: Instant::ZERO,
             quench: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ecnlab_wire::TcpFlags;
+
+    fn pkt(flags: TcpFlags, payload_len: u32, retransmit: bool) -> Packet {
+        Packet::for_test(Segment { flags, payload_len, retransmit, ..Segment::default() })
     }
 
     #[test]

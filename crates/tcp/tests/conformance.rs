@@ -10,9 +10,45 @@ use ecnlab_tcp::{CaState, NewRenoTimer, Recovery};
 use ecnlab_wire::Duration;
 use harness::*;
 
+/// Eight tests of `scenario`, one per recovery with and without delayed ACKs,
+/// in a module of the same name (`abc_slow_start::newreno_delack`).
 macro_rules! every_recovery {
-    ($scenario:ident: $($name:ident => $v:ident, $delack:expr;)*) => {
-        $( #[test] fn $name() { $scenario(Recovery::$v, $delack) } )*
+    ($scenario:ident) => {
+        mod $scenario {
+            use super::*;
+            #[test]
+            fn reno() {
+                super::$scenario(Recovery::Reno, false)
+            }
+            #[test]
+            fn reno_delack() {
+                super::$scenario(Recovery::Reno, true)
+            }
+            #[test]
+            fn newreno() {
+                super::$scenario(Recovery::NewReno, false)
+            }
+            #[test]
+            fn newreno_delack() {
+                super::$scenario(Recovery::NewReno, true)
+            }
+            #[test]
+            fn sack() {
+                super::$scenario(Recovery::Sack, false)
+            }
+            #[test]
+            fn sack_delack() {
+                super::$scenario(Recovery::Sack, true)
+            }
+            #[test]
+            fn tahoe() {
+                super::$scenario(Recovery::Tahoe, false)
+            }
+            #[test]
+            fn tahoe_delack() {
+                super::$scenario(Recovery::Tahoe, true)
+            }
+        }
     };
 }
 
@@ -43,12 +79,7 @@ fn ece_ack_does_not_grow(v: Recovery, delack: bool) {
     let ece_acks = net.cc_log.iter().filter(|p| p.ca == CaState::Cwr).count();
     check(&net, ece_acks >= 1, "in Cwr");
 }
-every_recovery! { ece_ack_does_not_grow:
-    test_reno_ece_ack_does_not_grow => Reno, false; test_reno_ece_ack_does_not_grow_delack => Reno, true;
-    test_newreno_ece_ack_does_not_grow => NewReno, false; test_newreno_ece_ack_does_not_grow_delack => NewReno, true;
-    test_sack_ece_ack_does_not_grow => Sack, false; test_sack_ece_ack_does_not_grow_delack => Sack, true;
-    test_tahoe_ece_ack_does_not_grow => Tahoe, false; test_tahoe_ece_ack_does_not_grow_delack => Tahoe, true;
-}
+every_recovery!(ece_ack_does_not_grow);
 
 // ------------------------------------------------------------ (c) RFC 6582 §3.2 step 1, §4
 /// After a retransmission timeout, "recover" is the highest sequence number
@@ -77,16 +108,7 @@ fn no_fast_retransmit_after_timeout(v: Recovery, delack: bool) {
     check(&net, net.c.stats().fast_retransmits <= 1, "only the fast retransmit before the timeout");
     check(&net, net.s.bytes_received() == 60_000, "everything delivered");
 }
-every_recovery! { no_fast_retransmit_after_timeout:
-    test_reno_no_fast_retransmit_after_timeout => Reno, false;
-    test_reno_no_fast_retransmit_after_timeout_delack => Reno, true;
-    test_newreno_no_fast_retransmit_after_timeout => NewReno, false;
-    test_newreno_no_fast_retransmit_after_timeout_delack => NewReno, true;
-    test_sack_no_fast_retransmit_after_timeout => Sack, false;
-    test_sack_no_fast_retransmit_after_timeout_delack => Sack, true;
-    test_tahoe_no_fast_retransmit_after_timeout => Tahoe, false;
-    test_tahoe_no_fast_retransmit_after_timeout_delack => Tahoe, true;
-}
+every_recovery!(no_fast_retransmit_after_timeout);
 
 // ------------------------------------------------------------ (d) RFC 6582 §4, Impatient
 /// RFC 6582 §3.2 step 5: "For the first partial ACK that arrives during Fast
@@ -150,16 +172,7 @@ fn limited_transmit_small_window(v: Recovery, delack: bool) {
     check(&net, d[4].seg.seq == seg(5) && d[5].seg.seq == seg(6), "segments 5 and 6 on the dupACKs");
     check(&net, d[4].cwnd == d[3].cwnd && d[5].cwnd == d[3].cwnd, "cwnd unchanged");
 }
-every_recovery! { limited_transmit_small_window:
-    test_reno_limited_transmit_small_window => Reno, false;
-    test_reno_limited_transmit_small_window_delack => Reno, true;
-    test_newreno_limited_transmit_small_window => NewReno, false;
-    test_newreno_limited_transmit_small_window_delack => NewReno, true;
-    test_sack_limited_transmit_small_window => Sack, false;
-    test_sack_limited_transmit_small_window_delack => Sack, true;
-    test_tahoe_limited_transmit_small_window => Tahoe, false;
-    test_tahoe_limited_transmit_small_window_delack => Tahoe, true;
-}
+every_recovery!(limited_transmit_small_window);
 
 /// RFC 5681 §3.2 step 2: "When [RFC3042] is in use, additional data sent in
 /// limited transmit MUST NOT be included in this calculation" of ssthresh.
@@ -178,16 +191,7 @@ fn limited_transmit_not_in_flightsize(v: Recovery, delack: bool) {
     check(&net, p.ssthresh == ((flight - lt * MSS) / 2).max(2 * MSS), "ssthresh without the LT segments");
     check(&net, net.c.stats().timeouts == 0, "no timeout");
 }
-every_recovery! { limited_transmit_not_in_flightsize:
-    test_reno_limited_transmit_not_in_flightsize => Reno, false;
-    test_reno_limited_transmit_not_in_flightsize_delack => Reno, true;
-    test_newreno_limited_transmit_not_in_flightsize => NewReno, false;
-    test_newreno_limited_transmit_not_in_flightsize_delack => NewReno, true;
-    test_sack_limited_transmit_not_in_flightsize => Sack, false;
-    test_sack_limited_transmit_not_in_flightsize_delack => Sack, true;
-    test_tahoe_limited_transmit_not_in_flightsize => Tahoe, false;
-    test_tahoe_limited_transmit_not_in_flightsize_delack => Tahoe, true;
-}
+every_recovery!(limited_transmit_not_in_flightsize);
 
 #[track_caller]
 fn first(net: &Net, ca: CaState) -> CcPoint {
@@ -208,12 +212,7 @@ fn abc_slow_start(v: Recovery, delack: bool) {
     let acks = net.acks().filter(|l| l.seg.payload_len == 0 && !l.seg.flags.syn()).count();
     check(&net, !delack || acks <= 35, "delayed ACKs cover two segments each");
 }
-every_recovery! { abc_slow_start:
-    test_reno_abc_slow_start => Reno, false; test_reno_abc_slow_start_delack => Reno, true;
-    test_newreno_abc_slow_start => NewReno, false; test_newreno_abc_slow_start_delack => NewReno, true;
-    test_sack_abc_slow_start => Sack, false; test_sack_abc_slow_start_delack => Sack, true;
-    test_tahoe_abc_slow_start => Tahoe, false; test_tahoe_abc_slow_start_delack => Tahoe, true;
-}
+every_recovery!(abc_slow_start);
 
 /// RFC 3465 §2.1: in congestion avoidance "when bytes_acked becomes greater
 /// than or equal to the value of the congestion window, bytes_acked is
@@ -244,11 +243,4 @@ fn abc_congestion_avoidance(v: Recovery, delack: bool) {
     }
     check(&net, grew >= 5, "it grew in congestion avoidance");
 }
-every_recovery! { abc_congestion_avoidance:
-    test_reno_abc_congestion_avoidance => Reno, false; test_reno_abc_congestion_avoidance_delack => Reno, true;
-    test_newreno_abc_congestion_avoidance => NewReno, false;
-    test_newreno_abc_congestion_avoidance_delack => NewReno, true;
-    test_sack_abc_congestion_avoidance => Sack, false; test_sack_abc_congestion_avoidance_delack => Sack, true;
-    test_tahoe_abc_congestion_avoidance => Tahoe, false;
-    test_tahoe_abc_congestion_avoidance_delack => Tahoe, true;
-}
+every_recovery!(abc_congestion_avoidance);
