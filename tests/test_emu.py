@@ -64,9 +64,23 @@ def _queue(summary: dict, link: str) -> dict:
 def ecn_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("emu") / "ecn"
     try:
-        return emulate(SCENARIO, out=out).summary
+        summary = emulate(SCENARIO, out=out, overrides={"sample_interval": "100ms"}).summary
+        return {**summary, "_out": str(out)}  # the run directory, for the time-series test
     finally:
         _assert_nothing_left(os.getpid())
+
+
+def test_emulated_sender_is_sampled_over_time(ecn_run: dict) -> None:
+    """Issue 15 step 5: emulate samples the sender's TCP_INFO on the simulator's grid into the same Parquet file."""
+    from ecnlab.timeseries import read_flows
+
+    s = read_flows(ecn_run["_out"])
+    assert set(s["flow"]) == {"reno"} and s["t_s"].is_monotonic_increasing
+    duration = float(ecn_run["scenario"]["duration"])
+    assert len(s) >= 0.8 * duration / 0.1, "about one sample per 100 ms"
+    assert (s["cwnd_bytes"] >= 1448).all() and s["srtt_ms"].dropna().min() > 20
+    assert s["delivered_bytes"].is_monotonic_increasing
+    assert s["delivered_bytes"].iloc[-1] <= ecn_run["flows"][0]["bytes_delivered"]
 
 
 def test_ecn_flow_is_marked_not_dropped(ecn_run: dict) -> None:

@@ -8,7 +8,8 @@ Two long-form tables, one row per sample:
   (RED family; null otherwise), ``delay_ms`` (sojourn of the oldest queued
   packet), ``prob`` (the AQM's probability where it keeps one; null otherwise),
   ``marks`` and ``drops`` (cumulative counts);
-- ``timeseries-flows.parquet``: ``flow``, ``t_s``, ``cwnd_bytes``,
+- ``timeseries-flows.parquet`` (``ecnlab emulate`` writes it too, for bulk
+  senders, from ``TCP_INFO``): ``flow``, ``t_s``, ``cwnd_bytes``,
   ``ssthresh_bytes`` (null while "infinite"), ``srtt_ms``, ``in_flight_bytes``
   (null while the flow has no open connection), ``delivered_bytes``
   (cumulative payload at the receiving application).
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["QUEUES_FILE", "FLOWS_FILE", "from_columns", "write", "read_queues", "read_flows"]
+__all__ = ["QUEUES_FILE", "FLOWS_FILE", "from_columns", "from_flow_rows", "write", "read_queues", "read_flows"]
 
 QUEUES_FILE = "timeseries-queues.parquet"
 FLOWS_FILE = "timeseries-flows.parquet"
@@ -70,6 +71,22 @@ def from_columns(queues: dict[str, Any], flows: dict[str, Any]) -> dict[str, pa.
     if flows["names"]:
         out[FLOWS_FILE] = _table(flows, "flow", FLOW_COLUMNS)
     return out
+
+
+def from_flow_rows(rows: dict[str, list[list[float | None]]]) -> dict[str, pa.Table]:
+    """The flow table from rows ``[t_s, cwnd, ssthresh, srtt_ms, in_flight, delivered]`` per
+    flow (emulate's ``TCP_INFO`` samples; delivered = bytes the sender saw acknowledged)."""
+    import pyarrow as pa
+
+    flows = [(fid, r) for fid, rs in rows.items() for r in rs]
+    if not flows:
+        return {}
+    cols = list(zip(*(r for _, r in flows), strict=True))
+    arrays = [pa.array([fid for fid, _ in flows], pa.string()), pa.array(cols[0], pa.float64())]
+    arrays += [pa.array(c, pa.type_for_alias(_TYPES[name])) for c, name in zip(cols[1:], FLOW_COLUMNS, strict=True)]
+    fields = [pa.field("flow", pa.string()), pa.field("t_s", pa.float64())]
+    fields += [pa.field(c, pa.type_for_alias(_TYPES[c])) for c in FLOW_COLUMNS]
+    return {FLOWS_FILE: pa.Table.from_arrays(arrays, schema=pa.schema(fields))}
 
 
 def write(directory: Path, tabs: dict[str, pa.Table]) -> list[Path]:

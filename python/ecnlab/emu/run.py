@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ecnlab import timeseries
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.emu.netns import EmulationError, Namespaces
 from ecnlab.emu.plan import Plan, make_plan
@@ -86,7 +87,10 @@ def emulate_scenario(sc: Scenario, out: Path) -> RunResult:
         summary = build_emu_summary(sc, resolved_scenario(sc), plan, raw)
         write_summary(staging, summary)
         _write_web_objects(sc, raw, staging)
-    return RunResult(summary, out)
+        series = {f.id: raw["ends"][(f.id, "src")].get("series") or [] for f in sc.flows}
+        tables = timeseries.from_flow_rows(series)
+        timeseries.write(staging, tables)
+    return RunResult(summary, out, tables)
 
 
 #: Per-object results of web flows (one row per object; ``done_s`` empty when unfinished).
@@ -223,7 +227,15 @@ def _end_config(
         "duration_s": sc.duration_ns / 1e9,
         "warmup_s": sc.warmup_ns / 1e9,
         "drain_s": DRAIN_S,
+        "sample_s": sc.sample_interval_ns / 1e9 if sends and _sampled(sc, f) else 0.0,
     }
+
+
+def _sampled(sc: Scenario, f: Flow) -> bool:
+    """Whether ``[output] timeseries_flows`` names the flow."""
+    import fnmatch
+
+    return any(fnmatch.fnmatchcase(f.id, p) for p in sc.timeseries_flows)
 
 
 def _prioritise(pid: int) -> None:

@@ -17,7 +17,9 @@ is shared by all namespaces; ``netns`` only tags the command line):
   (:mod:`ecnlab.emu.webtraffic`; the source is the server).
 
 Each process prints one JSON line of results: bytes, times, and for the data
-sender the ``TCP_INFO`` of every connection plus ``ss -tino`` of the last one.
+sender the ``TCP_INFO`` of every connection plus ``ss -tino`` of the last one;
+with ``sample_s`` > 0 a bulk sender also samples its ``TCP_INFO`` on the run's
+grid (``series``: t, cwnd, ssthresh, srtt, bytes in flight, bytes acknowledged).
 """
 
 from __future__ import annotations
@@ -50,10 +52,34 @@ def _remaining(deadline: float) -> float:
     return left
 
 
-def _send(sock: socket.socket, n: int | None, deadline: float) -> int:
+class Sampler:
+    """The sender's ``TCP_INFO`` every ``every`` seconds on the run's grid (t0 + k·every),
+    as the simulator samples its senders (``timeseries.py``, ``crates/sim/src/series.rs``)."""
+
+    def __init__(self, t0: float, every: float) -> None:
+        self.t0, self.every, self.next = t0, every, t0
+        self.rows: list[list[float | None]] = []
+
+    def poll(self, sock: socket.socket) -> None:
+        now = time.monotonic()
+        if self.every <= 0 or now < self.next:
+            return
+        i = tcp_info(sock)
+        mss = i["snd_mss"]
+        ssthresh = None if i["snd_ssthresh"] >= 0x7FFFFFFF else i["snd_ssthresh"] * mss
+        acked = max(0, i["bytes_acked"] - 1)  # tcpi_bytes_acked counts the SYN's sequence number
+        in_flight = max(0, i["bytes_sent"] - i["bytes_retrans"] - acked)
+        srtt = i["rtt_us"] / 1000 if i["rtt_us"] else None
+        self.rows.append([round(now - self.t0, 6), i["snd_cwnd"] * mss, ssthresh, srtt, in_flight, acked])
+        self.next += self.every * (1 + int((now - self.next) / self.every))
+
+
+def _send(sock: socket.socket, n: int | None, deadline: float, sampler: Sampler | None = None) -> int:
     """Send ``n`` bytes (None: until the deadline); returns bytes handed to TCP."""
     sent = 0
     while n is None or sent < n:
+        if sampler is not None:
+            sampler.poll(sock)
         try:
             sock.settimeout(min(POLL_S, _remaining(deadline)))
         except Deadline:
@@ -168,7 +194,9 @@ def run(cfg: dict[str, Any], listener: socket.socket | None) -> dict[str, Any]:
         elif app["kind"] == "bulk":
             s = connection()
             if cfg["sends"]:
-                out["bytes_sent"] = _send(s, app["bytes"], deadline)
+                sampler = Sampler(t0, cfg.get("sample_s", 0.0))
+                out["series"] = sampler.rows
+                out["bytes_sent"] = _send(s, app["bytes"], deadline, sampler)
                 s.shutdown(socket.SHUT_WR)
                 if app["bytes"] is not None:  # a finished transfer: count its retransmissions too
                     _await_acked(s, out["bytes_sent"], deadline)
