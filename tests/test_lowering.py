@@ -152,6 +152,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "abc": 2,
         "limited_transmit": True,
         "newreno_timer": "impatient",
+        "window_scale": True,
     }
 
 

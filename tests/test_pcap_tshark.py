@@ -140,3 +140,26 @@ def test_receiver_echoes_ece_until_cwr(captures: dict) -> None:
     assert all(r["ip.dsfield.ecn"] == "0" for r in acks)  # pure ACKs are Not-ECT
     cwr = [r for r in captures["s1-R1"] if _is(r["tcp.flags.cwr"]) and not _is(r["tcp.flags.syn"])]
     assert len(cwr) == 1 and int(cwr[0]["tcp.len"]) > 0  # CWR once, on new data
+
+
+def test_window_scaling_and_no_misdecoded_ports(tmp_path: Path) -> None:
+    """Issue 18: with rwnd = 4 MiB the SYN and SYN-ACK carry a window-scale option and
+    tshark's calculated window is the advertised one; no packet is decoded as
+    another protocol (port 5000 was taken for RSL, with hundreds of "Malformed Packet")."""
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO.replace('variant = "sack"', 'variant = "sack"\nrwnd = "4MiB"'))
+    ecnlab.run(scenario, out=tmp_path / "out")
+    pcap = tmp_path / "out" / "s1-R1.pcap"
+    fields = ["tcp.flags.syn", "tcp.options.wscale.shift", "tcp.window_size", "_ws.col.Protocol", "_ws.expert.message"]
+    cmd = ["tshark", "-r", str(pcap), "-T", "fields", "-E", "separator=|"]
+    for f in fields:
+        cmd += ["-e", f]
+    rows = [
+        line.split("|") for line in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
+    ]
+    syn = rows[0]
+    assert _is(syn[0]) and syn[1] == "7", syn  # 4 MiB >> 7 = 32768 <= 65535
+    acks = [r for r in rows[1:] if not _is(r[0])]
+    assert acks and all(int(r[2]) == 4 * 1024 * 1024 for r in acks), acks[:3]  # scaled back by tshark
+    assert {r[3] for r in rows} == {"TCP"}, {r[3] for r in rows}
+    assert not [r for r in rows if "Malformed" in r[4]]

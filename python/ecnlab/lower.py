@@ -227,4 +227,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "abc": t.abc,
         "limited_transmit": t.limited_transmit,
         "newreno_timer": t.newreno_timer,
+        "window_scale": t.window_scale,
     }

@@ -97,6 +97,7 @@ class TcpSpec:
     abc: int = 2
     limited_transmit: bool = True
     newreno_timer: str = "impatient"
+    window_scale: bool = True
 
 
 @dataclass(frozen=True)

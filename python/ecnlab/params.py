@@ -72,6 +72,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "abc": ("abc", integer(0, 100)),
     "limited_transmit": ("limited_transmit", boolean),
     "newreno_timer": ("newreno_timer", choice(NEWRENO_TIMERS)),
+    "window_scale": ("window_scale", boolean),
 }
 
 

@@ -80,6 +80,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "abc": t.abc,
         "limited_transmit": t.limited_transmit,
         "newreno_timer": t.newreno_timer,
+        "window_scale": t.window_scale,
     }
 
 

@@ -9,7 +9,8 @@ Sources, per knob: ``rfc`` the RFC that specifies it (RFC 5681, 3465, 3042,
 6582 §4, 3168 §6.1.2, 6298); ``ns2`` the ns-2.35 variable (``windowInit_``,
 ``opencwnd``, ``singledup_``, ``newreno_changes1_``, ``minrto_``,
 ``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``);
-``linux`` the kernel constant or function (``TCP_INIT_CWND``,
+``window_scale``: RFC 7323, ns-2 has no TCP options, Linux
+``tcp_window_scaling`` 1; ``linux`` the kernel constant or function (``TCP_INIT_CWND``,
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
 ``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``). ``abc = 100``
 stands for Linux's segment counting, which has no per-ACK limit.
@@ -37,6 +38,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "abc": 2,
         "limited_transmit": True,
         "newreno_timer": "impatient",
+        "window_scale": True,
         "ecn_min_cwnd": 1,
         "min_rto_ns": 1 * S,
         "initial_rto_ns": 1 * S,
@@ -49,6 +51,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "abc": 0,
         "limited_transmit": True,
         "newreno_timer": "impatient",
+        "window_scale": False,
         "ecn_min_cwnd": 1,
         "min_rto_ns": 200 * MS,
         "initial_rto_ns": 3 * S,
@@ -61,6 +64,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "abc": 100,
         "limited_transmit": True,
         "newreno_timer": "slow_but_steady",
+        "window_scale": True,
         "ecn_min_cwnd": 2,
         "min_rto_ns": 200 * MS,
         "initial_rto_ns": 1 * S,

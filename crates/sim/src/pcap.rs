@@ -3,8 +3,10 @@
 //! IPv4/TCP headers, options and checksums (bytes made by `ecnlab-wire`).
 //!
 //! Addressing, so that tshark/tcptrace can follow connections: node `i` is
-//! 10.(i/256).(i%256).1; a connection's client port is 10000 + its number in
-//! the flow (mod 50000), its server port 5000 + the flow index (mod 60000);
+//! 10.(i/256).(i%256).1; a connection's client port is 34981 + its number in
+//! the flow (mod 9340), its server port 48899 + the flow index (mod 8101):
+//! ranges no Wireshark dissector claims (port 5000 decoded as RSL, 10000 as
+//! NDMP, and showed hundreds of malformed packets);
 //! initial sequence numbers are a fixed hash of (flow, connection, end), so
 //! captures are byte-identical run after run.
 //!
@@ -16,7 +18,7 @@ use crate::conn::peer;
 use crate::error::Error;
 use crate::packet::Packet;
 use crate::sched::End;
-use ecnlab_wire::{emit_ipv4_tcp, emit_source_quench, Endpoints, Instant, PcapWriter};
+use ecnlab_wire::{emit_ipv4_tcp, emit_source_quench, Endpoints, Instant, PcapWriter, Segment};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -31,6 +33,10 @@ pub struct PcapTap {
     error: Option<std::io::Error>,
 }
 
+/// (first, count) of the port ranges: gaps in Wireshark's registered TCP ports.
+const CLIENT_PORTS: (u16, u16) = (34_981, 9_340);
+const SERVER_PORTS: (u16, u16) = (48_899, 8_101);
+
 /// IPv4 address of node `i`.
 pub fn node_addr(i: u32) -> [u8; 4] {
     [10, (i >> 8) as u8, i as u8, 1]
@@ -44,8 +50,8 @@ fn isn(flow: u32, conn_no: u32, end: End) -> u32 {
 
 /// Addresses, ports and ISNs of the packet's sender (src) and receiver (dst).
 fn endpoints(p: &Packet) -> Endpoints {
-    let client_port = 10_000 + (p.conn_no % 50_000) as u16;
-    let server_port = 5_000 + (p.flow % 60_000) as u16;
+    let client_port = CLIENT_PORTS.0 + (p.conn_no % u32::from(CLIENT_PORTS.1)) as u16;
+    let server_port = SERVER_PORTS.0 + (p.flow % u32::from(SERVER_PORTS.1)) as u16;
     let (src_port, dst_port) = match p.to {
         End::Server => (client_port, server_port),
         End::Client => (server_port, client_port),
@@ -71,7 +77,10 @@ impl PcapTap {
     }
 
     /// Writes one packet; the first I/O error is kept and reported by `finish`.
-    pub fn record(&mut self, now: Instant, p: &Packet) {
+    /// `wscale`: the connection's window-scale shift (both ends announced one,
+    /// RFC 7323 §2.2): windows of segments other than SYNs go on the wire
+    /// shifted right by it (§2.3).
+    pub fn record(&mut self, now: Instant, p: &Packet, wscale: Option<u8>) {
         if self.error.is_some() {
             return;
         }
@@ -84,7 +93,7 @@ impl PcapTap {
                 return;
             }
             emit_source_quench(&self.orig, node_addr(p.src), node_addr(p.dst), self.ident, &mut self.buf);
-        } else if emit_ipv4_tcp(&p.seg, &endpoints(p), self.ident, 0, &mut self.buf).is_err() {
+        } else if emit_ipv4_tcp(&scaled(&p.seg, wscale), &endpoints(p), self.ident, 0, &mut self.buf).is_err() {
             return; // longer than an IPv4 packet can be: cannot be captured
         }
         if let Err(e) = self.writer.write_packet(now, &self.buf) {
@@ -98,6 +107,14 @@ impl PcapTap {
             return Err(io(e));
         }
         self.writer.flush().map_err(io)
+    }
+}
+
+/// The segment as the wire carries it: its window scaled unless it is a SYN.
+fn scaled(seg: &Segment, wscale: Option<u8>) -> Segment {
+    match wscale {
+        Some(s) if !seg.flags.syn() => Segment { window: seg.window >> s, ..*seg },
+        _ => *seg,
     }
 }
 

@@ -254,7 +254,9 @@ impl Simulation {
             p.seg.ecn = q.ecn; // a mark made in the queue (a quench quotes its segment unchanged)
         }
         if let Some(tap) = self.taps[li as usize].as_mut() {
-            tap.record(now, p);
+            // Both ends of a flow share its TCP configuration, so both announce this shift.
+            let wscale = self.flows[p.flow as usize].tcp.wscale();
+            tap.record(now, p, wscale);
         }
         // Sequence numbers in the order the events were always scheduled: TxDone, then Arrive.
         let tx_seq = self.sched.reserve();

@@ -116,6 +116,11 @@ pub struct TcpConfig {
     /// NewReno's retransmission timer during recovery (RFC 6582 §4).
     #[serde(default = "slow_but_steady")]
     pub newreno_timer: NewRenoTimer,
+    /// Window scaling (RFC 7323 §2): the SYN offers a shift when `rwnd_bytes`
+    /// exceeds 65535 (4 option bytes on the SYN and SYN-ACK), and captures
+    /// show windows scaled. Off: no option (ns-2 has no TCP options).
+    #[serde(default = "yes")]
+    pub window_scale: bool,
 }
 
 impl Default for TcpConfig {
@@ -138,12 +143,17 @@ impl Default for TcpConfig {
             abc: 2,
             limited_transmit: true,
             newreno_timer: NewRenoTimer::Impatient,
+            window_scale: true,
         }
     }
 }
 
 fn one() -> u32 {
     1
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn slow_but_steady() -> NewRenoTimer {
@@ -167,7 +177,23 @@ fn check(ok: bool, field: &'static str, value: impl ToString, allowed: &'static 
     }
 }
 
+/// The window-scale shift an endpoint announces for a receive window of
+/// `rwnd` bytes (RFC 7323 §2.2): the least s with rwnd >> s ≤ 65535, at most
+/// 14 (§2.3); `None` when the window fits the 16-bit field unscaled.
+pub fn window_shift(rwnd: u32) -> Option<u8> {
+    (rwnd > u32::from(u16::MAX)).then(|| (0..=14u8).find(|&s| rwnd >> s <= u32::from(u16::MAX)).unwrap_or(14))
+}
+
 impl TcpConfig {
+    /// The shift this endpoint announces in its SYN or SYN-ACK, if any.
+    pub fn wscale(&self) -> Option<u8> {
+        if self.window_scale {
+            window_shift(self.rwnd_bytes)
+        } else {
+            None
+        }
+    }
+
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check((64..=65535).contains(&self.mss), "mss", self.mss, "64..=65535 bytes")?;

@@ -113,6 +113,8 @@ struct Negotiated {
     mss: u32,
     sack: bool,
     ecn: bool,
+    /// The SYN offered window scaling (the windows themselves stay in bytes here).
+    wscale: bool,
 }
 
 /// One TCP endpoint: a send half and a receive half (sans-IO).
@@ -138,7 +140,7 @@ impl Connection {
         Connection {
             snd: Sender::new(&cfg),
             rcv: Receiver::new(cfg.delayed_ack, Duration(cfg.delack_timeout_ns)),
-            neg: Negotiated { mss: cfg.mss, sack: false, ecn: false },
+            neg: Negotiated { mss: cfg.mss, sack: false, ecn: false, wscale: false },
             cfg,
             role,
             state,
@@ -171,6 +173,7 @@ impl Connection {
             sack: seg.sack_permitted && self.cfg.recovery == Recovery::Sack,
             // RFC 3168 §6.1.1: an ECN-setup SYN has both ECE and CWR.
             ecn: self.cfg.ecn.enabled() && seg.flags.ece() && seg.flags.cwr(),
+            wscale: seg.wscale.is_some(),
         };
         self.snd.peer_rwnd = seg.window;
         self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
@@ -188,6 +191,7 @@ impl Connection {
             sack: seg.sack_permitted && self.cfg.recovery == Recovery::Sack,
             // RFC 3168 §6.1.1: an ECN-setup SYN-ACK has ECE and not CWR.
             ecn: self.cfg.ecn.enabled() && seg.flags.ece() && !seg.flags.cwr(),
+            wscale: seg.wscale.is_some(),
         };
         self.handshake_rtt_sample(now);
         self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
@@ -305,6 +309,8 @@ impl Connection {
             Role::Client => {
                 seg.flags = TcpFlags::SYN;
                 seg.sack_permitted = self.cfg.recovery == Recovery::Sack;
+                // RFC 7323 §2.2: offered when the window needs it.
+                seg.wscale = self.cfg.wscale();
                 if self.cfg.ecn.enabled() {
                     seg.flags.insert(TcpFlags::ECE | TcpFlags::CWR);
                 }
@@ -313,6 +319,10 @@ impl Connection {
                 seg.flags = TcpFlags::SYN | TcpFlags::ACK;
                 seg.ack = 1;
                 seg.sack_permitted = self.neg.sack;
+                // RFC 7323 §2.2: answered only to a SYN that offered it.
+                if self.neg.wscale && self.cfg.window_scale {
+                    seg.wscale = Some(self.cfg.wscale().unwrap_or(0));
+                }
                 if self.neg.ecn {
                     seg.flags.insert(TcpFlags::ECE);
                 }

@@ -6,11 +6,13 @@
 //!   checksum of RFC 1071.
 //! - TCP header (RFC 9293 §3.1): sequence and acknowledgment numbers written
 //!   modulo 2^32 after adding the per-direction ISNs (RFC 9293 §3.4.1), the
-//!   window clamped to 65535 (no window scaling), ECE/CWR as given (RFC 3168
+//!   window as given clamped to 65535 (the caller shifts it by the
+//!   connection's window scale, RFC 7323 §2.3), ECE/CWR as given (RFC 3168
 //!   §6.1), and the checksum over pseudo-header, header and data.
 //! - Options: MSS (kind 2, RFC 9293 §3.7.1), SACK-permitted (kind 4, RFC 2018
-//!   §2) and SACK (kind 5, RFC 2018 §3), padded with NOPs to a multiple of
-//!   four bytes, in exactly [`Segment::options_len`] bytes. The padding sits
+//!   §2), SACK (kind 5, RFC 2018 §3) and window scale (NOP + kind 3, RFC 7323
+//!   §2.2), padded with NOPs to a multiple of four bytes, in exactly
+//!   [`Segment::options_len`] bytes. The padding sits
 //!   after MSS, so the 2-byte-aligned options end on a word boundary
 //!   (`MSS NOP NOP SACK-PERM`, `NOP NOP SACK`, as RFC 2018 §3 suggests).
 //! - The payload is `payload_len` copies of a fill byte: the simulator moves
@@ -145,7 +147,8 @@ fn emit_options(out: &mut [u8], seg: &Segment, ack_isn: u32) {
         let [hi, lo] = mss.to_be_bytes();
         w.put(&[kind::MSS, 4, hi, lo]);
     }
-    let unpadded = w.at + 2 * usize::from(seg.sack_permitted) + sack_option_len(&seg.sack);
+    let unpadded =
+        w.at + 2 * usize::from(seg.sack_permitted) + sack_option_len(&seg.sack) + 4 * usize::from(seg.wscale.is_some());
     for _ in unpadded..w.out.len() {
         w.put(&[kind::NOP]);
     }
@@ -158,6 +161,9 @@ fn emit_options(out: &mut [u8], seg: &Segment, ack_isn: u32) {
             w.put(&wire_seq(left, ack_isn).to_be_bytes());
             w.put(&wire_seq(right, ack_isn).to_be_bytes());
         }
+    }
+    if let Some(shift) = seg.wscale {
+        w.put(&[kind::NOP, kind::WSCALE, 3, shift]);
     }
     debug_assert_eq!(w.at, w.out.len(), "options must fill Segment::options_len()");
 }
@@ -227,6 +233,7 @@ fn parse_options(tcp: &TcpPacket<&[u8]>, seg: &mut Segment, ack_isn: u32) -> Res
         match option? {
             TcpOption::MaxSegmentSize(mss) => seg.mss = Some(mss),
             TcpOption::SackPermitted => seg.sack_permitted = true,
+            TcpOption::WindowScale(shift) => seg.wscale = Some(shift),
             TcpOption::Sack(edges) => {
                 for &(left, right) in edges.as_slice() {
                     let rel = |edge: u32| u64::from(edge.wrapping_sub(ack_isn));
@@ -255,11 +262,14 @@ mod tests {
     #[test]
     fn test_options_fill_options_len_for_every_combination() {
         let mut buf = Vec::new();
-        for mask in 0..8u8 {
+        for mask in 0..16u8 {
             for nblocks in 0..=4u64 {
                 let mut seg = Segment { flags: TcpFlags::ACK, ..Segment::default() };
                 seg.mss = (mask & 1 != 0).then_some(1460);
                 seg.sack_permitted = mask & 2 != 0;
+                // Window scale only on SYNs, which carry no SACK blocks; up to three
+                // blocks beside it still fit the 40 option bytes.
+                seg.wscale = (mask & 8 != 0 && nblocks < 4).then_some(7);
                 for i in 0..nblocks {
                     seg.sack.push(100 * i + 1, 100 * i + 50);
                 }

@@ -109,12 +109,15 @@ pub struct Segment {
     pub flags: TcpFlags,
     /// Payload bytes carried.
     pub payload_len: u32,
-    /// Receive window advertised, bytes (unscaled; a pcap clamps it to 65535).
+    /// Receive window advertised, bytes (unscaled; a pcap writes it shifted
+    /// right by the connection's window scale, and clamped to 65535).
     pub window: u32,
     /// MSS option (SYN and SYN-ACK only).
     pub mss: Option<u16>,
     /// SACK-permitted option (SYN and SYN-ACK only).
     pub sack_permitted: bool,
+    /// Window-scale option's shift count (RFC 7323 §2; SYN and SYN-ACK only).
+    pub wscale: Option<u8>,
     /// SACK option blocks.
     pub sack: SackBlocks,
     /// IP ECN codepoint (set by the sender, rewritten to CE by a router).
@@ -139,6 +142,9 @@ impl Segment {
         }
         if !self.sack.is_empty() {
             n += 2 + 8 * self.sack.len() as u32; // kind 5, len 2+8n
+        }
+        if self.wscale.is_some() {
+            n += 4; // NOP, kind 3, len 3
         }
         n.div_ceil(4) * 4
     }

@@ -61,6 +61,7 @@ pub mod kind {
     pub const END: u8 = 0;
     pub const NOP: u8 = 1;
     pub const MSS: u8 = 2;
+    pub const WSCALE: u8 = 3;
     pub const SACK_PERMITTED: u8 = 4;
     pub const SACK: u8 = 5;
 }
@@ -87,6 +88,8 @@ pub enum TcpOption<'a> {
     NoOperation,
     /// Kind 2 (RFC 9293 §3.7.1): maximum segment size.
     MaxSegmentSize(u16),
+    /// Kind 3 (RFC 7323 §2.2): window scale shift count.
+    WindowScale(u8),
     /// Kind 4 (RFC 2018 §2).
     SackPermitted,
     /// Kind 5 (RFC 2018 §3): 1–4 blocks.
@@ -132,6 +135,7 @@ fn parse_tlv(kind: u8, rest: &[u8]) -> Option<(TcpOption<'_>, usize)> {
     let data = rest.get(2..len)?; // also rejects len < 2
     let option = match (kind, data.len()) {
         (kind::MSS, 2) => TcpOption::MaxSegmentSize(u16::from_be_bytes([data[0], data[1]])),
+        (kind::WSCALE, 1) => TcpOption::WindowScale(data[0]),
         (kind::SACK_PERMITTED, 0) => TcpOption::SackPermitted,
         (kind::SACK, n) if n > 0 && n % 8 == 0 && n / 8 <= MAX_SACK_BLOCKS => TcpOption::Sack(parse_sack(data)),
         (kind::MSS | kind::SACK_PERMITTED | kind::SACK, _) => return None,

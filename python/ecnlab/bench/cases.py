@@ -156,6 +156,7 @@ def scenario_dict(case: Case, personality: str, *, seed: int = 1) -> dict[str, A
             "abc": 0,
             "limited_transmit": False,
             "newreno_timer": "slow_but_steady",
+            "window_scale": False,
         },
         "flows": flows,
     }
