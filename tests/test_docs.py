@@ -96,3 +96,20 @@ def test_documented_error_lines_are_real(line: str) -> None:
     with pytest.raises(ScenarioError) as e:
         load_scenario(tomllib.loads(SMALL), edit)
     assert str(e.value) == message
+
+
+README = (ROOT / "README.md").read_text()
+
+
+def test_readme_front_door() -> None:
+    """Issue 18: the title and a one-line pitch first, then the two commands; a 15-line scenario inline."""
+    lines = README.splitlines()
+    assert lines[0] == "# ecnlab" and lines[2]
+    assert lines[4].startswith("`make demo`") and lines[5].startswith("`make test`")
+    block = re.search(r"## A scenario\n\n```toml\n(.*?)```", README, re.S)
+    assert block is not None and len(block.group(1).strip().splitlines()) <= 15
+    sc = load_scenario(tomllib.loads(block.group(1)))
+    assert sc.topology.kind == "dumbbell" and len(sc.flows) == 2
+    assert "docs/performance.md" in README and "## Performance\n\nMeasured" in README
+    for study in ("rfc2884", "floyd1994", "kuzmanovic2005", "allecn"):
+        assert f"docs/experiments/{study}.md" in README, study

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> str:
     # ``__version__`` is looked up on first use: importlib.metadata costs ~40 ms
-    # of start-up that ``ecnlab run`` does not need (README, "Performance").
+    # of start-up that ``ecnlab run`` does not need (docs/performance.md).
     if name != "__version__":
         raise AttributeError(f"module 'ecnlab' has no attribute {name!r}")
     from importlib import metadata

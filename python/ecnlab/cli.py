@@ -22,7 +22,7 @@ __all__ = ["main"]
 
 EXIT_ERROR = 2
 # Commands that need none of the other commands' modules: `main` builds only
-# their parsers, which keeps `ecnlab run`'s start-up short (README, "Performance").
+# their parsers, which keeps `ecnlab run`'s start-up short (docs/performance.md).
 CORE_COMMANDS = ("run", "validate")
 
 

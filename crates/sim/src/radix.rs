@@ -14,7 +14,7 @@
 //! bucket drops into lower buckets (each entry only ever moves down, at most
 //! 128 times, in practice a few). Pushing is one append. This replaced a
 //! 4-ary heap whose sift-down, with ~1 000 entries, spent most of its time in
-//! mispredicted comparisons (README, "Performance").
+//! mispredicted comparisons (docs/performance.md).
 
 /// Entries ordered by `key`, smallest first; a key pushed must be >= the last
 /// key popped or peeked (the scheduler peeks only right before it pops).
