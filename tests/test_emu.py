@@ -110,6 +110,7 @@ def test_router_is_clean_and_meets_its_rate(ecn_run: dict) -> None:
     # Measured by the receiving kernel: IP bit/s written into r1's TUN device.
     assert 0.9 * 10e6 <= ecn_run["emulation"]["delivered_ip_bps"]["r1"] <= 10e6 * 1.02
     assert router["lateness"]["samples"] > 0 and router["lateness"]["p50_us"] < 1000
+    assert ecn_run["emulation"]["warnings"] == [], "no access-link drops, the router kept up"
 
 
 def test_without_ecn_the_queue_drops_and_the_sender_retransmits(tmp_path: Path) -> None:

@@ -62,6 +62,8 @@ def _emulate(args: argparse.Namespace) -> int:
         result = emulate_scenario(sc, Path(args.out))
     except (ScenarioError, PrivilegeError, EmulationError) as e:
         return _fail(args.scenario, str(e))
+    for w in result.summary["emulation"].get("warnings", []):
+        print(f"ecnlab: warning: {w}", file=sys.stderr)
     if not args.quiet:
         print(format_emu_report(result.summary))
         print(f"\nwrote {Path(args.out) / 'summary.json'}")

@@ -21,7 +21,10 @@ from ecnlab.emu.plan import LINUX_CC, Plan
 from ecnlab.model import Flow, Scenario
 from ecnlab.results import FORMAT_VERSION, git_commit, jain
 
-__all__ = ["build_emu_summary"]
+__all__ = ["build_emu_summary", "warnings"]
+
+#: Router delivery lateness (p99) above which the emulation says it may not have kept up.
+LATENESS_WARN_US = 1000.0
 
 QUEUE_KEYS = (
     "arrivals",
@@ -58,7 +61,7 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
     router = raw["router"]
     end_links = {link["link"]: link for link in router["end"]["links"]}
     flows = [_flow(sc, f, raw) for f in sc.flows]
-    return {
+    summary: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
         "ecnlab_version": __version__,
         "git_commit": commit,
@@ -94,6 +97,37 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
             "delivered_ip_bps": _delivered_rates(raw["tun_window"]),
         },
     }
+    summary["emulation"]["warnings"] = warnings(sc, summary)
+    return summary
+
+
+def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
+    """What suggests the emulation did not keep up (issue 18): drops at links that touch
+    a host, where the scenario's bottleneck is between routers, and a router delivery
+    lateness whose p99 exceeds ``LATENESS_WARN_US``."""
+    hosts = {n.name for n in sc.topology.nodes if n.kind == "host"}
+    access = {link.name for link in sc.topology.links if link.src in hosts or link.dst in hosts}
+    core = any(link.name not in access for link in sc.topology.links)
+    out = []
+    drops = {
+        q["link"]: q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
+        for q in summary["queues"]
+        if q["link"] in access
+    }
+    dropped = {k: v for k, v in drops.items() if v}
+    if core and dropped:
+        where = ", ".join(f"{k} ({v})" for k, v in sorted(dropped.items()))
+        out.append(
+            f"{sum(dropped.values())} packets were dropped at links that touch a host ({where}), not at the "
+            "queues between routers: bursts from the hosts' TUN devices, not the scenario's bottleneck"
+        )
+    lat = summary["emulation"]["router"]["lateness"]
+    if (lat.get("p99_us") or 0) > LATENESS_WARN_US:
+        out.append(
+            f"the router delivered packets late (p99 {lat['p99_us']:.0f} µs > {LATENESS_WARN_US:.0f} µs): "
+            "it may not have kept up with the configured rates"
+        )
+    return out
 
 
 def _queue(link: dict[str, Any]) -> dict[str, Any]:
