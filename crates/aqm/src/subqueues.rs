@@ -64,68 +64,56 @@ impl<T> SubQueues<T> {
     pub fn push_back(&mut self, sub: usize, item: T) {
         match self {
             SubQueues::One(q) => q.push_back(item),
-            SubQueues::Many { .. } => self.push_back_many(sub, item),
+            SubQueues::Many { nodes, free, chains } => Self::push_back_slab(nodes, free, &mut chains[sub], item),
         }
     }
 
     #[inline(never)]
-    fn push_back_many(&mut self, sub: usize, item: T) {
-        match self {
-            SubQueues::One(_) => unreachable!("called for the slab only"),
-            SubQueues::Many { nodes, free, chains } => {
-                let idx = match free.pop() {
-                    Some(i) => {
-                        nodes[i as usize] = Node { item: Some(item), next: NIL };
-                        i
-                    }
-                    None => {
-                        // The host's limit keeps a queue far below u32::MAX packets.
-                        let i = u32::try_from(nodes.len()).expect("fewer than 2^32 queued packets");
-                        nodes.push(Node { item: Some(item), next: NIL });
-                        i
-                    }
-                };
-                let c = &mut chains[sub];
-                if c.tail == NIL {
-                    c.head = idx;
-                } else {
-                    nodes[c.tail as usize].next = idx;
-                }
-                c.tail = idx;
-                c.len += 1;
+    fn push_back_slab(nodes: &mut Vec<Node<T>>, free: &mut Vec<u32>, c: &mut Chain, item: T) {
+        let idx = match free.pop() {
+            Some(i) => {
+                nodes[i as usize] = Node { item: Some(item), next: NIL };
+                i
             }
+            None => {
+                // The host's limit keeps a queue far below u32::MAX packets.
+                let i = u32::try_from(nodes.len()).expect("fewer than 2^32 queued packets");
+                nodes.push(Node { item: Some(item), next: NIL });
+                i
+            }
+        };
+        if c.tail == NIL {
+            c.head = idx;
+        } else {
+            nodes[c.tail as usize].next = idx;
         }
+        c.tail = idx;
+        c.len += 1;
     }
 
     #[inline(always)]
     pub fn pop_front(&mut self, sub: usize) -> Option<T> {
         match self {
             SubQueues::One(q) => q.pop_front(),
-            SubQueues::Many { .. } => self.pop_front_many(sub),
+            SubQueues::Many { nodes, free, chains } => Self::pop_front_slab(nodes, free, &mut chains[sub]),
         }
     }
 
     #[inline(never)]
-    fn pop_front_many(&mut self, sub: usize) -> Option<T> {
-        match self {
-            SubQueues::One(_) => unreachable!("called for the slab only"),
-            SubQueues::Many { nodes, free, chains } => {
-                let c = &mut chains[sub];
-                if c.head == NIL {
-                    return None;
-                }
-                let h = c.head;
-                let node = &mut nodes[h as usize];
-                let item = node.item.take();
-                c.head = node.next;
-                if c.head == NIL {
-                    c.tail = NIL;
-                }
-                c.len -= 1;
-                free.push(h);
-                item
-            }
+    fn pop_front_slab(nodes: &mut [Node<T>], free: &mut Vec<u32>, c: &mut Chain) -> Option<T> {
+        if c.head == NIL {
+            return None;
         }
+        let h = c.head;
+        let node = &mut nodes[h as usize];
+        let item = node.item.take();
+        c.head = node.next;
+        if c.head == NIL {
+            c.tail = NIL;
+        }
+        c.len -= 1;
+        free.push(h);
+        item
     }
 
     #[inline]
