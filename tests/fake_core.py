@@ -19,7 +19,7 @@ class EngineError(Exception):
 class FakeCore:
     """``run`` returns deterministic numbers derived from the spec; ``fail`` makes it raise.
 
-    The parameter checks (``check_tcp``, ``check_queue``) are the real engine's: they are the
+    The parameter checks (``check_tcp``, ``check_queue``, ``check_spec``) are the real engine's: they are the
     scenario front's validation, not a simulation."""
 
     EngineError = EngineError
@@ -31,6 +31,7 @@ class FakeCore:
         self.specs: list[dict[str, Any]] = []
         self.check_tcp = real.check_tcp
         self.check_queue = real.check_queue
+        self.check_spec = real.check_spec
 
     def version(self) -> str:
         return "0.0.0-fake"

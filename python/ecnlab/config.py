@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ecnlab._table import Table, boolean, integer, string
+from ecnlab.engine_check import check_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.flows import parse_faults, parse_flows, parse_pcap, parse_timeseries
 from ecnlab.model import Scenario, TcpSpec
@@ -100,7 +101,7 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
                     f"flows[{f.group}]",
                     "stop_when_complete = true needs finite work (bulk bytes, or request_response transactions)",
                 )
-    return Scenario(
+    sc = Scenario(
         name=name,
         description=description,
         seed=seed,
@@ -117,3 +118,5 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
         timeseries_flows=tuple(ts_flows),
         stop_when_complete=stop_when_complete,
     )
+    check_scenario(sc)  # last: the engine's own check of the whole scenario (one validator)
+    return sc

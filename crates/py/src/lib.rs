@@ -101,6 +101,28 @@ fn check_tcp(tcp_json: &str) -> PyResult<Option<(String, String, String)>> {
     Ok(cfg.validate().err().map(|e| (e.field.to_string(), e.value, e.allowed.to_string())))
 }
 
+/// Checks a whole engine spec (`SimSpec` as JSON) with the engine's own
+/// rules (`ecnlab_sim::check_json`: topology, links, queues, flows, TCP,
+/// faults, time series) without running it: `None` if valid, else
+/// `(field, value, allowed)` with `field` the engine-JSON path (e.g.
+/// `links[3].queue.limit_pkts`, `flows[7].tcp.rwnd_bytes`). The front maps
+/// the path back to the scenario key the user wrote.
+#[pyfunction]
+fn check_spec(spec_json: &str) -> PyResult<Option<(String, String, String)>> {
+    use ecnlab_sim::Error;
+    Ok(match ecnlab_sim::check_json(spec_json) {
+        Ok(()) => None,
+        Err(Error::Spec { field, value, allowed }) => Some((field, value, allowed)),
+        Err(Error::Queue { field, source }) => {
+            Some((format!("{field}.{}", source.field), source.value, source.allowed))
+        }
+        Err(Error::Tcp { field, source }) => {
+            Some((format!("{field}.{}", source.field), source.value, source.allowed.to_string()))
+        }
+        Err(e) => return Err(EngineError::new_err(e.to_string())),
+    })
+}
+
 /// Replays a script of arrivals and departures (`ecnlab_aqm::replay::Op`
 /// as JSON) through one queue, with the queue random stream the simulator
 /// gives link 0 under `seed`; returns the events (`replay::Event`) as JSON.
@@ -184,6 +206,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_tcp_config, m)?)?;
     m.add_function(wrap_pyfunction!(check_queue, m)?)?;
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(check_spec, m)?)?;
     m.add_function(wrap_pyfunction!(queue_replay, m)?)?;
     m.add_function(wrap_pyfunction!(queue_churn, m)?)?;
     m.add_class::<WebSource>()?;

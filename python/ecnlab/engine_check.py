@@ -1,0 +1,109 @@
+"""One validator: the engine's own check of the whole lowered scenario, reported in scenario keys.
+
+The front checks types and units while parsing (``config.py`` and the modules it calls) and asks
+the engine for the ranges of each queue and TCP table (``_core.check_queue``, ``_core.check_tcp``).
+Last, :func:`check_scenario` lowers the scenario and runs the engine's complete check
+(``ecnlab_sim::check_json``: topology, links, queues, flows, TCP, applications, faults, time
+series) without simulating, so nothing the engine would refuse at run time passes ``validate``,
+``run`` or sweep expansion. The engine names its JSON path (``links[3].rate_bps``,
+``flows[7].tcp.rwnd_bytes``); :func:`scenario_key` maps it back to what the user wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ecnlab.errors import ScenarioError
+from ecnlab.model import Scenario
+
+__all__ = ["check_scenario", "scenario_key"]
+
+# engine field (a suffix of its JSON path) -> scenario key, where the two differ
+_TOP = {"duration_ns": "duration", "warmup_ns": "warmup", "sample_interval_ns": "sample_interval"}
+_LINK = {"rate_bps": "rate", "delay_ns": "delay", "from": "from", "to": "to"}
+_APP = {
+    "file_bytes": "file_size",
+    "gap_ns": "gap",
+    "request_bytes": "request_size",
+    "response_bytes": "response_size",
+    "think_ns": "think",
+    "count": "transactions",
+    "mean_interarrival_ns": "mean_interarrival",
+    "write_bytes": "write_size",
+    "min_bytes": "min_size",
+    "max_bytes": "max_size",
+    "mean_gap_ns": "mean_gap",
+    "mean_session_gap_ns": "mean_session_gap",
+    "mean_think_ns": "think",
+}
+_UNIT_SUFFIXES = ("_ns", "_bytes", "_bps", "_segments")
+_LISTS = "nodes|links|flows|faults|timeseries_links|timeseries_flows"
+_PATH = re.compile(rf"^(?P<list>{_LISTS})\[(?P<i>\d+)\](?:\.(?P<rest>.+))?$")
+
+
+def check_scenario(sc: Scenario) -> None:
+    """Raise :class:`ScenarioError` (in scenario keys) if the engine would refuse ``sc``."""
+    from ecnlab import _core
+    from ecnlab.lower import engine_spec
+
+    # A placeholder directory: the check never opens it (captures are written only by a run).
+    err = _core.check_spec(json.dumps(engine_spec(sc, pcap_dir=".")))
+    if err is None:
+        return
+    field, value, allowed = err
+    key = scenario_key(sc, field)
+    if field.endswith(_UNIT_SUFFIXES):  # the engine's value is in ns, bytes or bit/s: show it as such
+        raise ScenarioError(key, f"{allowed} (the engine's rule: {field} = {value})")
+    raise ScenarioError(key, f"{allowed} (the engine's rule for {field})", _literal(value))
+
+
+def scenario_key(sc: Scenario, field: str) -> str:
+    """The scenario key (with the flow or link it concerns) of the engine's JSON path ``field``."""
+    if field in _TOP:
+        return _TOP[field]
+    m = _PATH.match(field)
+    if m is None:
+        return field
+    i, rest = int(m["i"]), m["rest"] or ""
+    kind = m["list"]
+    if kind == "links":
+        link = sc.topology.links[i]
+        sub = _link_key(rest)
+        return f'topology link "{link.name}"' + (f" {sub}" if sub else "")
+    if kind == "flows":
+        flow = sc.flows[i]
+        return f'flows[{flow.group}] (flow "{flow.id}")' + (f".{_flow_key(rest)}" if rest else "")
+    if kind == "faults":
+        return f"faults[{i}]" + (f".{rest}" if rest else "")
+    if kind in ("timeseries_links", "timeseries_flows"):
+        return f"output.{kind}"
+    return f"topology.nodes[{i}]" + (f".{rest}" if rest else "")
+
+
+def _link_key(rest: str) -> str:
+    if rest.startswith("queue."):
+        field = rest.removeprefix("queue.")
+        return "queue." + {"limit_pkts": "limit"}.get(field, field)
+    return _LINK.get(rest, rest)
+
+
+def _flow_key(rest: str) -> str:
+    head, _, field = rest.partition(".")
+    if head == "app":
+        return _APP.get(field, field)
+    if head == "tcp":
+        from ecnlab.params import TCP_ENGINE_FIELDS
+
+        return "tcp." + {v: k for k, v in TCP_ENGINE_FIELDS.items()}.get(field, field)
+    return rest
+
+
+def _literal(value: str) -> object:
+    """The engine's value as the scenario would show it (numbers stay numbers)."""
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return value
