@@ -19,8 +19,9 @@ class EngineError(Exception):
 class FakeCore:
     """``run`` returns deterministic numbers derived from the spec; ``fail`` makes it raise.
 
-    The parameter checks (``check_tcp``, ``check_queue``, ``check_spec``) are the real engine's: they are the
-    scenario front's validation, not a simulation."""
+    The parameter checks (``check_tcp``, ``check_queue``, ``check_spec``) and ``summary_schema``
+    are the real engine's: they are the scenario front's validation and the result's key list,
+    not a simulation."""
 
     EngineError = EngineError
 
@@ -32,6 +33,7 @@ class FakeCore:
         self.check_tcp = real.check_tcp
         self.check_queue = real.check_queue
         self.check_spec = real.check_spec
+        self.summary_schema = real.summary_schema
 
     def version(self) -> str:
         return "0.0.0-fake"
@@ -66,11 +68,14 @@ def _columns(series: list[dict[str, Any]], key: str) -> dict[str, Any]:
 
 
 def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
-    """A result in the engine's format: numbers depend only on the spec."""
+    """A result in the engine's format (every record built from ``ecnlab.schema``, the engine's
+    own key list; keys given no number here are null): numbers depend only on the spec."""
+    from ecnlab.schema import record
+
     dur = spec["duration_ns"] / 1e9
     routers = {n["name"] for n in spec["nodes"] if n["kind"] == "router"}
     flows = [
-        {
+        record("flow", {
             "id": f["id"],
             "kind": f["app"]["kind"],
             "src": f["src"],
@@ -93,14 +98,15 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
             "acks_sent": 40,
             "completion_time_s": None,
             "transactions": None,
-        }
+            "transfer_times_s": [],
+        })
         for i, f in enumerate(spec["flows"])
-    ]
+    ]  # fmt: skip
     queues = []
     for link in spec["links"]:
         core = link["from"] in routers and link["to"] in routers
         queues.append(
-            {
+            record("queue", {
                 "link": link["name"],
                 "arrivals": 100 if link["from"] in routers else 0,
                 "enqueued": 95,
@@ -108,15 +114,19 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
                 "marks": 3 if core else 0,
                 "early_drops": 1 if core else 0,
                 "early_drops_ect": 0,
+                "quenches": 0,
+                "dequeue_drops": 0,
+                "dequeue_marks": 0,
+                "step_marks": 0,
                 "forced_drops": 0,
                 "overflow_drops": 1 if core else 0,
                 "avg_qlen_pkts": 4.25,
                 "max_qlen_pkts": 12,
                 "avg_qlen_bytes": 6375.0,
-            }
-        )
+            })
+        )  # fmt: skip
     links = [
-        {
+        record("link", {
             "name": link["name"],
             "from": link["from"],
             "to": link["to"],
@@ -128,9 +138,9 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
             "random_losses": 0,
             "fault_drops": 0,
             "fault_marks": 0,
-        }
+        })
         for link in spec["links"]
-    ]
+    ]  # fmt: skip
     series: list[dict[str, Any]] = []
     flow_series: list[dict[str, Any]] = []
     if spec["sample_interval_ns"]:
@@ -160,7 +170,7 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
             for fid in ids
         ]
     return {
-        "sim": {"sim_time_s": dur, "events": 1000, "packets_forwarded": 500},
+        "sim": record("sim", {"sim_time_s": dur, "events": 1000, "packets_forwarded": 500}),
         "flows": flows,
         "queues": queues,
         "links": links,

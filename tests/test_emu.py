@@ -83,6 +83,18 @@ def test_emulated_sender_is_sampled_over_time(ecn_run: dict) -> None:
     assert s["delivered_bytes"].iloc[-1] <= ecn_run["flows"][0]["bytes_delivered"]
 
 
+def test_emulated_summary_has_the_simulators_schema(ecn_run: dict) -> None:
+    """Issue 18: the emulator's records are built from the engine's key list (null where unmeasured)."""
+    from ecnlab.schema import problems
+
+    assert problems("sim", {k: v for k, v in ecn_run["sim"].items() if k != "wall_s"}) == []
+    for kind, field in (("flow", "flows"), ("queue", "queues"), ("link", "links")):
+        for rec in ecn_run[field]:
+            assert problems(kind, rec) == [], rec  # type: ignore[arg-type]
+    q = _queue(ecn_run, "R1->R2")
+    assert q["drops_data"] is None and q["marks"] > 0, "unmeasured is null, measured is a number"
+
+
 def test_ecn_flow_is_marked_not_dropped(ecn_run: dict) -> None:
     flow = ecn_run["flows"][0]
     q = _queue(ecn_run, "R1->R2")

@@ -15,9 +15,12 @@ import ecnlab
 from conftest import SCENARIOS, SMALL, run_cli
 from ecnlab.lower import engine_spec, tcp_engine
 from ecnlab.model import TcpSpec
+from ecnlab.schema import problems
 from ecnlab.timeseries import read_flows, read_queues
 
 pytestmark = pytest.mark.engine
+
+# The documented contract (DESIGN.md "Metrics the studies need"): keys users' scripts read.
 
 FLOW_KEYS = {
     "id",
@@ -130,12 +133,15 @@ def test_cli_run_end_to_end(tmp_path: Path, small: Path) -> None:
     assert [f["id"] for f in s["flows"]] == [f"bulk0_{i}" for i in range(1, 11)]
     for f in s["flows"]:
         assert FLOW_KEYS <= set(f), FLOW_KEYS - set(f)
+        assert problems("flow", f) == []
     for q in s["queues"]:
         assert QUEUE_KEYS <= set(q), QUEUE_KEYS - set(q)
+        assert problems("queue", q) == []
         drops = q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
         assert q["arrivals"] == q["enqueued"] + drops - q["dequeue_drops"]
     for link in s["links"]:
         assert LINK_KEYS <= set(link), LINK_KEYS - set(link)
+        assert problems("link", link) == []
     assert len(s["queues"]) == len(s["links"]) == 42
     assert 0.0 < s["fairness"] <= 1.0
     assert "timeseries" not in s  # Parquet beside summary.json (timeseries.py)

@@ -28,6 +28,9 @@ def check_tcp(tcp_json: str) -> tuple[str, str, str] | None:
 def check_spec(spec_json: str) -> tuple[str, str, str] | None:
     """The engine's check of a whole ``SimSpec`` (JSON): None, or (engine field path, value, allowed)."""
 
+def summary_schema() -> str:
+    """The summary's record keys as JSON: {"sim"|"flow"|"queue"|"link": {"keys": [...], "optional": [...]}}."""
+
 def queue_replay(queue_json: str, ops_json: str, seed: int) -> str:
     """Replay a script of ops through one queue; the events as JSON (crates/aqm/src/replay.rs)."""
 

@@ -123,6 +123,13 @@ fn check_spec(spec_json: &str) -> PyResult<Option<(String, String, String)>> {
     })
 }
 
+/// The summary's record keys (`ecnlab_sim::schema::summary_schema`) as JSON:
+/// `{"sim"|"flow"|"queue"|"link": {"keys": [...], "optional": [...]}}`.
+#[pyfunction]
+fn summary_schema() -> String {
+    ecnlab_sim::schema::summary_schema().to_string()
+}
+
 /// Replays a script of arrivals and departures (`ecnlab_aqm::replay::Op`
 /// as JSON) through one queue, with the queue random stream the simulator
 /// gives link 0 under `seed`; returns the events (`replay::Event`) as JSON.
@@ -207,6 +214,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_queue, m)?)?;
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(check_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_schema, m)?)?;
     m.add_function(wrap_pyfunction!(queue_replay, m)?)?;
     m.add_function(wrap_pyfunction!(queue_churn, m)?)?;
     m.add_class::<WebSource>()?;

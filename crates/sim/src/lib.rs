@@ -29,6 +29,7 @@ mod radix;
 mod report;
 pub mod rng;
 pub mod sched;
+pub mod schema;
 pub mod series;
 pub mod sim;
 pub mod spec;

@@ -12,7 +12,7 @@ pub struct RunOutput {
     pub timeseries: TimeSeriesOut,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct SimOut {
     pub sim_time_s: f64,
     pub events: u64,
@@ -20,7 +20,7 @@ pub struct SimOut {
     pub packets_forwarded: u64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct FlowOut {
     pub id: String,
     pub kind: &'static str,
@@ -96,7 +96,7 @@ pub struct FlowOut {
     pub web: Option<crate::web::WebOut>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct QueueOut {
     pub link: String,
     pub arrivals: u64,
@@ -141,7 +141,7 @@ pub struct QueueOut {
     pub classes: Vec<ecnlab_aqm::ClassStats>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct LinkOut {
     pub name: String,
     pub from: String,

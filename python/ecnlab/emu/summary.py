@@ -20,40 +20,16 @@ from ecnlab import __version__
 from ecnlab.emu.plan import LINUX_CC, Plan
 from ecnlab.model import Flow, Scenario
 from ecnlab.results import FORMAT_VERSION, git_commit, jain
+from ecnlab.schema import keys, record
 
 __all__ = ["build_emu_summary", "warnings"]
 
 #: Router delivery lateness (p99) above which the emulation says it may not have kept up.
 LATENESS_WARN_US = 1000.0
 
-QUEUE_KEYS = (
-    "arrivals",
-    "enqueued",
-    "dequeued",
-    "marks",
-    "quenches",
-    "early_drops",
-    "early_drops_ect",
-    "forced_drops",
-    "overflow_drops",
-    "avg_qlen_pkts",
-    "max_qlen_pkts",
-    "avg_qlen_bytes",
-    "dequeue_drops",
-    "dequeue_marks",
-    "step_marks",
-)
 SOJOURN_KEYS = ("p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms")
-# The simulator's drops by packet kind: the router does not classify what it drops.
-UNKNOWN_QUEUE_KEYS = (
-    "drops_syn",
-    "drops_synack",
-    "drops_data",
-    "drops_retransmit",
-    "drops_fin",
-    "drops_ack",
-    "drops_quench",
-)
+# Keys the simulator has and the router does not measure (the drops by packet kind, ...) are
+# null: every record is built by ``schema.record`` from the engine's own key list.
 
 
 def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: dict[str, Any]) -> dict[str, Any]:
@@ -61,6 +37,7 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
     router = raw["router"]
     end_links = {link["link"]: link for link in router["end"]["links"]}
     flows = [_flow(sc, f, raw) for f in sc.flows]
+    forwarded = sum(link["packets"] for link in end_links.values())
     summary: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
         "ecnlab_version": __version__,
@@ -69,15 +46,11 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
         "scenario": resolved,
         "seed": sc.seed,
         "sim": {
-            "sim_time_s": sc.duration_ns / 1e9,
-            "events": None,
-            "packets_forwarded": sum(link["packets"] for link in end_links.values()),
+            **record("sim", {"sim_time_s": sc.duration_ns / 1e9, "packets_forwarded": forwarded}),
             "wall_s": round(raw["wall_s"], 6),
         },
         "flows": flows,
-        "queues": [
-            {"link": name, **_queue(link), **dict.fromkeys(UNKNOWN_QUEUE_KEYS)} for name, link in end_links.items()
-        ],
+        "queues": [record("queue", {"link": name, **_queue(link)}) for name, link in end_links.items()],
         "links": [_link(sc, link, router) for link in plan.links],
         "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
         "emulation": {
@@ -132,7 +105,7 @@ def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
 
 def _queue(link: dict[str, Any]) -> dict[str, Any]:
     """A router queue's counters as the simulator names them (sojourn percentiles flattened)."""
-    out = {k: link[k] for k in QUEUE_KEYS}
+    out = {k: link[k] for k in keys("queue") if k in link and k != "link"}
     sojourn = link.get("sojourn") or {}
     out.update({f"sojourn_{k}": sojourn.get(k) for k in SOJOURN_KEYS})
     if link.get("classes"):
@@ -154,7 +127,7 @@ def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
     start = f.start_ns / 1e9
     goodput = (rcv["bytes_at_end"] - rcv["bytes_at_warmup"]) * 8 / span
     nst_src, nst_dst = raw["nstat"][f.src], raw["nstat"][f.dst]
-    return {
+    return record("flow", {
         "id": f.id,
         "kind": f.app.kind,
         "src": f.src,
@@ -179,7 +152,7 @@ def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
         "transfer_times_s": [],
         "transactions": rcv["transactions"] if f.app.kind == "request_response" else None,
         **({"web": rcv["web"]} if f.app.kind == "web" else {}),
-    }
+    })  # fmt: skip
 
 
 def _completion(f: Flow, snd: dict[str, Any], rcv: dict[str, Any]) -> float | None:
@@ -237,7 +210,7 @@ def _link(sc: Scenario, link: dict[str, Any], router: dict[str, Any]) -> dict[st
     end = next(x for x in router["end"]["links"] if x["link"] == link["name"])
     warm = next(x for x in router["warmup"]["links"] if x["link"] == link["name"])
     span = (sc.duration_ns - sc.warmup_ns) / 1e9
-    return {
+    return record("link", {
         "name": link["name"],
         "from": link["from"],
         "to": link["to"],
@@ -249,4 +222,4 @@ def _link(sc: Scenario, link: dict[str, Any], router: dict[str, Any]) -> dict[st
         "random_losses": end["random_losses"],
         "fault_drops": 0,
         "fault_marks": 0,
-    }
+    })  # fmt: skip
