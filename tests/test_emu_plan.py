@@ -159,3 +159,20 @@ def test_emulation_warns_of_access_drops_and_lateness() -> None:
     w = warnings(sc, summary)
     assert len(w) == 2 and w[0].startswith(f"287 packets were dropped at links that touch a host ({names[0]} (287))")
     assert "p99 1001 µs" in w[1]
+
+
+def test_utilisation_counts_bytes_after_the_warmup_mark_over_the_routers_own_clock() -> None:
+    """Issue 18: utilisation was the bytes between two samples over the scenario's nominal span,
+    so a late end sample inflated it; now the router notes the bytes at the warm-up mark and the
+    span is its own clock's (``window.warmup_s`` to the report's ``t_s``)."""
+    from ecnlab.emu.summary import utilization
+
+    link = {"bytes": 10_000_000, "bytes_at_warmup": 1_000_000}
+    report = {"t_s": 10.0, "window": {"start_s": 1.5, "warmup_s": 2.0}}
+    # 9 MB over 8 s at 10 Mbit/s: 0.9 (the nominal span would say nothing of a late sample).
+    assert utilization(link, 10_000_000, report) == pytest.approx(0.9)
+    report["t_s"] = 10.1  # the end report came 100 ms late: the same bytes over 8.1 s
+    assert utilization(link, 10_000_000, report) == pytest.approx(9e6 * 8 / (1e7 * 8.1))
+    assert utilization(link, 1_000_000, report) == 1.0, "clamped as the simulator's"
+    report["window"]["warmup_s"] = None  # the router never reached the mark
+    assert utilization(link, 10_000_000, report) == 0.0

@@ -20,4 +20,4 @@ pub mod net;
 
 pub use config::{ConfigError, RouterConfig};
 pub use frame::{Frame, Malformed};
-pub use net::{Net, Report, Sink};
+pub use net::{Net, Report, Sink, WindowReport};

@@ -4,8 +4,12 @@
 //! `{"ready":true}` on stdout, then forwards packets through the sans-IO core
 //! (`ecnlab_emu::Net`) with the next link event as the poll timeout (Mahimahi's
 //! lazy catch-up). Control channel (stdin/stdout, one JSON line each):
-//! the line `stats` prints the counters; stdin EOF, `stop`, SIGINT, SIGTERM,
-//! SIGHUP or `--max-seconds` print the final counters and exit 0.
+//! the line `stats` prints the counters; `window START_NS WARMUP_NS` (times on
+//! CLOCK_MONOTONIC, as Python's `time.monotonic_ns()`) names the traffic's
+//! start and the end of its warm-up, which begin the queues' time averages and
+//! the sojourn and utilisation windows (`Net::set_window`); stdin EOF, `stop`,
+//! SIGINT, SIGTERM, SIGHUP or `--max-seconds` print the final counters and exit 0.
+//! The router's clock (`t_s` in reports) counts from its start on CLOCK_MONOTONIC.
 //! A bad configuration or a missing privilege: one line on stderr, exit 2.
 
 mod sys;
@@ -103,8 +107,8 @@ fn run() -> Result<(), String> {
     let signals = sys::signal_fd().map_err(|e| format!("signalfd: {e}"))?;
     // Without it every wake-up is up to 50 µs late; not fatal if refused.
     let _ = sys::set_timer_slack_1ns();
-    let clock = std::time::Instant::now();
-    let now = || Instant::from_nanos(u64::try_from(clock.elapsed().as_nanos()).unwrap_or(u64::MAX));
+    let origin = sys::monotonic_ns();
+    let now = || Instant::from_nanos(sys::monotonic_ns().saturating_sub(origin));
     let stop_at = args.max_seconds.map(|s| Instant::from_nanos((s * 1e9) as u64));
     say(&serde_json::json!({"ready": true}));
 
@@ -133,10 +137,19 @@ fn run() -> Result<(), String> {
             break; // a device vanished (its namespace was deleted) or a signal came
         }
         if ready[stdin_i] != 0 {
-            match control.read() {
-                Command::Stats => report(&net, &dev, now()),
-                Command::Stop => break,
-                Command::None => {}
+            let mut stop = false;
+            for cmd in control.read() {
+                match cmd {
+                    Command::Stats => report(&net, &dev, now()),
+                    Command::Window(start, warmup) => {
+                        let on_clock = |t: u64| Instant::from_nanos(t.saturating_sub(origin));
+                        net.set_window(on_clock(start), on_clock(warmup));
+                    }
+                    Command::Stop => stop = true,
+                }
+            }
+            if stop {
+                break;
             }
         }
     }
@@ -208,8 +221,9 @@ fn say(v: &serde_json::Value) {
 
 enum Command {
     Stats,
+    /// Traffic start and warm-up end, CLOCK_MONOTONIC nanoseconds.
+    Window(u64, u64),
     Stop,
-    None,
 }
 
 /// Line-oriented commands on stdin.
@@ -219,21 +233,29 @@ struct Control {
 }
 
 impl Control {
-    fn read(&mut self) -> Command {
+    /// The complete lines read so far, in order (EOF or a read error: `Stop`). Unknown lines are ignored.
+    fn read(&mut self) -> Vec<Command> {
         let mut chunk = [0u8; 256];
         match io::stdin().lock().read(&mut chunk) {
-            Ok(0) | Err(_) => return Command::Stop,
+            Ok(0) | Err(_) => return vec![Command::Stop],
             Ok(n) => self.pending.extend_from_slice(&chunk[..n]),
         }
-        let mut cmd = Command::None;
+        let mut cmds = Vec::new();
         while let Some(i) = self.pending.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = self.pending.drain(..=i).collect();
-            match String::from_utf8_lossy(&line).trim() {
-                "stats" => cmd = Command::Stats,
-                "stop" => return Command::Stop,
+            let line = String::from_utf8_lossy(&line);
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["stats"] => cmds.push(Command::Stats),
+                ["stop"] => cmds.push(Command::Stop),
+                ["window", a, b] => {
+                    if let (Ok(a), Ok(b)) = (a.parse(), b.parse()) {
+                        cmds.push(Command::Window(a, b));
+                    }
+                }
                 _ => {}
             }
         }
-        cmd
+        cmds
     }
 }
