@@ -8,7 +8,9 @@
 #      only when pyproject.toml changes).
 #   4. The engine extension ecnlab._core, built in release mode into the venv
 #      (cargo is incremental, so an unchanged tree rebuilds in about a second).
-#   5. The live-emulation router binary ecnlab-router (release), for `ecnlab emulate`.
+#   5. The live-emulation router as a standalone binary, ecnlab-router (release). `ecnlab emulate`
+#      runs the same router from inside the extension (python -m ecnlab.emu.router); the binary
+#      serves $ECNLAB_ROUTER and tests/test_emu_plan.py.
 #
 # Environment: PYTHON (default python3), CARGO_TARGET_DIR (default target/).
 set -euo pipefail
@@ -109,6 +111,6 @@ else
 fi
 
 # --- 5. The live-emulation router -------------------------------------------------------
-# ecnlab emulate runs target/release/ecnlab-router (or $CARGO_TARGET_DIR/release/...).
+# target/release/ecnlab-router (or $CARGO_TARGET_DIR/release/...): ECNLAB_ROUTER=... ecnlab emulate runs it.
 quiet cargo build --release -p ecnlab-emu
 say "ready ($("$VENV/bin/python" -c 'import ecnlab._core as c; print("ecnlab", c.version())'))"

@@ -125,9 +125,38 @@ def test_router_is_clean_and_meets_its_rate(ecn_run: dict) -> None:
     assert ecn_run["emulation"]["warnings"] == [], "no access-link drops, the router kept up"
 
 
+def test_queue_averages_start_with_the_traffic_not_the_router(ecn_run: dict) -> None:
+    """Issue 18: the average queue was taken over the router's life, which starts 0.5-4 s
+    before the traffic, so it came out 4.5-12 % low. Little's law checks the window: with no
+    drops, ∫ qlen dt over [start, end] is the sum of the sojourn times of the packets that left
+    (those still queued at the end add well under 1 %), so avg_qlen · (end - start) =
+    dequeued · mean sojourn; averaged from the router's start it would be off by start/end."""
+    w = ecn_run["emulation"]["router"]["window"]
+    assert w["warmup_s"] == w["start_s"] and w["start_s"] > 0.2, w  # no warm-up; the router started first
+    q = _queue(ecn_run, "R1->R2")
+    assert q["early_drops"] + q["forced_drops"] + q["overflow_drops"] == 0
+    area = q["avg_qlen_pkts"] * (w["end_s"] - w["start_s"])
+    little = q["dequeued"] * q["sojourn_mean_ms"] / 1e3
+    assert area == pytest.approx(little, rel=0.02), (area, little, w)
+    # Over the router's life, the same integral would have been start/end_s smaller than this.
+    assert abs(area - little) < 0.5 * little * w["start_s"] / w["end_s"]
+
+
+def test_router_utilisation_agrees_with_the_receiving_kernel(ecn_run: dict) -> None:
+    """Issue 18: the router's utilisation (bytes after its warm-up mark over its own clock) and the
+    rate r1's kernel counted in its TUN device (timed by the middle of each read) agree within 1 %."""
+    bottleneck = next(link for link in ecn_run["links"] if link["name"] == "R1->R2")
+    kernel = ecn_run["emulation"]["delivered_ip_bps"]["r1"]
+    assert bottleneck["utilization"] * 10e6 == pytest.approx(kernel, rel=0.01)
+
+
 def test_without_ecn_the_queue_drops_and_the_sender_retransmits(tmp_path: Path) -> None:
-    summary = emulate(SCENARIO, out=tmp_path / "noecn", overrides={"tcp.ecn": False, "duration": "5s"}).summary
+    overrides = {"tcp.ecn": False, "duration": "5s", "warmup": "1s"}
+    summary = emulate(SCENARIO, out=tmp_path / "noecn", overrides=overrides).summary
     _assert_nothing_left(os.getpid())
+    w = summary["emulation"]["router"]["window"]
+    # Sojourn times and utilisation from the end of the warm-up, on the router's clock.
+    assert w["warmup_s"] - w["start_s"] == pytest.approx(1.0, abs=1e-6), w
     flow = summary["flows"][0]
     q = _queue(summary, "R1->R2")
     assert not flow["ecn_negotiated"]

@@ -97,11 +97,30 @@ def test_compare_takes_two_simulated_runs_and_refuses_a_non_result(
     assert "not a result directory" in capsys.readouterr().err
 
 
-def test_router_rejects_a_bad_configuration_in_one_line(tmp_path: Path) -> None:
+def _router(front: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The router's command line: the one built into ecnlab._core, or crates/emu's binary."""
+    from ecnlab.emu.run import router_command
+
+    if front == "builtin":
+        monkeypatch.delenv("ECNLAB_ROUTER", raising=False)
+        return router_command()
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or Path(__file__).resolve().parents[1] / "target")
+    binary = target / "release" / "ecnlab-router"
+    if not binary.is_file():
+        pytest.skip(f"{binary} is not built (cargo build --release -p ecnlab-emu)")
+    monkeypatch.setenv("ECNLAB_ROUTER", str(binary))
+    return router_command()
+
+
+@pytest.mark.parametrize("front", ["builtin", "binary"])
+def test_router_rejects_a_bad_configuration_in_one_line(
+    front: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
     import subprocess
 
-    from ecnlab.emu.run import router_binary
+    router = _router(front, monkeypatch)
+    assert (router[1:] == ["-m", "ecnlab.emu.router"]) == (front == "builtin"), router
 
     cfg = {
         "seed": 1,
@@ -135,13 +154,13 @@ def test_router_rejects_a_bad_configuration_in_one_line(tmp_path: Path) -> None:
     }
     path = tmp_path / "router.json"
     path.write_text(json.dumps(cfg))
-    r = subprocess.run([str(router_binary()), str(path)], capture_output=True, text=True, timeout=10)
+    r = subprocess.run([*router, str(path)], capture_output=True, text=True, timeout=10)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.startswith("ecnlab-router: error: ") and len(r.stderr.splitlines()) == 1, r.stderr
     assert "links[0].queue.max_th" in r.stderr, r.stderr
     cfg["routes"] = [{"from": 0, "to": 0, "links": [0]}]
     path.write_text(json.dumps(cfg))
-    r = subprocess.run([str(router_binary()), str(path)], capture_output=True, text=True, timeout=10)
+    r = subprocess.run([*router, str(path)], capture_output=True, text=True, timeout=10)
     assert r.returncode == 2 and "routes[0] = 0 -> 0: two different ends" in r.stderr, r.stderr
 
 
@@ -159,3 +178,40 @@ def test_emulation_warns_of_access_drops_and_lateness() -> None:
     w = warnings(sc, summary)
     assert len(w) == 2 and w[0].startswith(f"287 packets were dropped at links that touch a host ({names[0]} (287))")
     assert "p99 1001 µs" in w[1]
+
+
+def test_utilisation_counts_bytes_after_the_warmup_mark_over_the_routers_own_clock() -> None:
+    """Issue 18: utilisation was the bytes between two samples over the scenario's nominal span,
+    so a late end sample inflated it; now the router notes the bytes at the warm-up mark and the
+    span is its own clock's (``window.warmup_s`` to the report's ``t_s``)."""
+    from ecnlab.emu.summary import utilization
+
+    link = {"bytes": 10_000_000, "bytes_at_warmup": 1_000_000}
+    report = {"t_s": 10.0, "window": {"start_s": 1.5, "warmup_s": 2.0}}
+    # 9 MB over 8 s at 10 Mbit/s: 0.9 (the nominal span would say nothing of a late sample).
+    assert utilization(link, 10_000_000, report) == pytest.approx(0.9)
+    report["t_s"] = 10.1  # the end report came 100 ms late: the same bytes over 8.1 s
+    assert utilization(link, 10_000_000, report) == pytest.approx(9e6 * 8 / (1e7 * 8.1))
+    assert utilization(link, 1_000_000, report) == 1.0, "clamped as the simulator's"
+    report["window"]["warmup_s"] = None  # the router never reached the mark
+    assert utilization(link, 10_000_000, report) == 0.0
+
+
+def test_a_bad_router_override_is_one_line_naming_where_the_router_is_looked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: the router's location is said in one line (the wheel carries it in ecnlab._core)."""
+    import subprocess
+    import sys
+
+    from ecnlab.emu.netns import EmulationError
+    from ecnlab.emu.run import router_command
+
+    missing = tmp_path / "no-such-router"
+    monkeypatch.setenv("ECNLAB_ROUTER", str(missing))
+    with pytest.raises(EmulationError, match=r"^\$ECNLAB_ROUTER = .*no-such-router.* is not an executable file"):
+        router_command()
+    r = subprocess.run(
+        [sys.executable, "-m", "ecnlab", "emulate", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 0 and "$ECNLAB_ROUTER" in " ".join(r.stdout.split()), r.stdout

@@ -37,6 +37,9 @@ def queue_replay(queue_json: str, ops_json: str, seed: int) -> str:
 def queue_churn(queue_json: str, flows: int, backlog: int, packets: int) -> tuple[float, int]:
     """ns per arrival+departure of one queue at a steady backlog, and the packets that left."""
 
+def router_main(argv: list[str]) -> int:
+    """The live-emulation router in this process (Linux builds only; python -m ecnlab.emu.router)."""
+
 class WebSource:
     """The simulator's web application model with a flow's own RNG stream (crates/py)."""
 

@@ -235,6 +235,14 @@ impl<P: QueuedPacket> AqmQueue<P> {
         self.host.store.stats.snapshot(now, self.len_pkts(), self.len_bytes())
     }
 
+    /// The time averages of [`Self::stats`] cover [`now`, then] from here on
+    /// instead of [0, then] (the live router: from the traffic's start, as the
+    /// simulator's run starts with its traffic). Counters and maxima are kept.
+    pub fn restart_averages(&mut self, now: Instant) {
+        let (len_pkts, len_bytes) = (self.len_pkts(), self.len_bytes());
+        self.host.store.stats.restart_averages(now, len_pkts, len_bytes);
+    }
+
     /// CE marks and drops (every reason) so far; cheaper than [`Self::stats`].
     pub fn marks_drops(&self) -> (u64, u64) {
         self.host.store.stats.marks_drops()
@@ -460,6 +468,34 @@ mod tests {
         assert_eq!((s.avg_qlen_pkts, s.avg_qlen_bytes), (1.0, (8000.0 + 50.0 * 40.0) / 80.0));
         assert_eq!(q.stats(ns(80)), s);
         assert_eq!(q.stats(ns(0)).avg_qlen_pkts, 40.0 / 40.0, "a stale `now` uses the last change");
+    }
+
+    #[test]
+    fn test_restarted_averages_cover_only_the_time_after_the_restart() {
+        let cfg = QueueConfig::DropTail(DropTailParams { limit_pkts: Some(10), limit_bytes: None });
+        let mut q = AqmQueue::new(&cfg).unwrap();
+        let mut rng = ScriptRng::default();
+        let ns = Instant::from_nanos;
+        // Idle 0..100 (a router waiting for its traffic), then restart at 100.
+        q.restart_averages(ns(100));
+        assert_eq!(q.stats(ns(100)).avg_qlen_pkts, 0.0, "an empty window averages to 0");
+        q.enqueue(ns(100), TestPkt::new(0, 100, Ecn::NotEct), &mut rng).unwrap();
+        q.enqueue(ns(110), TestPkt::new(1, 300, Ecn::NotEct), &mut rng).unwrap();
+        assert_eq!(q.dequeue(ns(120), &mut ScriptRng::default()).unwrap().id, 0);
+        assert_eq!(q.dequeue(ns(130), &mut ScriptRng::default()).unwrap().id, 1);
+        // The same 40 ns as above, shifted by 100: the same averages (over 100..140, not 0..140).
+        let s = q.stats(ns(140));
+        assert_eq!((s.avg_qlen_pkts, s.avg_qlen_bytes), (1.0, 200.0));
+        assert_eq!((s.max_qlen_pkts, s.arrivals, s.dequeued), (2, 2, 2), "counters are kept");
+        // Restarting with packets queued: the integral starts from the current lengths.
+        q.enqueue(ns(140), TestPkt::new(2, 50, Ecn::NotEct), &mut rng).unwrap();
+        q.restart_averages(ns(150));
+        let s = q.stats(ns(170));
+        assert_eq!((s.avg_qlen_pkts, s.avg_qlen_bytes), (1.0, 50.0));
+        // A stale restart time starts at the last change instead (no negative interval).
+        q.restart_averages(ns(160));
+        q.restart_averages(ns(0));
+        assert_eq!(q.stats(ns(180)).avg_qlen_pkts, 1.0);
     }
 
     #[test]

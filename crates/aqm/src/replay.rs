@@ -1,6 +1,6 @@
 //! Replaying a script of arrivals and departures through one queue: the
 //! ecnlab side of the differential AQM tests against ns-3
-//! (`bench/aqm/ns3_queue_trace.cc` replays the same script through an ns-3
+//! (`python/ecnlab/bench/scripts/ns3_queue_trace.cc` replays the same script through an ns-3
 //! queue disc) and of table tests written as scripts.
 //!
 //! A script is a list of [`Op`]s in time order; the result is the list of

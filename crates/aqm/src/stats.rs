@@ -21,7 +21,9 @@
 //! The average queue is the time average ∫ qlen dt / t over [0, now]; the
 //! integral (in packet·ns and byte·ns, exact `u128`) is advanced before every
 //! change of the queue length. Time that runs backwards is ignored (no negative
-//! intervals).
+//! intervals). [`StatsAcc::restart_averages`] moves the window's start from 0
+//! to a later time (the live router: the traffic's start, not its own); the
+//! simulator never calls it, so its window is [0, now].
 
 use ecnlab_wire::{Duration, Instant};
 use hdrhistogram::Histogram;
@@ -69,9 +71,9 @@ pub struct QueueStats {
     pub overflow_drops: u64,
     pub arrival_bytes: u64,
     pub dequeued_bytes: u64,
-    /// ∫ qlen_pkts dt / now over [0, now].
+    /// ∫ qlen_pkts dt / now over [0, now] (the live router: from the traffic's start).
     pub avg_qlen_pkts: f64,
-    /// ∫ qlen_bytes dt / now over [0, now].
+    /// ∫ qlen_bytes dt / now over [0, now] (the live router: from the traffic's start).
     pub avg_qlen_bytes: f64,
     pub max_qlen_pkts: u32,
     pub max_qlen_bytes: u64,
@@ -140,6 +142,8 @@ pub(crate) struct StatsAcc {
     area_pkts_ns: u128,
     area_bytes_ns: u128,
     last: Instant,
+    /// Start of the averaging window (0 unless restarted).
+    avg_from: Instant,
     /// Boxed: the queue's hot counters stay in a few cache lines.
     hist: Option<Box<Histogram<u32>>>,
     /// Class of each sub-queue (empty: a single class, no per-class counters).
@@ -166,6 +170,15 @@ impl StatsAcc {
         for k in &mut self.classes {
             k.hist = Some(new_hist());
         }
+    }
+
+    /// Averages from `now` on (or from the last change, if later): the
+    /// integrals restart at zero; counters and maxima are kept.
+    pub(crate) fn restart_averages(&mut self, now: Instant, len_pkts: u32, len_bytes: u64) {
+        self.advance(now, len_pkts, len_bytes);
+        self.area_pkts_ns = 0;
+        self.area_bytes_ns = 0;
+        self.avg_from = self.last;
     }
 
     #[inline]
@@ -258,7 +271,7 @@ impl StatsAcc {
         let tail = u128::from((end - self.last).as_nanos());
         let area_p = self.area_pkts_ns + u128::from(len_pkts) * tail;
         let area_b = self.area_bytes_ns + u128::from(len_bytes) * tail;
-        let t = end.as_nanos();
+        let t = (end - self.avg_from).as_nanos();
         // Clamped to the maximum: u128 -> f64 rounding must not push the mean past it.
         let avg = |area: u128, max: f64| if t == 0 { 0.0 } else { (area as f64 / t as f64).min(max) };
         let class = |k: &ClassAcc| ClassStats { sojourn: k.hist.as_ref().and_then(percentiles), ..k.c.clone() };

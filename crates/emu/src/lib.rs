@@ -10,14 +10,18 @@
 //! - [`link`], [`net`]: the sans-IO core (a fake clock drives it in tests).
 //! - [`lateness`]: delivery-lateness percentiles.
 //! - [`config`]: the JSON the Python side writes.
-//! - `sys` (binary only): the few syscalls, the only unsafe code.
+//! - [`router`]: the IO loop (TUN devices, poll, control channel), run by the
+//!   `ecnlab-router` binary and by `ecnlab._core.router_main`.
+//! - `sys`: the few syscalls, the only unsafe code.
 
 pub mod config;
 pub mod frame;
 pub mod lateness;
 pub mod link;
 pub mod net;
+pub mod router;
+mod sys;
 
 pub use config::{ConfigError, RouterConfig};
 pub use frame::{Frame, Malformed};
-pub use net::{Net, Report, Sink};
+pub use net::{Net, Report, Sink, WindowReport};

@@ -26,6 +26,8 @@ pub struct LinkCounters {
     pub packets: u64,
     pub bytes: u64,
     pub random_losses: u64,
+    /// `bytes` at the end of the warm-up (utilisation counts the bytes after it, as the simulator's).
+    pub bytes_at_warmup: u64,
     /// ECN-capable packets dropped by an early (probabilistic) AQM decision.
     pub early_drops_ect: u64,
 }
@@ -157,6 +159,18 @@ impl<P: QueuedPacket> Link<P> {
     fn count_queue_drops(&mut self) {
         let ect_early = self.queue.drain_dropped().filter(|(p, r)| *r == DropReason::Early && p.ecn().is_ect()).count();
         self.counters.early_drops_ect += ect_early as u64;
+    }
+
+    /// The traffic starts at `t`: the queue's time averages cover the time from here on.
+    pub fn start_averages(&mut self, t: Instant) {
+        self.queue.restart_averages(t);
+    }
+
+    /// The warm-up ends: sojourn times are recorded afresh and `bytes_at_warmup` is taken
+    /// (the simulator's `on_warmup_end`).
+    pub fn end_warmup(&mut self) {
+        self.queue.record_sojourn();
+        self.counters.bytes_at_warmup = self.counters.bytes;
     }
 
     pub fn counters(&self) -> LinkCounters {

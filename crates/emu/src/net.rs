@@ -95,11 +95,22 @@ pub struct LinkReport {
     pub counters: LinkCounters,
 }
 
+/// The measurement window on the router's clock, once [`Net::set_window`] named it:
+/// queue averages from `start_s` (the traffic's start), sojourn times and link
+/// utilisation from `warmup_s` (the end of the warm-up), as in the simulator.
+/// Each is `None` until the router's clock has passed it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct WindowReport {
+    pub start_s: Option<f64>,
+    pub warmup_s: Option<f64>,
+}
+
 /// Everything the router reports (one JSON line on the control channel).
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     /// Router clock, seconds since it started.
     pub t_s: f64,
+    pub window: WindowReport,
     pub links: Vec<LinkReport>,
     pub ends: Vec<EndReport>,
     pub lateness: LatenessReport,
@@ -115,6 +126,10 @@ pub struct Net {
     /// Route index → (destination end, links in order).
     routes: Vec<(usize, Vec<usize>)>,
     lateness: Lateness,
+    /// Pending window marks: (traffic start, warm-up end), each taken once the clock passes it.
+    start_at: Option<Instant>,
+    warmup_at: Option<Instant>,
+    window: WindowReport,
 }
 
 impl Net {
@@ -143,7 +158,23 @@ impl Net {
             route_of,
             routes,
             lateness: Lateness::default(),
+            start_at: None,
+            warmup_at: None,
+            window: WindowReport::default(),
         })
+    }
+
+    /// The traffic starts at `start` and its warm-up ends at `warmup` (router
+    /// clock): from `start` the queues' time averages restart, at `warmup`
+    /// sojourn recording restarts and each link notes its bytes, so that the
+    /// report covers the simulator's windows (crates/sim: averages over the
+    /// run, which starts with its traffic; sojourn and utilisation after the
+    /// warm-up), not the router's idle time before the traffic. Each mark is
+    /// taken in time order with the link events; a time already past is taken
+    /// at the next `poll`.
+    pub fn set_window(&mut self, start: Instant, warmup: Instant) {
+        self.start_at = Some(start);
+        self.warmup_at = Some(warmup.max(start));
     }
 
     /// Bytes read from end `end`'s device at `now`: checked, routed, enqueued
@@ -164,20 +195,46 @@ impl Net {
         self.enter(now, Routed { frame, route, hop: 0 }, sink);
     }
 
-    /// Runs every event due by `now`, in time order.
+    /// Runs every event due by `now`, in time order (a window mark before the link events at its time).
     pub fn poll(&mut self, now: Instant, sink: &mut dyn Sink) {
-        while let Some((t, li)) = self.next_event().filter(|(t, _)| *t <= now) {
-            let mut tap = |at: Instant, p: &Routed| sink.tap(li, at, &p.frame);
-            let fired = self.links[li].fire(&mut tap);
-            if let Some((_, Fired::Arrived(p))) = fired {
-                self.hand_over(t, now, p, sink);
+        loop {
+            let event = self.next_event().filter(|(t, _)| *t <= now);
+            let mark = self.next_mark().filter(|t| *t <= now);
+            match (mark, event) {
+                (Some(m), None) => self.take_mark(m),
+                (Some(m), Some((t, _))) if m <= t => self.take_mark(m),
+                (_, Some((t, li))) => {
+                    let mut tap = |at: Instant, p: &Routed| sink.tap(li, at, &p.frame);
+                    let fired = self.links[li].fire(&mut tap);
+                    if let Some((_, Fired::Arrived(p))) = fired {
+                        self.hand_over(t, now, p, sink);
+                    }
+                }
+                _ => break,
             }
         }
     }
 
-    /// The earliest pending event, if any (the IO loop sleeps until then).
+    /// The earliest pending event or window mark, if any (the IO loop sleeps until then).
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.next_event().map(|(t, _)| t)
+        let event = self.next_event().map(|(t, _)| t);
+        [event, self.next_mark()].into_iter().flatten().min()
+    }
+
+    fn next_mark(&self) -> Option<Instant> {
+        self.start_at.or(self.warmup_at)
+    }
+
+    /// Takes the window mark due at `t`.
+    fn take_mark(&mut self, t: Instant) {
+        let secs = Some(t.as_secs_f64());
+        if self.start_at.take().is_some() {
+            self.links.iter_mut().for_each(|l| l.start_averages(t));
+            self.window.start_s = secs;
+        } else if self.warmup_at.take().is_some() {
+            self.links.iter_mut().for_each(Link::end_warmup);
+            self.window.warmup_s = secs;
+        }
     }
 
     fn next_event(&self) -> Option<(Instant, usize)> {
@@ -218,6 +275,7 @@ impl Net {
     pub fn report(&self, now: Instant) -> Report {
         Report {
             t_s: now.as_secs_f64(),
+            window: self.window,
             links: (self.links.iter().zip(&self.link_names))
                 .map(|(l, name)| LinkReport { link: name.clone(), queue: l.queue_stats(now), counters: l.counters() })
                 .collect(),

@@ -1,6 +1,6 @@
 //! The syscalls std does not wrap: attach to a TUN device inside a network
 //! namespace, ppoll with a nanosecond timeout, signals as a file descriptor,
-//! timer slack. This is the crate's only unsafe code; each block says why it
+//! timer slack, the monotonic clock in nanoseconds. This is the crate's only unsafe code; each block says why it
 //! is sound. Everything returns `io::Result`; nothing here panics.
 #![allow(unsafe_code)]
 
@@ -116,6 +116,16 @@ pub fn signal_fd() -> io::Result<OwnedFd> {
         // The descriptor was just created and is owned by nobody else.
         Ok(OwnedFd::from_raw_fd(fd))
     }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock Python's `time.monotonic()` reads, so the
+/// orchestrator can name times (the traffic's start) on the router's clock.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into `ts`, a live local; CLOCK_MONOTONIC
+    // always exists on Linux, so it cannot fail (a failure would leave zeros).
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
 }
 
 /// Whether the effective user is root (the router needs CAP_SYS_ADMIN for setns).

@@ -205,8 +205,20 @@ impl WebSource {
     }
 }
 
+/// The live-emulation router (`ecnlab-router`'s arguments, after the program
+/// name): runs it in this process with the GIL released until it stops, and
+/// returns its exit status (0; 2 after one `ecnlab-router: error:` line).
+/// `python -m ecnlab.emu.router` is its command line; Linux only.
+#[cfg(target_os = "linux")]
+#[pyfunction]
+fn router_main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(|| ecnlab_emu::router::main(&argv))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    #[cfg(target_os = "linux")]
+    m.add_function(wrap_pyfunction!(router_main, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_split, m)?)?;

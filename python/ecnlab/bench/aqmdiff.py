@@ -2,7 +2,7 @@
 
 The script (``Op`` dicts: ``enq``/``deq`` with times in ns) is replayed by
 ``ecnlab._core.queue_replay`` (crates/aqm/src/replay.rs) and by
-``bench/aqm/ns3_queue_trace.cc`` against Debian's ns-3 (``libns3-dev``,
+``ecnlab/bench/scripts/ns3_queue_trace.cc`` against Debian's ns-3 (``libns3-dev``,
 3.37). Both print the same events: drops before and after enqueue, marks,
 departures. Deterministic AQMs (CoDel, FQ-CoDel, the step marker as ns-3's
 RED with MinTh = MaxTh = K) must give the same event sequence; randomised
@@ -24,7 +24,7 @@ from ecnlab.bench.measure import PeerFailed
 
 __all__ = ["CASES", "Case", "overload_script", "run_ecnlab", "run_ns3", "compare", "ns3_missing"]
 
-NS3_TRACE_SOURCE = Path(__file__).resolve().parents[3] / "bench" / "aqm" / "ns3_queue_trace.cc"
+NS3_TRACE_SOURCE = Path(__file__).resolve().parent / "scripts" / "ns3_queue_trace.cc"
 NS3_TRACE_LIBS = ("core", "network", "traffic-control")
 MS = 1_000_000
 

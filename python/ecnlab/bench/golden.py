@@ -21,7 +21,7 @@ from ecnlab.bench.cases import CASES, scenario_dict
 from ecnlab.config import load_scenario, read_toml
 from ecnlab.lower import engine_spec
 
-__all__ = ["golden_specs", "GOLDEN_DIR", "PEER_DURATION_S", "PCAP_PLACEHOLDER", "write", "render"]
+__all__ = ["golden_specs", "GOLDEN_DIR", "PEER_DURATION_S", "PCAP_PLACEHOLDER", "write", "render", "missing_repository"]
 
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN_DIR = ROOT / "crates" / "sim" / "tests" / "golden"
@@ -97,7 +97,22 @@ def write(directory: Path = GOLDEN_DIR) -> list[Path]:
     return paths
 
 
+def missing_repository() -> str | None:
+    """Why the golden inputs cannot be written here (an installed wheel has no ``scenarios/`` and no
+    ``crates/``: this is a tool of the source repository), or None."""
+    if (ROOT / "scenarios").is_dir() and GOLDEN_DIR.parent.is_dir():
+        return None
+    return (
+        f"the golden inputs live in the ecnlab source repository (scenarios/ and crates/sim/tests/ "
+        f"beside python/), not found above {Path(__file__).resolve().parent}; run this from a clone"
+    )
+
+
 if __name__ == "__main__":
+    why = missing_repository()
+    if why is not None:
+        print(f"ecnlab: error: {why}", file=sys.stderr)
+        sys.exit(2)
     for p in write():
         print(p.relative_to(ROOT))
     sys.exit(0)

@@ -1,4 +1,4 @@
-"""ns-2 (Debian ``ns2``, 2.35) on the benchmark dumbbell: ``bench/peers/ns2_dumbbell.tcl``."""
+"""ns-2 (Debian ``ns2``, 2.35) on the benchmark dumbbell: ``scripts/ns2_dumbbell.tcl`` (package data)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ecnlab.bench.measure import PeerFailed, clean_env, last_json_line, run_meas
 
 __all__ = ["NS2_SCRIPT", "ns_binary", "tcl_params", "run_ns2"]
 
-NS2_SCRIPT = Path(__file__).resolve().parents[3] / "bench" / "peers" / "ns2_dumbbell.tcl"
+NS2_SCRIPT = Path(__file__).resolve().parent / "scripts" / "ns2_dumbbell.tcl"
 
 
 def ns_binary() -> str | None:

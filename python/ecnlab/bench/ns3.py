@@ -1,4 +1,4 @@
-"""ns-3 (PyPI ``ns3``, Python bindings) on the benchmark dumbbell: ``bench/peers/ns3_dumbbell.py``.
+"""ns-3 (PyPI ``ns3``, Python bindings) on the benchmark dumbbell: ``scripts/ns3_dumbbell.py`` (package data).
 
 ns-3 is large (about 70 MB wheel plus cppyy, ~630 MB resident once imported),
 so it is not part of the default set-up: ``ecnlab bench peers`` installs the
@@ -20,7 +20,7 @@ from ecnlab.bench.measure import PeerFailed, clean_env, last_json_line, run_meas
 
 __all__ = ["NS3_SCRIPT", "NS3_REQUIREMENT", "ns3_available", "install_ns3", "run_ns3"]
 
-NS3_SCRIPT = Path(__file__).resolve().parents[3] / "bench" / "peers" / "ns3_dumbbell.py"
+NS3_SCRIPT = Path(__file__).resolve().parent / "scripts" / "ns3_dumbbell.py"
 NS3_REQUIREMENT = "ns3==3.44.post0"  # the same pin as pyproject.toml's `peers` extra
 
 

@@ -1,4 +1,4 @@
-"""ns-3 in C++ (Debian ``libns3-dev``, ns-3.37) on the benchmark dumbbell: ``bench/peers/ns3_dumbbell.cc``.
+"""ns-3 in C++ (Debian ``libns3-dev``, ns-3.37) on the benchmark dumbbell: ``scripts/ns3_dumbbell.cc`` (package data).
 
 The same scenario as the Python-bindings script (``ns3_dumbbell.py``), built
 with the same helpers and attributes, but compiled: no 10-20 s import, and
@@ -21,7 +21,7 @@ from ecnlab.bench.measure import PeerFailed, clean_env, last_json_line, run_meas
 
 __all__ = ["NS3CXX_SOURCE", "ns3cxx_missing", "ns3cxx_binary", "params_text", "run_ns3cxx"]
 
-NS3CXX_SOURCE = Path(__file__).resolve().parents[3] / "bench" / "peers" / "ns3_dumbbell.cc"
+NS3CXX_SOURCE = Path(__file__).resolve().parent / "scripts" / "ns3_dumbbell.cc"
 NS3_HEADER = Path("/usr/include/ns3/red-queue-disc.h")  # from libns3-dev
 NS3_LIBS = ("core", "network", "internet", "point-to-point", "applications", "traffic-control")
 CXX_FLAGS = ("-O2", "-std=c++17")

@@ -1,6 +1,6 @@
 """What the peer simulators are told, derived from an ecnlab scenario.
 
-The peer scripts in ``bench/peers/`` take every number from :func:`peer_params`,
+The peer scripts in ``ecnlab/bench/scripts/`` take every number from :func:`peer_params`,
 which reads the *resolved* scenario (every default filled in), so ecnlab and
 its peers cannot drift apart; a scenario the peer scripts cannot express
 (another topology, flow kind, TCP variant, per-flow TCP, faults, losses)

@@ -20,6 +20,9 @@ def add_parsers(sub: Any) -> None:
     em = sub.add_parser(
         "emulate",
         help="run a scenario on real Linux TCP through ecnlab's queues (root) and write DIR/summary.json",
+        description="Run a scenario on real Linux TCP through ecnlab's queues (root). The router: "
+        "$ECNLAB_ROUTER (an ecnlab-router binary) if set, else the one built into ecnlab._core "
+        "(python -m ecnlab.emu.router; every Linux build and wheel has it).",
     )
     em.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (a dumbbell; see docs/emulation.md)")
     em.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="as for run")

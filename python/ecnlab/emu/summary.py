@@ -22,7 +22,7 @@ from ecnlab.model import Flow, Scenario
 from ecnlab.results import FORMAT_VERSION, git_commit, jain
 from ecnlab.schema import keys, record
 
-__all__ = ["build_emu_summary", "warnings"]
+__all__ = ["build_emu_summary", "utilization", "warnings"]
 
 #: Router delivery lateness (p99) above which the emulation says it may not have kept up.
 LATENESS_WARN_US = 1000.0
@@ -51,12 +51,15 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
         },
         "flows": flows,
         "queues": [record("queue", {"link": name, **_queue(link)}) for name, link in end_links.items()],
-        "links": [_link(sc, link, router) for link in plan.links],
+        "links": [_link(link, router) for link in plan.links],
         "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
         "emulation": {
             "kernel": platform.release(),
             "hosts": {h.name: h.addr for h in plan.hosts},
             "router": {
+                # The router's clock (s since it started): the traffic's start (queue averages from
+                # there), the warm-up's end (sojourn times, utilisation), the end's and the final report.
+                "window": {**router["end"]["window"], "end_s": router["end"]["t_s"], "final_s": router["final"]["t_s"]},
                 "lateness": router["final"]["lateness"],
                 "ends": router["final"]["ends"],
                 "io": router["final"]["io"],
@@ -206,10 +209,19 @@ def _nstat_subset(c: dict[str, int]) -> dict[str, int]:
     return {k: int(c.get(k, 0)) for k in keys}
 
 
-def _link(sc: Scenario, link: dict[str, Any], router: dict[str, Any]) -> dict[str, Any]:
+def utilization(link: dict[str, Any], rate_bps: int, stats: dict[str, Any]) -> float:
+    """The simulator's utilisation from a router report: IP bytes whose transmission started
+    between the end of the warm-up (the router's ``window.warmup_s``, where it noted
+    ``bytes_at_warmup``) and the report (``t_s``), over that time at ``rate_bps``."""
+    since = stats["window"]["warmup_s"]
+    span = stats["t_s"] - since if since is not None else 0.0
+    if span <= 0:
+        return 0.0
+    return min(1.0, float(link["bytes"] - link["bytes_at_warmup"]) * 8 / (rate_bps * span))
+
+
+def _link(link: dict[str, Any], router: dict[str, Any]) -> dict[str, Any]:
     end = next(x for x in router["end"]["links"] if x["link"] == link["name"])
-    warm = next(x for x in router["warmup"]["links"] if x["link"] == link["name"])
-    span = (sc.duration_ns - sc.warmup_ns) / 1e9
     return record("link", {
         "name": link["name"],
         "from": link["from"],
@@ -218,7 +230,7 @@ def _link(sc: Scenario, link: dict[str, Any], router: dict[str, Any]) -> dict[st
         "delay_s": link["delay_ns"] / 1e9,
         "packets": end["packets"],
         "bytes": end["bytes"],
-        "utilization": (end["bytes"] - warm["bytes"]) * 8 / (link["rate_bps"] * span),
+        "utilization": utilization(end, link["rate_bps"], router["end"]),
         "random_losses": end["random_losses"],
         "fault_drops": 0,
         "fault_marks": 0,

@@ -209,3 +209,66 @@ fn test_same_seed_same_decisions() {
     assert_eq!(a, run(7));
     assert_ne!(a, run(8));
 }
+
+#[test]
+fn test_window_averages_from_traffic_start_and_utilisation_after_warmup() {
+    // The router starts at 0 and idles; the traffic starts at 2 s (issue 18: the
+    // average was taken from the router's start, so it came out low).
+    let (start, warmup) = (2_000 * MS, 2_100 * MS);
+    let mut net = Net::new(&config(vec![link("R1->R2", 0, 10_000_000, 20 * MS, droptail(100))])).unwrap();
+    let mut rec = Recorder::default();
+    net.set_window(at(start), at(warmup));
+    assert_eq!(net.next_deadline(), Some(at(start)), "the router wakes for the window marks");
+    assert_eq!(run_to_idle(&mut net, &mut rec), vec![at(start), at(warmup)]);
+    let r = net.report(at(warmup));
+    assert_eq!((r.window.start_s, r.window.warmup_s), (Some(2.0), Some(2.1)));
+    // Ten 1500-byte packets at `start` (1.2 ms each): the queue holds 9, 8, ..., 0 packets
+    // behind the one in transmission, each for 1.2 ms: ∫ = 45 · 1.2 ms over 12 ms → 4.5
+    // (over the router's 2.012 s it would be 0.027).
+    let mut net = Net::new(&config(vec![link("R1->R2", 0, 10_000_000, 20 * MS, droptail(100))])).unwrap();
+    net.set_window(at(start), at(start + 6 * 1200 * US));
+    net.poll(at(start), &mut rec);
+    for _ in 0..10 {
+        net.arrive(at(start), 0, packet(1500, Ecn::Ect0), &mut rec);
+    }
+    run_to_idle(&mut net, &mut rec);
+    let r = net.report(at(start + 10 * 1200 * US));
+    let q = &r.links[0].queue;
+    assert!((q.avg_qlen_pkts - 4.5).abs() < 1e-9, "averaged from the traffic's start: {}", q.avg_qlen_pkts);
+    assert!((q.avg_qlen_bytes - 4.5 * 1500.0).abs() < 1e-6);
+    // Sojourn times after the warm-up only: the last 4 packets started at 7.2..10.8 ms (6 · 1.2 ms
+    // onwards) after waiting 7.2, 8.4, 9.6, 10.8 ms (the one starting exactly at the mark counts).
+    let sojourn = q.sojourn.as_ref().expect("recorded after the warm-up");
+    assert!((sojourn.max_ms - 10.8).abs() < 0.1 && (sojourn.p50_ms - 8.4).abs() < 0.1, "{sojourn:?}");
+    // Utilisation's bytes: those whose transmission started after the warm-up mark (packets 7..10).
+    let c = r.links[0].counters;
+    assert_eq!((c.bytes, c.bytes - c.bytes_at_warmup), (15_000, 4 * 1500));
+}
+
+#[test]
+fn test_window_marks_run_in_time_order_with_a_late_wakeup() {
+    // One wake-up long after both marks: the marks are still taken at their own times, between
+    // the link events before and after them, so the average is the same as with on-time wake-ups.
+    let run = |late: bool| {
+        let mut net = Net::new(&config(vec![link("R1->R2", 0, 10_000_000, 20 * MS, droptail(100))])).unwrap();
+        let mut rec = Recorder::default();
+        for _ in 0..5 {
+            net.arrive(at(0), 0, packet(1500, Ecn::Ect0), &mut rec);
+        }
+        net.set_window(at(1800 * US), at(3000 * US));
+        if late {
+            net.poll(at(50 * MS), &mut rec);
+        } else {
+            run_to_idle(&mut net, &mut rec);
+        }
+        let r = net.report(at(50 * MS));
+        (r.links[0].queue.avg_qlen_pkts, r.links[0].counters.bytes_at_warmup, r.window)
+    };
+    let (avg, at_warmup, window) = run(true);
+    assert_eq!(run(false), (avg, at_warmup, window));
+    // Queue from 1.8 ms: 3 waiting until 2.4 ms, 2 until 3.6, 1 until 4.8 → ∫ = 3·0.6 + 2·1.2 + 1·1.2
+    // packet·ms over 48.2 ms.
+    assert!((avg - (3.0 * 0.6 + 2.0 * 1.2 + 1.2) / 48.2).abs() < 1e-12, "{avg}");
+    assert_eq!(at_warmup, 3 * 1500, "transmissions started at 0, 1.2 and 2.4 ms");
+    assert_eq!((window.start_s, window.warmup_s), (Some(0.0018), Some(0.003)));
+}

@@ -54,7 +54,7 @@ def case_parts(case: str) -> tuple[str, str, str]:
 def unavailable() -> str | None:
     """Why live emulation cannot run here (None: it can)."""
     from ecnlab.emu.netns import EmulationError
-    from ecnlab.emu.run import router_binary
+    from ecnlab.emu.run import router_command
 
     if os.geteuid() != 0:
         return "live emulation needs root (network namespaces and TUN devices); run as root to include it"
@@ -64,7 +64,7 @@ def unavailable() -> str | None:
         if shutil.which(tool) is None:
             return f"live emulation needs `{tool}` (iproute2), which is not installed"
     try:
-        router_binary()
+        router_command()
     except EmulationError as e:
         return str(e)
     r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=10)
