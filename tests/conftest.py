@@ -80,3 +80,28 @@ def check_snapshot(name: str, text: str) -> None:
         path.write_text(text)
     assert path.exists(), f"missing snapshot {path}; run with ECNLAB_UPDATE_SNAPSHOTS=1 to create it"
     assert text == path.read_text(), f"{name} changed; if intended, rerun with ECNLAB_UPDATE_SNAPSHOTS=1"
+
+
+def texts_outside(fig) -> list[str]:  # type: ignore[no-untyped-def]
+    """Titles, axis labels and legend texts of ``fig`` whose box is not inside the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    box = fig.bbox
+    texts: list[Text] = [fig._suptitle] if fig._suptitle is not None else []
+    for ax in fig.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += [*legend.get_texts(), legend.get_title()]
+    out = []
+    for t in texts:
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        b = t.get_window_extent(renderer)
+        if b.x0 < box.x0 - 1 or b.x1 > box.x1 + 1 or b.y0 < box.y0 - 1 or b.y1 > box.y1 + 1:
+            out.append(t.get_text())
+    return out

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import ecnlab
-from conftest import SCENARIOS, run_cli
+from conftest import SCENARIOS, run_cli, texts_outside
 from ecnlab.plots import PlotError, aggregate, label_for, t_critical
 from ecnlab.sweep import load_sweep, run_sweep
 
@@ -104,31 +104,6 @@ def test_cli_plot_errors_are_one_line(swept: Path, tmp_path: Path, args: list[st
     assert not list(tmp_path.glob("x*"))
 
 
-def _texts_outside(fig) -> list[str]:  # type: ignore[no-untyped-def]
-    """Titles, axis labels and legend texts of ``fig`` whose box is not inside the figure."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.text import Text
-
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    box = fig.bbox
-    texts: list[Text] = [fig._suptitle] if fig._suptitle is not None else []
-    for ax in fig.axes:
-        texts += [ax.title, ax.xaxis.label, ax.yaxis.label]
-        legend = ax.get_legend()
-        if legend is not None:
-            texts += [*legend.get_texts(), legend.get_title()]
-    out = []
-    for t in texts:
-        if not t.get_visible() or not t.get_text().strip():
-            continue
-        b = t.get_window_extent(renderer)
-        if b.x0 < box.x0 - 1 or b.x1 > box.x1 + 1 or b.y0 < box.y0 - 1 or b.y1 > box.y1 + 1:
-            out.append(t.get_text())
-    return out
-
-
 @pytest.mark.parametrize("rows", [None, "flows", "queues"])
 def test_no_title_or_label_is_clipped(rows: str | None) -> None:
     """Issue 18: long titles ("mean goodput per flow vs ...") were cut at the figure's edge."""
@@ -139,7 +114,7 @@ def test_no_title_or_label_is_clipped(rows: str | None) -> None:
     x = "topology.bottleneck_queue.max_p_with_a_long_name"
     points = pd.DataFrame({x: [0.02, 0.1, 0.5], "mean": [1e6, 2e6, 3e6], "ci": [1e5, 1e5, 1e5], "n": [3, 3, 3]})
     fig = _draw(points, points, x=x, y="goodput_bps", hue=None, facet=None, rows=rows, where={"id": "bulk_10"})
-    assert _texts_outside(fig) == []
+    assert texts_outside(fig) == []
 
 
 @pytest.mark.engine

@@ -6,12 +6,13 @@ import io
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
-from conftest import SCENARIOS, run_cli
-from ecnlab.report import FIGURE_METRICS, Report, markdown_to_html
+from conftest import SCENARIOS, run_cli, texts_outside
+from ecnlab.report import FIGURE_METRICS, Report, markdown_to_html, sweep_report
 from ecnlab.sweep import load_sweep, run_sweep
 
 EXAMPLE = SCENARIOS / "sweep-red-ecn.toml"
@@ -53,11 +54,35 @@ def test_report_has_sweep_versions_tables_and_figures(reported: Path) -> None:
     assert "<script" not in page
 
 
+def _write_checking_figures(sweep: Path, page: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """Write the report of ``sweep`` to ``page``; for each figure saved, the texts (title, axis
+    labels, legend) whose bounding box is not inside the figure, i.e. clipped in the image."""
+    from matplotlib.figure import Figure
+
+    clipped: dict[str, list[str]] = {}
+    save = Figure.savefig
+
+    def checking(fig: Figure, fname: Any, *args: Any, **kwargs: Any) -> Any:
+        clipped[Path(str(fname)).name] = texts_outside(fig)
+        return save(fig, fname, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", checking)
+    sweep_report(sweep, out=page)
+    monkeypatch.undo()
+    return clipped
+
+
 @pytest.mark.engine
-def test_report_renders_in_headless_chromium(reported: Path, tmp_path: Path) -> None:
+def test_report_renders_in_headless_chromium(reported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The screenshot test: every figure loads, no console error, and (issue 18) no figure's
+    title or label is cut at its edge."""
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is not installed; run scripts/setup.sh")
     sync_api = pytest.importorskip("playwright.sync_api")
+    page_path = tmp_path / "page" / "report.html"
+    clipped = _write_checking_figures(reported, page_path, monkeypatch)
+    assert len(clipped) == 2 * len(FIGURE_METRICS)  # PNG and SVG of each
+    assert {name: texts for name, texts in clipped.items() if texts} == {}
     errors: list[str] = []
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -66,7 +91,7 @@ def test_report_renders_in_headless_chromium(reported: Path, tmp_path: Path) -> 
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
-            page.goto((reported / "report.html").as_uri(), wait_until="load")
+            page.goto(page_path.as_uri(), wait_until="load")
             images = page.evaluate(
                 "Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])"
             )
