@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
     import pyarrow as pa
 
@@ -51,16 +52,47 @@ def _table(cols: dict[str, Any], key: str, columns: tuple[str, ...]) -> pa.Table
     import numpy as np
     import pyarrow as pa
 
-    index = np.repeat(np.arange(len(cols["names"]), dtype=np.int32), np.array(cols["counts"], dtype=np.int64))
-    names = pa.DictionaryArray.from_arrays(pa.array(index), pa.array(cols["names"], pa.string())).cast(pa.string())
-    arrays = [names, pa.array(np.frombuffer(cols["t_s"], "<f8"), pa.float64())]
+    t_s = np.frombuffer(cols["t_s"], "<f8")
+    arrays = [_names(cols["names"], cols["counts"]), _column(t_s, pa.float64(), np.zeros(len(t_s), bool))]
     for c in columns:
         raw = np.frombuffer(cols[c], "<f8")
-        values = pa.array(raw, pa.float64(), mask=np.isnan(raw))  # NaN -> null
-        arrays.append(values.cast(pa.type_for_alias(_TYPES[c])))
+        null = np.isnan(raw)  # NaN -> null
+        kind = pa.type_for_alias(_TYPES[c])
+        # Counters and byte counts are whole numbers below 2^53 in the f64 columns: numpy's cast is
+        # exact for them and costs a fraction of Arrow's checked cast (0.3 s per million rows).
+        values = raw if pa.types.is_floating(kind) else np.where(null, 0, raw).astype(kind.to_pandas_dtype())
+        arrays.append(_column(values, kind, null))
     fields = [pa.field(key, pa.string()), pa.field("t_s", pa.float64())]
     fields += [pa.field(c, pa.type_for_alias(_TYPES[c])) for c in columns]
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _column(values: np.ndarray, kind: pa.DataType, null: np.ndarray) -> pa.Array:
+    """An Arrow column over ``values`` with ``null`` masked, from buffers: ``pa.array`` would
+    import pandas (to ask whether the input is a pandas object)."""
+    import numpy as np
+    import pyarrow as pa
+
+    nulls = int(null.sum())
+    validity = pa.py_buffer(np.packbits(~null, bitorder="little")) if nulls else None
+    data = pa.py_buffer(np.ascontiguousarray(values))
+    return pa.Array.from_buffers(kind, len(values), [validity, data], null_count=nulls)
+
+
+def _names(names: list[str], counts: list[int]) -> pa.Array:
+    """The key column: each series' name repeated over its samples, built from buffers (no
+    pyarrow.compute, which would import pandas into every ``ecnlab run``: 0.3 s)."""
+    import numpy as np
+    import pyarrow as pa
+
+    encoded = [n.encode() for n in names]
+    offsets = np.zeros(sum(counts) + 1, dtype=np.int64)
+    lengths = np.array([len(e) for e in encoded], dtype=np.int64)
+    np.cumsum(np.repeat(lengths, np.array(counts, dtype=np.int64)), out=offsets[1:])
+    if offsets[-1] >= 2**31:  # beyond 32-bit string offsets
+        raise ValueError(f"time-series names take {offsets[-1]} bytes: too many samples for one table")
+    data = b"".join(e * c for e, c in zip(encoded, counts, strict=True))
+    return pa.StringArray.from_buffers(len(offsets) - 1, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data))
 
 
 def from_columns(queues: dict[str, Any], flows: dict[str, Any]) -> dict[str, pa.Table]:
@@ -96,7 +128,9 @@ def write(directory: Path, tabs: dict[str, pa.Table]) -> list[Path]:
     paths = []
     for name, table in tabs.items():
         path = directory / name
-        pq.write_table(table, path, compression="zstd")
+        # Dictionary pages for the name column only: the numeric columns gain nothing from them
+        # (half the writing time and 25 % smaller files); the stored Arrow schema is unchanged.
+        pq.write_table(table, path, compression="zstd", use_dictionary=[table.schema.names[0]])
         paths.append(path)
     return paths
 

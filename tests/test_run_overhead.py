@@ -1,0 +1,62 @@
+"""Issue 18: ``ecnlab run`` costs little beside its engine (the duration-12345 example: 1.27x its
+engine time before, 1.13x after; docs/performance.md). Speed is measured there, not here; these
+tests pin what made the difference: the time series become Arrow columns from the engine's
+buffers exactly (nulls, whole numbers, names), and a run never imports pandas (0.3 s)."""
+
+from __future__ import annotations
+
+import math
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SCENARIOS
+from ecnlab.timeseries import FLOW_COLUMNS, FLOWS_FILE, from_columns
+
+
+def _f64(values: list[float]) -> bytes:
+    return struct.pack(f"<{len(values)}d", *values)
+
+
+def test_engine_columns_become_exact_arrow_columns() -> None:
+    nan = math.nan
+    flows = {"names": ["a", "flow_b"], "counts": [2, 3], "t_s": _f64([0.0, 0.1, 0.0, 0.1, 0.2])}
+    data = {
+        "cwnd_bytes": [nan, 2920, 1460, 4294967295, 2920],
+        "ssthresh_bytes": [nan, nan, nan, 7300, nan],
+        "srtt_ms": [nan, 41.5, 1e-3, nan, 40.0],
+        "in_flight_bytes": [0, 2**52, 3, 4, 5],
+        "delivered_bytes": [0, 1460, 0, 0, 2920],
+    }
+    flows.update({c: _f64(v) for c, v in data.items()})
+    empty = {"names": [], "counts": []}
+    table = from_columns(empty, flows)[FLOWS_FILE]
+    got = table.to_pydict()
+    assert got["flow"] == ["a", "a", "flow_b", "flow_b", "flow_b"]
+    assert got["t_s"] == [0.0, 0.1, 0.0, 0.1, 0.2]
+    for c in FLOW_COLUMNS:
+        assert got[c] == [None if isinstance(v, float) and math.isnan(v) else v for v in data[c]], c
+    assert [str(t) for t in table.schema.types] == [
+        "string", "double", "uint32", "uint32", "double", "uint64", "uint64"
+    ]  # fmt: skip
+    assert table.column("cwnd_bytes").null_count == 1
+
+
+@pytest.mark.engine
+def test_a_run_with_time_series_does_not_import_pandas(tmp_path: Path) -> None:
+    scenario = str(SCENARIOS / "dumbbell-red-ecn.toml")
+    code = (
+        "import sys\n"
+        "from ecnlab.cli import main\n"
+        f"rc = main(['run', {scenario!r}, '--out', 'r', '-q', '--set', 'duration=2s'])\n"
+        "assert rc == 0\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pandas' or m == 'pyarrow.compute'))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                       env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}, timeout=120)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+    assert (tmp_path / "r" / "timeseries-flows.parquet").is_file()
