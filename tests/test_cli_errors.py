@@ -226,6 +226,18 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
     ),
     ("pcap-missing-link", None, ['output.pcap=["R2->R3"]'], 'output.pcap[0] = "R2->R3": no such link (no node "R3")'),
     (
+        "pcap-both-directions-missing-link",
+        None,
+        ['output.pcap=["R1<->R3"]'],
+        'output.pcap[0] = "R1->R3": no such link (no node "R3")',
+    ),
+    (
+        "pcap-link-captured-twice",
+        None,
+        ['output.pcap=["R1<->R2", "R2->R1"]'],
+        'output.pcap[1] = "R2->R1": R2->R1 is captured by "R1<->R2" already',
+    ),
+    (
         "pcap-not-a-link-name",
         None,
         ['output.pcap="R1"'],

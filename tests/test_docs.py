@@ -52,7 +52,7 @@ def test_dumbbell_tcp_flows_faults_output_examples_together() -> None:
     assert [(f.src, f.dst) for f in sc.flows[10:12]] == [("s1", "r1"), ("s1", "r1")]
     assert ids[18:] == ["serial2", "request_response3", "telnet4_1", "telnet4_2", "ftp_arrivals5"]
     assert {lk.name: lk.delay_ns for lk in sc.topology.links}["s3->R1"] == 5_000_000
-    assert len(sc.faults) == 2 and sc.pcap == ("R1->R2", "r1->R2")
+    assert len(sc.faults) == 2 and sc.pcap == ("R1->R2", "r1<->R2")
 
 
 def test_queue_example() -> None:

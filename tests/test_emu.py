@@ -300,7 +300,7 @@ request_size = 100
 response_size = "8KB"
 think = "10ms"
 [output]
-pcap = ["R1->R2"]
+pcap = ["R1->R2", "s1<->R1"]
 """
 
 
@@ -324,3 +324,10 @@ def test_serial_and_request_response_run_on_real_sockets(tmp_path: Path) -> None
     assert len(dsts) >= bottleneck["packets"] > 0  # the file also holds the packets sent after the end
     hosts = s["emulation"]["hosts"]
     assert set(dsts) == {hosts["r1"], hosts["r2"]}, (set(dsts), hosts)
+    # Both directions of s1's access link in one file, as `ecnlab run` writes it (issue 18).
+    both = subprocess.run(["tshark", "-r", str(tmp_path / "mixed" / "s1-R1.both.pcap"), "-T", "fields", "-e",
+                           "frame.time_epoch", "-e", "ip.dst"], capture_output=True, text=True, check=True)  # fmt: skip
+    rows = [line.split() for line in both.stdout.splitlines()]
+    assert {r[1] for r in rows} == {hosts["s1"], hosts["r1"]}
+    times = [float(r[0]) for r in rows]
+    assert times == sorted(times)

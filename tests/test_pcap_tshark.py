@@ -163,3 +163,44 @@ def test_window_scaling_and_no_misdecoded_ports(tmp_path: Path) -> None:
     assert acks and all(int(r[2]) == 4 * 1024 * 1024 for r in acks), acks[:3]  # scaled back by tshark
     assert {r[3] for r in rows} == {"TCP"}, {r[3] for r in rows}
     assert not [r for r in rows if "Malformed" in r[4]]
+
+
+def _frames(pcap: Path, *fields: str) -> list[list[str]]:
+    cmd = ["tshark", "-r", str(pcap), "-T", "fields", "-E", "separator=|"]
+    for f in fields:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [line.split("|") for line in out.splitlines()]
+
+
+def test_both_directions_of_a_path_in_one_capture(tmp_path: Path) -> None:
+    """Issue 18: captures were one direction each; ``"R1<->R2"`` writes data and ACKs into
+    ``R1-R2.both.pcap`` in time order (tcptrace and Wireshark's conversations need both)."""
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO.replace('pcap = ["s1->R1", "R2->r1", "r1->R2"]', 'pcap = ["R1<->R2", "s1->R1"]'))
+    res = ecnlab.run(scenario, out=tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.pcap")) == ["R1-R2.both.pcap", "s1-R1.pcap"]
+    rows = _frames(tmp_path / "out" / "R1-R2.both.pcap", "frame.time_epoch", "ip.src", "tcp.len")
+    links = {link["name"]: link for link in res.summary["links"]}
+    assert len(rows) == links["R1->R2"]["packets"] + links["R2->R1"]["packets"]
+    times = [float(r[0]) for r in rows]
+    assert times == sorted(times)
+    senders = {r[1] for r in rows if int(r[2]) > 0}
+    everyone = {r[1] for r in rows}
+    assert len(senders) == 1 and len(everyone) == 2, (senders, everyone)  # data one way, ACKs the other
+
+
+def test_a_capture_shows_the_queues_marks_and_not_its_drops(tmp_path: Path) -> None:
+    """docs/scenario.md: a capture holds what the link transmits (taken after the queue, as
+    tcpdump on a router's egress): marks made there are seen, packets dropped there are not."""
+    text = SCENARIO.replace("limit = 100", "limit = 5").replace("bytes = 200000", "bytes = 2000000")
+    text = text.replace('pcap = ["s1->R1", "R2->r1", "r1->R2"]', 'pcap = ["R1->R2"]')
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(text.replace('action = "mark"', 'action = "drop"').replace("nth = 6", "nth = 40"))
+    res = ecnlab.run(scenario, out=tmp_path / "out")
+    q = next(q for q in res.summary["queues"] if q["link"] == "R1->R2")
+    link = next(link for link in res.summary["links"] if link["name"] == "R1->R2")
+    assert q["overflow_drops"] > 0 and link["fault_drops"] == 1
+    rows = _frames(tmp_path / "out" / "R1-R2.pcap", "ip.dsfield.ecn")
+    assert len(rows) == q["dequeued"] == link["packets"]
+    assert q["arrivals"] == len(rows) + q["overflow_drops"] + q["early_drops"] + q["forced_drops"]

@@ -16,7 +16,7 @@ from ecnlab.topology import Reachability
 from ecnlab.units import parse_duration, parse_size
 from ecnlab.web import WEB_KEYS, parse_web
 
-__all__ = ["parse_flows", "parse_faults", "parse_pcap", "pcap_file", "FLOW_KINDS"]
+__all__ = ["parse_flows", "parse_faults", "parse_pcap", "pcap_file", "pcap_stem", "captured_links", "FLOW_KINDS"]
 
 FLOW_KINDS = ("bulk", "serial", "request_response", "telnet", "ftp_arrivals", "web")
 _COMMON_KEYS = ("name", "kind", "from", "to", "count", "start", "initiator", "tcp")
@@ -31,6 +31,7 @@ _KIND_KEYS = {
 _DEFAULT_INITIATOR = {"bulk": "src", "serial": "dst", "request_response": "dst", "telnet": "src", "ftp_arrivals": "src"}
 _DEFAULT_INITIATOR["web"] = "dst"  # the client downloads
 _FAULT_KEYS = ("link", "flow", "action", "nth", "seq")
+DUPLEX = "<->"  # [output] pcap = ["A<->B"]: both directions of a path in one capture
 
 
 #: Flows in one scenario (issue 19 aims at single runs of a million flows).
@@ -302,7 +303,8 @@ def parse_timeseries(table: Table | None, topo: Topology, flow_ids: list[str]) -
 
 
 def parse_pcap(table: Table | None, topo: Topology) -> list[str]:
-    """``[output] pcap``: names of links to capture."""
+    """``[output] pcap``: links to capture, ``"FROM->TO"`` (one direction) or ``"A<->B"`` (both
+    directions of the path, one file)."""
     if table is None:
         return []
     table.check_keys(OUTPUT_KEYS)
@@ -311,17 +313,35 @@ def parse_pcap(table: Table | None, topo: Topology) -> list[str]:
     out: list[str] = []
     for i, name in enumerate(items):
         path = table.at("pcap") if isinstance(raw, str) else f"{table.at('pcap')}[{i}]"
-        check_link(name, path, topo)
+        for link in captured_links(name):
+            check_link(link, path, topo)
         if name in out:
             continue
-        clash = [other for other in out if pcap_file(other) == pcap_file(name)]
-        if clash:
-            raise ScenarioError(path, f'would write the same file {pcap_file(name)} as "{clash[0]}"', name)
+        for other in out:
+            if pcap_file(other) == pcap_file(name):
+                raise ScenarioError(path, f'would write the same file {pcap_file(name)} as "{other}"', name)
+            shared = set(captured_links(other)) & set(captured_links(name))
+            if shared:
+                raise ScenarioError(path, f'{sorted(shared)[0]} is captured by "{other}" already', name)
         out.append(name)
     return out
 
 
-def pcap_file(link: str) -> str:
-    """The file the engine writes a link's capture to: ``R1->R2`` → ``R1-R2.pcap``."""
+def captured_links(entry: str) -> tuple[str, ...]:
+    """The links of an ``[output] pcap`` entry: ``"A<->B"`` is ``A->B`` and ``B->A``."""
+    if DUPLEX in entry:
+        a, b = entry.split(DUPLEX, 1)
+        return (f"{a}->{b}", f"{b}->{a}")
+    return (entry,)
+
+
+def pcap_stem(entry: str) -> str:
+    """The capture's file name without ``.pcap``: ``R1->R2`` → ``R1-R2``, ``R1<->R2`` → ``R1-R2.both``."""
+    link = captured_links(entry)[0]
     safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in link.replace("->", "-"))
-    return f"{safe}.pcap"
+    return f"{safe}.both" if DUPLEX in entry else safe
+
+
+def pcap_file(entry: str) -> str:
+    """The file a capture is written to: ``R1->R2`` → ``R1-R2.pcap``, ``R1<->R2`` → ``R1-R2.both.pcap``."""
+    return f"{pcap_stem(entry)}.pcap"

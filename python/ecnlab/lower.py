@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
+from ecnlab.flows import captured_links, pcap_stem
 from ecnlab.model import AppSpec, Link, PiSpec, QueueSpec, Scenario, TcpSpec
 from ecnlab.params import engine_queue
 from ecnlab.pi_design import pi_gains
@@ -66,7 +67,7 @@ def resolved_scenario(sc: Scenario) -> dict[str, Any]:
 
 def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
     """The engine's input (``SimSpec``) as a JSON-ready dict."""
-    pcap = set(sc.pcap)
+    pcap = {link: entry for entry in sc.pcap for link in captured_links(entry)}
     spec: dict[str, Any] = {
         "seed": sc.seed,
         "duration_ns": sc.duration_ns,
@@ -74,7 +75,7 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
         "sample_interval_ns": sc.sample_interval_ns,
         "stop_when_complete": sc.stop_when_complete,
         "nodes": [{"name": n.name, "kind": n.kind} for n in sc.topology.nodes],
-        "links": [_link(link, link.name in pcap) for link in sc.topology.links],
+        "links": [_link(link, pcap.get(link.name)) for link in sc.topology.links],
         "flows": [
             {
                 "id": f.id,
@@ -99,7 +100,7 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
     return spec
 
 
-def _link(link: Link, pcap: bool) -> dict[str, Any]:
+def _link(link: Link, capture: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "name": link.name,
         "from": link.src,
@@ -109,8 +110,10 @@ def _link(link: Link, pcap: bool) -> dict[str, Any]:
         "queue": _queue(link.queue, link.rate_bps),
         "loss": link.loss,
         "corrupt": link.corrupt,
-        "pcap": pcap,
+        "pcap": capture is not None,
     }
+    if capture is not None and capture != link.name:  # both directions share one file
+        out["pcap_file"] = pcap_stem(capture)
     tail = link.queue.tail_delay_ns
     if tail is not None:  # absent otherwise: older engine JSON stays identical
         out["tail_threshold_bytes"] = tail * link.rate_bps // 8_000_000_000  # tail_delay · rate, in bytes

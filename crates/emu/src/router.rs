@@ -41,7 +41,9 @@ struct IoCounters {
 /// Writes deliveries to the TUN devices and captures to pcap files.
 struct Devices {
     tuns: Vec<File>,
-    pcaps: Vec<Option<PcapWriter<BufWriter<File>>>>,
+    pcaps: Vec<PcapWriter<BufWriter<File>>>,
+    /// The capture each link writes to (links naming the same file share it: both directions).
+    pcap_of: Vec<Option<usize>>,
     io: IoCounters,
 }
 
@@ -53,8 +55,8 @@ impl Sink for Devices {
         }
     }
     fn tap(&mut self, link: usize, t: Instant, frame: &Frame) {
-        if let Some(w) = self.pcaps[link].as_mut() {
-            if w.write_packet(t, frame.bytes()).is_err() {
+        if let Some(i) = self.pcap_of[link] {
+            if self.pcaps[i].write_packet(t, frame.bytes()).is_err() {
                 self.io.pcap_errors += 1;
             }
         }
@@ -159,7 +161,7 @@ fn run(argv: &[String]) -> Result<(), String> {
         }
     }
     report(&net, &dev, now());
-    for w in dev.pcaps.iter_mut().flatten() {
+    for w in &mut dev.pcaps {
         let _ = w.flush();
     }
     Ok(())
@@ -172,17 +174,20 @@ fn open_devices(cfg: &RouterConfig) -> Result<Devices, String> {
             .map_err(|err| format!("ends: cannot open TUN device {} in namespace {:?}: {err}", e.dev, e.netns))?;
         tuns.push(f);
     }
-    let mut pcaps = Vec::new();
+    let (mut pcaps, mut pcap_of, mut paths) = (Vec::new(), Vec::new(), Vec::new());
     for l in &cfg.links {
-        pcaps.push(match &l.pcap {
+        pcap_of.push(match &l.pcap {
             None => None,
+            Some(p) if paths.contains(p) => paths.iter().position(|q| q == p),
             Some(p) => {
                 let f = File::create(p).map_err(|e| format!("links: pcap {}: {e}", p.display()))?;
-                Some(PcapWriter::new(BufWriter::new(f)).map_err(|e| format!("pcap {}: {e}", p.display()))?)
+                pcaps.push(PcapWriter::new(BufWriter::new(f)).map_err(|e| format!("pcap {}: {e}", p.display()))?);
+                paths.push(p.clone());
+                Some(pcaps.len() - 1)
             }
         });
     }
-    Ok(Devices { tuns, pcaps, io: IoCounters::default() })
+    Ok(Devices { tuns, pcaps, pcap_of, io: IoCounters::default() })
 }
 
 /// Reads up to READ_BATCH packets from end `end`, each stamped with the clock

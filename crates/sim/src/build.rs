@@ -15,7 +15,7 @@ use crate::sim::Simulation;
 use crate::spec::{AppSpec, NodeKind, SimSpec};
 use ecnlab_aqm::AqmQueue;
 use ecnlab_wire::{Duration, Instant};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Validates everything that can be checked without building.
 pub fn check(spec: &SimSpec) -> Result<(), Error> {
@@ -154,7 +154,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
     let links = build_links(&spec, &topo)?;
     let flows = build_flows(&spec, &topo)?;
     let faults = build_faults(&spec, &topo);
-    let taps = open_taps(&spec)?;
+    let (taps, tap_of) = open_taps(&spec)?;
     let is_router = |name: &str| topo.index.get(name).is_some_and(|&n| topo.kinds[n as usize] == NodeKind::Router);
     let sampled: Vec<_> =
         sampled_links(&spec, is_router)?.into_iter().map(|li| (li, QueueSamples::default())).collect();
@@ -182,6 +182,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         flows,
         faults,
         taps,
+        tap_of,
         sampled,
         sampled_flows,
         forwarded: 0,
@@ -247,12 +248,27 @@ fn build_faults(spec: &SimSpec, topo: &Topology) -> Vec<Vec<Fault>> {
     per_link
 }
 
-fn open_taps(spec: &SimSpec) -> Result<Vec<Option<PcapTap>>, Error> {
-    spec.links
-        .iter()
-        .map(|l| match (&spec.pcap_dir, l.pcap) {
-            (Some(dir), true) => PcapTap::create(std::path::Path::new(dir), &l.name).map(Some),
-            _ => Ok(None),
-        })
-        .collect()
+/// The capture files and, per link, the index of the one it writes to (links with the
+/// same `pcap_file` share one).
+fn open_taps(spec: &SimSpec) -> Result<(Vec<PcapTap>, Vec<Option<u32>>), Error> {
+    let mut taps = Vec::new();
+    let mut by_file: HashMap<&str, u32> = HashMap::new();
+    let mut tap_of = Vec::with_capacity(spec.links.len());
+    for l in &spec.links {
+        let (Some(dir), true) = (&spec.pcap_dir, l.pcap) else {
+            tap_of.push(None);
+            continue;
+        };
+        let file = l.pcap_file.as_deref().unwrap_or(&l.name);
+        let i = match by_file.get(file) {
+            Some(&i) => i,
+            None => {
+                taps.push(PcapTap::create(std::path::Path::new(dir), file)?);
+                by_file.insert(file, taps.len() as u32 - 1);
+                taps.len() as u32 - 1
+            }
+        };
+        tap_of.push(Some(i));
+    }
+    Ok((taps, tap_of))
 }

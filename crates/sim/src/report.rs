@@ -22,7 +22,7 @@ impl Simulation {
             self.flows[c.flow as usize].add_connection_stats(c);
         }
         let in_flight = self.in_flight_per_flow();
-        for tap in self.taps.iter_mut().flatten() {
+        for tap in &mut self.taps {
             tap.finish()?;
         }
         let flows = self

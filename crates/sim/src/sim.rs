@@ -28,7 +28,9 @@ pub struct Simulation {
     pub(crate) flows: Vec<FlowState>,
     /// Faults per link index.
     pub(crate) faults: Vec<Vec<Fault>>,
-    pub(crate) taps: Vec<Option<PcapTap>>,
+    pub(crate) taps: Vec<PcapTap>,
+    /// The capture each link writes to (an index into `taps`).
+    pub(crate) tap_of: Vec<Option<u32>>,
     /// Sampled links and their series.
     pub(crate) sampled: Vec<(u32, QueueSamples)>,
     pub(crate) sampled_flows: Vec<(u32, FlowSamples)>,
@@ -253,7 +255,8 @@ impl Simulation {
         if p.quench.is_none() {
             p.seg.ecn = q.ecn; // a mark made in the queue (a quench quotes its segment unchanged)
         }
-        if let Some(tap) = self.taps[li as usize].as_mut() {
+        if let Some(t) = self.tap_of[li as usize] {
+            let tap = &mut self.taps[t as usize];
             // Both ends of a flow share its TCP configuration, so both announce this shift.
             let wscale = self.flows[p.flow as usize].tcp.wscale();
             tap.record(now, p, wscale);

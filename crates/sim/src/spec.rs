@@ -79,9 +79,15 @@ pub struct LinkSpec {
     /// not lost, so receiver overhead can include it).
     #[serde(default)]
     pub corrupt: f64,
-    /// Write `<pcap_dir>/<name>.pcap` with every packet that enters the link.
+    /// Write every packet the link transmits (as it starts transmission, after the
+    /// queue: its marks are seen, its drops are not) to `<pcap_dir>/<name>.pcap`.
     #[serde(default)]
     pub pcap: bool,
+    /// With `pcap`: the capture's file name without `.pcap` instead of the link's
+    /// name. Links naming the same file share it, in time order (both
+    /// directions of a path in one capture).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap_file: Option<String>,
     /// Report the fraction of time the queue holds more than this many bytes
     /// (`queue_frac_above` in the link's output; `tail.rs`).
     #[serde(default)]

@@ -24,6 +24,7 @@ from ecnlab.emu.netns import EmulationError, Namespaces
 from ecnlab.emu.plan import Plan, make_plan
 from ecnlab.emu.procs import Processes, read_line, terminate_on_sigterm
 from ecnlab.emu.summary import build_emu_summary
+from ecnlab.flows import captured_links, pcap_file
 from ecnlab.lower import resolved_scenario
 from ecnlab.model import Flow, Scenario
 from ecnlab.results import RunResult, write_summary
@@ -121,12 +122,12 @@ def _write_web_objects(sc: Scenario, raw: dict[str, Any], staging: Path) -> None
 
 
 def _router_config(sc: Scenario, plan: Plan, names: dict[str, str], staging: Path) -> dict[str, Any]:
-    pcap = set(sc.pcap)
+    pcap = {link: entry for entry in sc.pcap for link in captured_links(entry)}
     links = []
     for link in plan.links:
         entry = {k: link[k] for k in ("name", "index", "rate_bps", "delay_ns", "loss", "queue")}
-        if link["name"] in pcap:
-            entry["pcap"] = str(staging / (_pcap_name(link["name"])))
+        if link["name"] in pcap:  # both directions of an "A<->B" capture name the same file
+            entry["pcap"] = str(staging / pcap_file(pcap[link["name"]]))
         links.append(entry)
     return {
         "seed": sc.seed,
@@ -134,12 +135,6 @@ def _router_config(sc: Scenario, plan: Plan, names: dict[str, str], staging: Pat
         "links": links,
         "routes": [{"from": a, "to": b, "links": list(ls)} for a, b, ls in plan.routes],
     }
-
-
-def _pcap_name(link: str) -> str:
-    """The simulator's capture file name for a link (docs/scenario.md "Output")."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in link.replace("->", "-"))
-    return f"{safe}.pcap"
 
 
 def _run(sc: Scenario, plan: Plan, router: list[str], staging: Path) -> dict[str, Any]:

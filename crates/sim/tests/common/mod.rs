@@ -44,6 +44,7 @@ fn link(from: &str, to: &str, rate_bps: u64, delay_ns: u64, queue: QueueConfig) 
         loss: 0.0,
         corrupt: 0.0,
         pcap: false,
+        pcap_file: None,
         tail_threshold_bytes: None,
     }
 }
