@@ -84,6 +84,30 @@ def test_python_plot_with_facet_flow_metric_and_out(swept: Path, tmp_path: Path)
 
 
 @pytest.mark.engine
+def test_row_tables_and_subsets_get_their_own_file_label_and_title(swept: Path, tmp_path: Path) -> None:
+    """Issue 18: ``--table queues --y marks`` averaged every link queue under the run-level label "CE
+    marks at the bottleneck" and overwrote the run-level figure; ``--where`` was in neither the file
+    name nor the title."""
+    figures = swept / "figures"
+    base = ["--x", "max_p", "--y", "marks", "--hue", "ecn"]
+    runs = run_cli("plot", str(swept), *base, cwd=tmp_path)
+    queues = run_cli("plot", str(swept), *base, "--table", "queues", cwd=tmp_path)
+    one = run_cli("plot", str(swept), *base, "--table", "queues", "--where", "link=R1->R2", cwd=tmp_path)
+    assert (runs.returncode, queues.returncode, one.returncode) == (0, 0, 0), (queues.stderr, one.stderr)
+    names = [r.stdout.splitlines()[0].removeprefix("wrote ") for r in (runs, queues, one)]
+    assert names == [
+        str(figures / "marks-vs-max_p-by-ecn.png"),
+        str(figures / "marks-vs-max_p-by-ecn-queues.png"),
+        str(figures / "marks-vs-max_p-by-ecn-queues-link=R1-R2.png"),
+    ]
+    svg = [Path(n).with_suffix(".svg").read_text() for n in names]
+    assert "CE marks at the bottleneck" in svg[0]
+    assert "CE marks at the bottleneck" not in svg[1] and "marks per queue (packets)" in svg[1]
+    assert "mean over queues per run" in svg[1]
+    assert "link = R1->R2" in svg[2].replace("&gt;", ">")
+
+
+@pytest.mark.engine
 @pytest.mark.parametrize(
     ("args", "message"),
     [
