@@ -95,6 +95,17 @@ def test_emulated_summary_has_the_simulators_schema(ecn_run: dict) -> None:
     assert q["drops_data"] is None and q["marks"] > 0, "unmeasured is null, measured is a number"
 
 
+def test_a_cubic_scenario_runs_linux_cubic(tmp_path: Path) -> None:
+    """tcp.cc = "cubic" reaches the kernel per socket (a namespace may not default to cubic)."""
+    over = {"tcp.cc": "cubic", "duration": "3s", "warmup": "1s", "sample_interval": 0}
+    s = emulate(SCENARIO, out=tmp_path / "cubic", overrides=over).summary
+    _assert_nothing_left(os.getpid())
+    flow = s["flows"][0]
+    assert (flow["cc"], flow["recovery"]) == ("cubic", s["scenario"]["tcp"]["recovery"])
+    assert " cubic " in f" {s['emulation']['flows'][flow['id']]['ss']} ", s["emulation"]["flows"]
+    assert flow["goodput_bps"] > 0
+
+
 def test_ecn_flow_is_marked_not_dropped(ecn_run: dict) -> None:
     flow = ecn_run["flows"][0]
     q = _queue(ecn_run, "R1->R2")

@@ -30,6 +30,7 @@ FLOW_KEYS = {
     "ecn",
     "ecn_negotiated",
     "cc",
+    "recovery",
     "start_s",
     "connections",
     "bytes_delivered",

@@ -30,7 +30,7 @@ __all__ = [
 TCP_RECOVERIES = ("tahoe", "reno", "newreno", "sack")
 TCP_VARIANTS = TCP_RECOVERIES
 # Congestion controls: one per file in crates/tcp/src/cc/ (the registry in cc/mod.rs).
-TCP_CCS = ("reno",)
+TCP_CCS = ("reno", "cubic")
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.

@@ -28,7 +28,9 @@ pub struct FlowOut {
     pub dst: String,
     pub ecn: bool,
     pub ecn_negotiated: bool,
+    /// Congestion control (`tcp.cc`) and loss recovery (`tcp.recovery`).
     pub cc: &'static str,
+    pub recovery: &'static str,
     pub start_s: f64,
     pub connections: u32,
     pub bytes_delivered: u64,

@@ -35,6 +35,18 @@ impl Recovery {
 pub enum CcKind {
     /// RFC 5681 AIMD (`cc/reno.rs`).
     Reno,
+    /// RFC 9438 CUBIC (`cc/cubic.rs`).
+    Cubic,
+}
+
+impl CcKind {
+    /// The name in scenarios and results (`tcp.cc`, a flow's `cc`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::Reno => "reno",
+            CcKind::Cubic => "cubic",
+        }
+    }
 }
 
 /// When NewReno's recovery restarts the retransmission timer (RFC 6582 §4).

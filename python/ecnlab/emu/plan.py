@@ -19,9 +19,10 @@ from ecnlab.model import Scenario, TcpSpec
 
 __all__ = ["HostPlan", "Plan", "make_plan", "LINUX_CC"]
 
-#: scenario ``tcp.recovery`` → (Linux congestion control, net.ipv4.tcp_sack).
-#: Linux "reno" recovers with NewReno partial-ACK handling (RFC 6582) even
-#: without SACK; Tahoe has no Linux counterpart.
+#: scenario ``tcp.recovery`` → (the namespace's default congestion control, net.ipv4.tcp_sack).
+#: Linux recovers with NewReno partial-ACK handling (RFC 6582) even without SACK; Tahoe has
+#: no Linux counterpart. The congestion control itself (``tcp.cc``: reno, cubic) is set per
+#: socket by the traffic programs (a namespace may default only to an allowed one).
 LINUX_CC: dict[str, tuple[str, int]] = {
     "reno": ("reno", 0),
     "newreno": ("reno", 0),

@@ -232,6 +232,7 @@ def _end_config(
         "warmup_s": sc.warmup_ns / 1e9,
         "drain_s": DRAIN_S,
         "sample_s": sc.sample_interval_ns / 1e9 if sends and _sampled(sc, f) else 0.0,
+        "cc": f.tcp.cc,  # set per socket (TCP_CONGESTION): a namespace may not default to cubic
     }
 
 

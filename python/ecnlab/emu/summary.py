@@ -17,7 +17,7 @@ import platform
 from typing import Any
 
 from ecnlab import __version__
-from ecnlab.emu.plan import LINUX_CC, Plan
+from ecnlab.emu.plan import Plan
 from ecnlab.model import Flow, Scenario
 from ecnlab.results import FORMAT_VERSION, git_commit, jain
 from ecnlab.schema import keys, record
@@ -137,7 +137,8 @@ def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
         "dst": f.dst,
         "ecn": f.tcp.ecn,
         "ecn_negotiated": bool(infos) and all(i["ecn"] for i in infos),
-        "cc": LINUX_CC[f.tcp.recovery][0],
+        "cc": f.tcp.cc,  # the kernel's, set per socket (traffic.py)
+        "recovery": f.tcp.recovery,
         "start_s": start,
         "connections": max(snd["connections"], rcv["connections"]),
         "bytes_delivered": rcv["bytes_at_end"],

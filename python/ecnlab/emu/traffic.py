@@ -145,9 +145,19 @@ def _ss(peer: str) -> str:
     return " ".join(r.stdout.split())
 
 
-def _connect(addr: str, port: int, deadline: float) -> socket.socket:
+def _tcp_socket(cc: str) -> socket.socket:
+    """A TCP socket with the scenario's congestion control (``tcp.cc``). Per socket, as root:
+    a network namespace may default only to the allowed ones (reno, bbr here), while
+    ``TCP_CONGESTION`` takes any the kernel has (cubic too; shared/MODERN-ECN.md §1).
+    Accepted connections inherit the listener's."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    return s
+
+
+def _connect(addr: str, port: int, deadline: float, cc: str) -> socket.socket:
     while True:
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s = _tcp_socket(cc)
         s.settimeout(min(5.0, _remaining(deadline)))
         try:
             s.connect((addr, port))
@@ -173,7 +183,7 @@ def run(cfg: dict[str, Any], listener: socket.socket | None) -> dict[str, Any]:
             listener.settimeout(_remaining(deadline))
             s, _ = listener.accept()
         else:
-            s = _connect(cfg["peer"], cfg["port"], deadline)
+            s = _connect(cfg["peer"], cfg["port"], deadline, cfg["cc"])
         out["connections"] += 1
         return s
 
@@ -261,7 +271,7 @@ def main() -> int:
     cfg = json.loads(sys.argv[1])
     listener = None
     if cfg["role"] == "listen":
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener = _tcp_socket(cfg["cc"])
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((cfg["addr"], cfg["port"]))
         listener.listen(LISTEN_BACKLOG)

@@ -118,7 +118,7 @@ class _Client:
         self.pending = [start_ns]  # the model schedules exactly what its calls return
         self.wake = asyncio.Event()
         self.counter = counter
-        self.peer, self.port = cfg["peer"], cfg["port"]
+        self.peer, self.port, self.cc = cfg["peer"], cfg["port"], cfg["cc"]
         self.request_bytes: int = self.src.request_bytes()
         #: per object: [connection number, start s, bytes, done s or None]
         self.objects: list[list[Any]] = []
@@ -152,12 +152,25 @@ class _Client:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
+    async def connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to the server with the scenario's congestion control (set before connect)."""
+        from ecnlab.emu.traffic import _tcp_socket
+
+        sock = _tcp_socket(self.cc)
+        sock.setblocking(False)
+        try:
+            await asyncio.get_running_loop().sock_connect(sock, (self.peer, self.port))
+        except BaseException:
+            sock.close()
+            raise
+        return await asyncio.open_connection(sock=sock)
+
     async def fetch(self, conn: int, size: int) -> None:
         """One object on its own connection; completes the model's object at the last byte."""
         writer = None
         try:
             async with asyncio.timeout(max(0.0, (self.end_ns - self.now_ns()) / 1e9)):
-                reader, writer = await asyncio.open_connection(self.peer, self.port)
+                reader, writer = await self.connect()
                 writer.write(request(size, self.request_bytes))
                 got = 0
                 while got < size:

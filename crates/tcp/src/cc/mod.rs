@@ -16,12 +16,14 @@
 //! trait, one line in [`registry!`] below, one entry in the scenario schema
 //! (`python/ecnlab/params.py`, `TCP_CCS`). `docs/architecture.md` lists them.
 
+mod cubic;
 mod reno;
 
 use crate::config::{CcKind, TcpConfig};
 use crate::window::Window;
 use ecnlab_wire::{Duration, Ecn, Instant};
 
+pub(crate) use cubic::Cubic;
 pub(crate) use reno::Reno;
 
 /// What an ACK of new data tells the congestion control.
@@ -95,4 +97,5 @@ macro_rules! registry {
 
 registry! {
     Reno => Reno,
+    Cubic => Cubic,
 }
