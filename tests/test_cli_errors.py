@@ -34,7 +34,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "unknown-tcp-key",
         None,
         ["tcp.ecm=true"],
-        'tcp.ecm: unknown key, did you mean "ecn"? (allowed: abc, cc, clock_granularity, delack_timeout, '
+        'tcp.ecm: unknown key, did you mean "ecn"? (allowed: abc, abe, cc, clock_granularity, delack_timeout, '
         "delayed_ack, dupack_threshold, ecn, ecn_min_cwnd, ecn_plus, init_cwnd, initial_rto, limited_transmit, "
         "max_rto, min_rto, mss, newreno_timer, personality, recovery, rwnd, variant, window_scale)",
     ),

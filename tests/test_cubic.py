@@ -63,3 +63,17 @@ def test_cwnd_after_a_loss_follows_the_closed_form(tmp_path: Path) -> None:
     assert error(best) <= 0.01 * w_max, (best, error(best))
     assert t_red <= best <= t_red + 3 * rtt
     assert w[t > best + k + 4].min() > w_max * 1.05, "convex growth beyond W_max"
+
+
+@pytest.mark.parametrize(("cc", "beta", "beta_ecn"), [("reno", 0.5, 0.8), ("cubic", BETA, 0.85)])
+def test_abe_backs_off_by_beta_ecn_on_a_mark(cc: str, beta: float, beta_ecn: float) -> None:
+    """RFC 8511 (tcp.abe): an ECN-Echo leaves FlightSize·β_ecn (0.8 Reno, 0.85 CUBIC) where
+    the loss response leaves FlightSize·β; the same run up to the mark, so the same FlightSize."""
+    ssthresh = {}
+    for abe in (False, True):
+        sc = {**SCENARIO, "tcp": {**SCENARIO["tcp"], "cc": cc, "ecn": True, "abe": abe}, "duration": "3s"}
+        sc["faults"] = [{**SCENARIO["faults"][0], "action": "mark"}]
+        res = ecnlab.run(sc)
+        assert res.summary["flows"][0]["ecn_reductions"] == 1
+        ssthresh[abe] = res.flow_timeseries["ssthresh_bytes"].dropna().iloc[0]
+    assert ssthresh[True] / ssthresh[False] == pytest.approx(beta_ecn / beta, rel=0.01)

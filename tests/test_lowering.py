@@ -151,6 +151,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "dupack_threshold": 3,
         "abc": 2,
         "limited_transmit": True,
+        "abe": False,
         "newreno_timer": "impatient",
         "window_scale": True,
     }

@@ -229,6 +229,7 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "dupack_threshold": t.dupack_threshold,
         "abc": t.abc,
         "limited_transmit": t.limited_transmit,
+        "abe": t.abe,
         "newreno_timer": t.newreno_timer,
         "window_scale": t.window_scale,
     }

@@ -96,6 +96,7 @@ class TcpSpec:
     dupack_threshold: int = 3
     abc: int = 2
     limited_transmit: bool = True
+    abe: bool = False
     newreno_timer: str = "impatient"
     window_scale: bool = True
 

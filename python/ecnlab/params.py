@@ -71,6 +71,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "dupack_threshold": ("dupack_threshold", integer(1, 1000)),
     "abc": ("abc", integer(0, 100)),
     "limited_transmit": ("limited_transmit", boolean),
+    "abe": ("abe", boolean),
     "newreno_timer": ("newreno_timer", choice(NEWRENO_TIMERS)),
     "window_scale": ("window_scale", boolean),
 }

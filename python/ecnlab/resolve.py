@@ -78,6 +78,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "max_rto": ns_to_s(t.max_rto_ns),
         "dupack_threshold": t.dupack_threshold,
         "abc": t.abc,
+        "abe": t.abe,
         "limited_transmit": t.limited_transmit,
         "newreno_timer": t.newreno_timer,
         "window_scale": t.window_scale,

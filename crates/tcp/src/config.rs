@@ -125,6 +125,10 @@ pub struct TcpConfig {
     /// duplicate ACKs, beyond cwnd by at most two segments.
     #[serde(default)]
     pub limited_transmit: bool,
+    /// ABE (RFC 8511): an ECN-Echo reduction multiplies by β_ecn, larger than the loss β
+    /// (0.8 for Reno, 0.85 for CUBIC, each congestion control's file), instead of the loss β.
+    #[serde(default)]
+    pub abe: bool,
     /// NewReno's retransmission timer during recovery (RFC 6582 §4).
     #[serde(default = "slow_but_steady")]
     pub newreno_timer: NewRenoTimer,
@@ -154,6 +158,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             abc: 2,
             limited_transmit: true,
+            abe: false,
             newreno_timer: NewRenoTimer::Impatient,
             window_scale: true,
         }

@@ -8,6 +8,7 @@
 //! | β_cubic | multiplicative decrease | 0.7 | RFC 9438 §4.6 (Linux `beta` 717/1024) |
 //! | α_cubic | Reno-friendly additive increase | 3(1 − β)/(1 + β) ≈ 0.529, 1 once W_est ≥ cwnd_prior | RFC 9438 §4.3 |
 //! | fast convergence | W_max = cwnd·(1 + β)/2 when cwnd < the previous W_max | on | RFC 9438 §4.7 (Linux `fast_convergence` 1) |
+//! | β_ecn (ABE, `abe`) | ECN-Echo reductions multiply by 0.85 instead of β | off | RFC 8511 §3.1 ("CUBIC connections benefit from beta_{ecn} of 0.85") |
 //!
 //! Congestion avoidance (cwnd ≥ ssthresh), per ACK of new data (RFC 9438 §4.2–4.5):
 //! - at the first ACK of an epoch: t_epoch = now, cwnd_epoch = cwnd, W_est = cwnd_epoch,
@@ -40,6 +41,8 @@ use ecnlab_wire::Instant;
 pub(crate) const C: f64 = 0.4;
 /// RFC 9438 §4.6.
 pub(crate) const BETA: f64 = 0.7;
+/// RFC 8511 §3.1, for CUBIC.
+pub(crate) const BETA_ECN: f64 = 0.85;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Cubic {
@@ -53,6 +56,8 @@ pub(crate) struct Cubic {
     epoch: Option<Epoch>,
     /// Smoothed RTT, seconds (RFC 6298 α = 1/8).
     srtt: Option<f64>,
+    /// ABE (RFC 8511): β_ecn for ECN-Echo reductions.
+    abe: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +69,7 @@ struct Epoch {
 
 impl Cubic {
     pub(crate) fn new(cfg: &TcpConfig) -> Self {
-        Cubic { abc: cfg.abc, w_max: 0.0, cwnd_prior: 0.0, epoch: None, srtt: None }
+        Cubic { abc: cfg.abc, w_max: 0.0, cwnd_prior: 0.0, epoch: None, srtt: None, abe: cfg.abe }
     }
 
     /// W_cubic(t), segments (RFC 9438 eq. 1).
@@ -138,7 +143,8 @@ impl CongestionControl for Cubic {
             self.w_max = if cwnd < self.w_max { cwnd * (1.0 + BETA) / 2.0 } else { cwnd };
         }
         self.cwnd_prior = cwnd;
-        let reduced = (flight as f64 * BETA) as u64;
+        let beta = if self.abe && kind == Congestion::Ecn { BETA_ECN } else { BETA };
+        let reduced = (flight as f64 * beta) as u64;
         reduced.clamp(2 * w.mss as u64, CWND_MAX as u64) as u32
     }
 }
@@ -174,7 +180,7 @@ mod tests {
     }
 
     fn cubic() -> Cubic {
-        Cubic { abc: 2, w_max: 0.0, cwnd_prior: 0.0, epoch: None, srtt: None }
+        Cubic { abc: 2, w_max: 0.0, cwnd_prior: 0.0, epoch: None, srtt: None, abe: false }
     }
 
     fn ack_at(ms: u64, acked: u64) -> Ack {
@@ -277,5 +283,14 @@ mod tests {
         assert_eq!(cc.ssthresh(&w, Congestion::Timeout, 4 * MSS as u64), 2800);
         assert_eq!(cc.w_max, 0.0);
         assert!(cc.epoch.is_none());
+    }
+
+    /// RFC 8511 §3.1: with ABE an ECN-Echo leaves FlightSize·0.85, a loss FlightSize·0.7.
+    #[test]
+    fn test_abe_uses_beta_ecn_for_ecn_only() {
+        let mut cc = Cubic { abe: true, ..cubic() };
+        let w = window(100, 50);
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 100 * MSS as u64), 85 * MSS);
+        assert_eq!(cc.ssthresh(&w, Congestion::Loss, 100 * MSS as u64), 70 * MSS);
     }
 }

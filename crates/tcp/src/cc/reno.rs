@@ -13,7 +13,9 @@
 //!
 //! Reduction, for every kind of congestion event:
 //! ssthresh = max(FlightSize / 2, 2·SMSS) (RFC 5681 eq. 4), FlightSize taken
-//! after the ACK that triggered it was applied.
+//! after the ACK that triggered it was applied. With ABE (`abe`, RFC 8511 §3.1:
+//! "a value of beta_{ecn}=0.8" for standard TCP) an ECN-Echo leaves
+//! max(FlightSize·4/5, 2·SMSS) instead.
 
 use super::{Ack, Congestion, CongestionControl};
 use crate::config::TcpConfig;
@@ -25,11 +27,13 @@ pub(crate) struct Reno {
     abc: u32,
     /// RFC 3465 bytes_acked, congestion avoidance.
     bytes_acked: u64,
+    /// RFC 8511: β_ecn = 0.8 for ECN-Echo reductions.
+    abe: bool,
 }
 
 impl Reno {
     pub(crate) fn new(cfg: &TcpConfig) -> Self {
-        Reno { abc: cfg.abc, bytes_acked: 0 }
+        Reno { abc: cfg.abc, bytes_acked: 0, abe: cfg.abe }
     }
 }
 
@@ -56,10 +60,10 @@ impl CongestionControl for Reno {
         w.cwnd = w.cwnd.saturating_add(inc).min(CWND_MAX);
     }
 
-    fn ssthresh(&mut self, w: &Window, _kind: Congestion, flight: u64) -> u32 {
+    fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32 {
         self.bytes_acked = 0;
-        let half = (flight / 2).min(CWND_MAX as u64) as u32;
-        half.max(2 * w.mss)
+        let reduced = if self.abe && kind == Congestion::Ecn { flight * 4 / 5 } else { flight / 2 };
+        (reduced.min(CWND_MAX as u64) as u32).max(2 * w.mss)
     }
 }
 
@@ -81,7 +85,7 @@ mod tests {
     fn test_abc_slow_start_limits_growth_to_l_segments() {
         let mut w = Window::new(3);
         w.init(1000, 2);
-        let mut cc = Reno { abc: 2, bytes_acked: 0 };
+        let mut cc = Reno { abc: 2, bytes_acked: 0, abe: false };
         cc.on_ack(&mut w, &acked(2000)); // a delayed ACK of two segments
         assert_eq!(w.cwnd, 4000);
         cc.on_ack(&mut w, &acked(5000)); // a stretch ACK: at most 2·SMSS
@@ -96,7 +100,7 @@ mod tests {
         let mut w = Window::new(3);
         w.init(1000, 4);
         w.ssthresh = 4000;
-        let mut cc = Reno { abc: 2, bytes_acked: 0 };
+        let mut cc = Reno { abc: 2, bytes_acked: 0, abe: false };
         for _ in 0..3 {
             cc.on_ack(&mut w, &acked(1000));
             assert_eq!(w.cwnd, 4000);
@@ -128,5 +132,21 @@ mod tests {
         let mut cc = Reno::default();
         assert_eq!(cc.ssthresh(&w, Congestion::Loss, 3000), 2000);
         assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 9000), 4500);
+    }
+
+    /// RFC 8511 §3.1: with ABE an ECN-Echo leaves FlightSize·0.8; a loss still halves.
+    #[test]
+    fn test_abe_backs_off_less_for_ecn_than_for_loss() {
+        let w = {
+            let mut w = Window::new(3);
+            w.init(1000, 10);
+            w
+        };
+        let mut cc = Reno { abc: 2, bytes_acked: 0, abe: true };
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 10_000), 8000);
+        assert_eq!(cc.ssthresh(&w, Congestion::Loss, 10_000), 5000);
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 2000), 2000, "floor of 2 segments");
+        let mut off = Reno { abc: 2, bytes_acked: 0, abe: false };
+        assert_eq!(off.ssthresh(&w, Congestion::Ecn, 10_000), 5000);
     }
 }
