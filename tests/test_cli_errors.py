@@ -356,3 +356,23 @@ def test_too_many_flows_is_refused_before_expanding(tmp_path: Path) -> None:
         "ecnlab: error: s.toml: flows[0].count = 100000: makes 2000000000 flows in all; "
         "a scenario has at most 1000000\n"
     )
+
+
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path, small: Path) -> None:
+    """`ecnlab run ... | head -1`: the pipe closes before the report is printed; the run still
+    writes its results, says nothing more and exits 141 (128 + SIGPIPE), as a shell would."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    p = subprocess.Popen([sys.executable, "-m", "ecnlab", "run", str(small), "--out", "r"], cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.close()  # the reader is gone before anything is printed
+    err = p.stderr.read().decode()
+    p.stderr.close()
+    assert p.wait(timeout=120) == 141 and err == "", err
+    assert (tmp_path / "r" / "summary.json").is_file()

@@ -279,7 +279,7 @@ def test_explicit_topology() -> None:
         ({"topology.links[1].loss": 1.0}, "topology.links[1].loss = 1.0: must be in [0, 1)"),
         ({"topology.links[1].duplex": False}, 'flows[0]: no route between "a" and "b" in both directions'),
         ({"topology.links": []}, 'flows[0]: no route between "a" and "b" in both directions'),
-        ({"topology.kind": "star"}, 'topology.kind = "star": must be one of dumbbell, explicit'),
+        ({"topology.kind": "star"}, 'topology.kind = "star": must be one of dumbbell, explicit, fat_tree, leaf_spine'),
     ],
 )
 def test_explicit_topology_errors(edit: dict[str, Any], message: str) -> None:

@@ -68,8 +68,24 @@ def _parser(core_only: bool = False) -> argparse.ArgumentParser:
     return p
 
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ecnlab`` command; returns the exit status."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (`ecnlab run ... | head`): stop printing, quietly. Python would
+        # otherwise report the pipe again when it flushes stdout at exit.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _sigterm_as_interrupt()
     core = bool(argv) and argv[0] in CORE_COMMANDS

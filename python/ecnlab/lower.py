@@ -97,6 +97,8 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
         spec["timeseries_flows"] = None if len(ids) == len(sc.flows) else ids
     if pcap_dir is not None:
         spec["pcap_dir"] = pcap_dir
+    if sc.topology.ecmp:  # absent otherwise: older engine JSON stays identical
+        spec["ecmp"] = True
     return spec
 
 

@@ -131,6 +131,8 @@ class Topology:
     nodes: tuple[Node, ...]
     links: tuple[Link, ...]
     resolved: dict[str, Any]
+    #: Per-flow equal-cost multipath routing (the data-centre fabrics, ``fabrics.py``).
+    ecmp: bool = False
 
     @property
     def hosts(self) -> list[str]:

@@ -1,4 +1,5 @@
-"""The ``[topology]`` table: a ``dumbbell`` shorthand or an ``explicit`` node/link list."""
+"""The ``[topology]`` table: a ``dumbbell`` shorthand, an ``explicit`` node/link list, or a
+data-centre fabric (``fat_tree``, ``leaf_spine``: ``fabrics.py``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number, string
 from ecnlab.errors import ScenarioError
+from ecnlab.fabrics import fat_tree, leaf_spine
 from ecnlab.model import Link, Node, QueueSpec, Topology
 from ecnlab.names import NAME_RE, summarize
 from ecnlab.params import default_queue, parse_queue
@@ -15,7 +17,7 @@ from ecnlab.units import ns_to_s, parse_duration, parse_rate
 
 __all__ = ["parse_topology", "Reachability"]
 
-TOPOLOGY_KINDS = ("dumbbell", "explicit")
+TOPOLOGY_KINDS = ("dumbbell", "explicit", "fat_tree", "leaf_spine")
 _DUMBBELL_KEYS = (
     "kind",
     "pairs",
@@ -61,9 +63,13 @@ def parse_topology(table: Table | None, path: str, *, mss: int) -> Topology:
     """Parse and expand the topology table."""
     if table is None:
         raise ScenarioError(path, 'required table is missing (kind = "dumbbell" or "explicit")')
-    kind = table.get("kind", choice(TOPOLOGY_KINDS), required_note='"dumbbell" or "explicit"')
+    kind = table.get("kind", choice(TOPOLOGY_KINDS), required_note='"dumbbell", "explicit", "fat_tree" or "leaf_spine"')
     if kind == "dumbbell":
         return _dumbbell(table, mss)
+    if kind == "fat_tree":
+        return fat_tree(table, mss, _rate, _delay)
+    if kind == "leaf_spine":
+        return leaf_spine(table, mss, _rate, _delay)
     return _explicit(table, mss)
 
 

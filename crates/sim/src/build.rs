@@ -72,7 +72,7 @@ fn check_flows(spec: &SimSpec, topo: &Topology) -> Result<(), Error> {
             return Err(Error::spec(format!("flows[{i}].dst"), &f.dst, "must differ from src"));
         }
         for (a, b) in [(src, dst), (dst, src)] {
-            if topo.next_link(a, b) == NO_ROUTE {
+            if topo.next_link(a, b, 0) == NO_ROUTE {
                 let (na, nb) = (&topo.names[a as usize], &topo.names[b as usize]);
                 return Err(Error::spec(format!("flows[{i}]"), format!("{na} -> {nb}"), "no route between the hosts"));
             }

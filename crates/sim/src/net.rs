@@ -5,6 +5,11 @@
 //! stored as next-hop columns: forwarding a packet is one table lookup, never
 //! a search.
 //!
+//! With `ecmp`, a (node, column) entry with several equal-cost next links (each
+//! on a shortest path) names a group instead; a packet takes the group's member
+//! chosen by a hash of (seed, flow, node), so a flow keeps one path and flows
+//! spread over the group (per-flow ECMP, as switches hash the 5-tuple).
+//!
 //! A host whose only incoming link comes from a router (every host of a
 //! dumbbell, of a fat tree, of most explicit topologies) shares that router's
 //! column: every path to the host passes the router and ends on that link, so
@@ -18,6 +23,8 @@ use crate::spec::{NodeKind, SimSpec};
 use std::collections::{HashMap, VecDeque};
 
 pub const NO_ROUTE: u32 = u32::MAX;
+/// Separates the ECMP hash from the seed's other uses.
+const ECMP_SALT: u64 = 0x4543_4d50_0000_0001;
 
 pub struct Topology {
     pub names: Vec<String>,
@@ -33,7 +40,13 @@ pub struct Topology {
     /// next[node * columns + c] = link to take from `node` towards column c's node.
     next: Vec<u32>,
     columns: usize,
+    /// ECMP groups (entries of `next` with `GROUP` set index them); the hash salt.
+    groups: Vec<Vec<u32>>,
+    ecmp: Option<u64>,
 }
+
+/// Marks an entry of `next` that indexes `groups` (link indices stay below 2³¹).
+const GROUP: u32 = 1 << 31;
 
 const NO_COLUMN: u32 = u32::MAX;
 
@@ -80,6 +93,10 @@ impl Topology {
         }
         let names = spec.nodes.iter().map(|n| n.name.clone()).collect();
         let kinds = spec.nodes.iter().map(|n| n.kind).collect();
+        if spec.links.len() >= GROUP as usize {
+            return Err(Error::spec("links", spec.links.len(), "at most 2^31 - 1 links"));
+        }
+        let ecmp = spec.ecmp.then(|| crate::rng::mix(spec.seed ^ ECMP_SALT));
         let mut t = Topology {
             names,
             kinds,
@@ -90,6 +107,8 @@ impl Topology {
             route: Vec::new(),
             next: Vec::new(),
             columns: 0,
+            groups: Vec::new(),
+            ecmp,
         };
         t.compute_routes();
         Ok(t)
@@ -157,6 +176,12 @@ impl Topology {
         self.route = self.dest.iter().map(|&d| self.flat(d)).collect();
         self.columns = targets.len();
         self.next = vec![NO_ROUTE; n * self.columns];
+        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); if self.ecmp.is_some() { n } else { 0 }];
+        if self.ecmp.is_some() {
+            for (li, &(from, _)) in self.ends.iter().enumerate() {
+                outgoing[from as usize].push(li as u32);
+            }
+        }
         let mut dist = vec![u32::MAX; n];
         let mut q = VecDeque::new();
         for (c, &dst) in targets.iter().enumerate() {
@@ -177,22 +202,59 @@ impl Topology {
                     }
                 }
             }
+            if self.ecmp.is_some() {
+                self.group_column(c, dst, &dist, &outgoing);
+            }
         }
     }
 
-    /// The link to send on from `node` towards host `dst`, or `NO_ROUTE`.
+    /// ECMP: every node's equal-cost next links towards column `c`'s node (`dst`), as a
+    /// group where there are several (in link order; the BFS choice is the first).
+    fn group_column(&mut self, c: usize, dst: usize, dist: &[u32], outgoing: &[Vec<u32>]) {
+        for u in 0..self.node_count() {
+            if dist[u] == u32::MAX || u == dst {
+                continue;
+            }
+            let equal: Vec<u32> = outgoing[u]
+                .iter()
+                .copied()
+                .filter(|&li| {
+                    let v = self.ends[li as usize].1 as usize;
+                    dist[v] != u32::MAX && dist[v] + 1 == dist[u] && (v == dst || self.kinds[v] == NodeKind::Router)
+                })
+                .collect();
+            if equal.len() > 1 {
+                self.next[u * self.columns + c] = GROUP | self.groups.len() as u32;
+                self.groups.push(equal);
+            }
+        }
+    }
+
+    /// The link to send on from `node` towards host `dst` for `flow`, or `NO_ROUTE`.
     /// `node != dst`: a packet at its destination is delivered, never routed.
     #[inline]
-    pub fn next_link(&self, node: u32, dst: u32) -> u32 {
+    pub fn next_link(&self, node: u32, dst: u32, flow: u32) -> u32 {
         debug_assert_ne!(node, dst);
         let r = self.route[dst as usize];
-        if node == r.router {
+        let l = if node == r.router {
             r.link
         } else if r.column == NO_COLUMN {
             NO_ROUTE
         } else {
             self.next[node as usize * self.columns + r.column as usize]
+        };
+        if l & GROUP == 0 || l == NO_ROUTE {
+            return l;
         }
+        self.pick(&self.groups[(l & !GROUP) as usize], node, flow)
+    }
+
+    /// The member of an ECMP group `flow` takes at `node`.
+    #[cold]
+    fn pick(&self, group: &[u32], node: u32, flow: u32) -> u32 {
+        let salt = self.ecmp.unwrap_or(0);
+        let h = crate::rng::mix(salt ^ ((flow as u64) << 32 | node as u64));
+        group[(h % group.len() as u64) as usize]
     }
 
     pub fn host(&self, name: &str, field: impl FnOnce() -> String) -> Result<u32, Error> {
@@ -239,6 +301,10 @@ mod tests {
     }
 
     fn topology(kinds: &[bool], links: &[(usize, usize)]) -> Topology {
+        topology_with(kinds, links, None)
+    }
+
+    fn topology_with(kinds: &[bool], links: &[(usize, usize)], ecmp: Option<u64>) -> Topology {
         let names: Vec<String> = (0..kinds.len()).map(|i| format!("n{i}")).collect();
         let mut t = Topology {
             index: names.iter().enumerate().map(|(i, s)| (s.clone(), i as u32)).collect(),
@@ -250,9 +316,70 @@ mod tests {
             route: Vec::new(),
             next: Vec::new(),
             columns: 0,
+            groups: Vec::new(),
+            ecmp,
         };
         t.compute_routes();
         t
+    }
+
+    /// Hops from `node` to `dst` following `next` (None: no route or a loop).
+    fn hops(t: &Topology, mut node: u32, dst: u32, next: impl Fn(u32) -> u32) -> Option<usize> {
+        for k in 0..=t.node_count() {
+            if node == dst {
+                return Some(k);
+            }
+            let l = next(node);
+            if l == NO_ROUTE {
+                return None;
+            }
+            node = t.ends[l as usize].1;
+        }
+        None
+    }
+
+    #[test]
+    fn ecmp_spreads_flows_over_equal_cost_paths_and_keeps_each_on_one() {
+        // h0 -> R1 -> {R2, R3} -> R4 -> h5: two equal paths.
+        let kinds = [true, false, false, false, false, true];
+        let mut links = vec![];
+        for (a, b) in [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (4, 5)] {
+            links.extend([(a, b), (b, a)]);
+        }
+        let plain = topology(&kinds, &links);
+        assert_eq!(plain.next_link(1, 5, 7), 2, "without ECMP the lowest link index (R1->R2)");
+        let t = topology_with(&kinds, &links, Some(12345));
+        let mut via = [0u32; 2];
+        for flow in 0..1000 {
+            let l = t.next_link(1, 5, flow);
+            assert!(l == 2 || l == 4, "R1->R2 or R1->R3, got {l}");
+            assert_eq!(t.next_link(1, 5, flow), l, "a flow keeps its path");
+            via[(l == 4) as usize] += 1;
+        }
+        assert!(via.iter().all(|&n| (400..=600).contains(&n)), "{via:?}");
+    }
+
+    proptest! {
+        /// With ECMP every flow's path is a shortest one (as long as the single-path route).
+        #[test]
+        fn ecmp_paths_are_shortest_paths(
+            kinds in proptest::collection::vec(any::<bool>(), 2..12),
+            raw in proptest::collection::vec((0usize..12, 0usize..12), 0..40),
+            salt in any::<u64>(),
+        ) {
+            let n = kinds.len();
+            let links: Vec<(usize, usize)> = raw.into_iter().map(|(a, b)| (a % n, b % n)).collect();
+            let plain = topology(&kinds, &links);
+            let t = topology_with(&kinds, &links, Some(salt));
+            for node in 0..n as u32 {
+                for dst in (0..n as u32).filter(|&d| kinds[d as usize] && d != node) {
+                    let want = hops(&plain, node, dst, |u| plain.next_link(u, dst, 0));
+                    for flow in 0..4 {
+                        prop_assert_eq!(hops(&t, node, dst, |u| t.next_link(u, dst, flow)), want);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -265,9 +392,9 @@ mod tests {
         }
         let t = topology(&kinds, &links);
         assert_eq!(t.columns, 2, "one column per router, none per host");
-        assert_eq!(t.next_link(0, 4), 0, "s0 -> its only link");
-        assert_eq!(t.next_link(2, 4), 4, "R0 -> R1");
-        assert_eq!(t.next_link(3, 4), 6, "R1 -> d0");
+        assert_eq!(t.next_link(0, 4, 0), 0, "s0 -> its only link");
+        assert_eq!(t.next_link(2, 4, 0), 4, "R0 -> R1");
+        assert_eq!(t.next_link(3, 4, 0), 6, "R1 -> d0");
     }
 
     proptest! {
@@ -283,7 +410,7 @@ mod tests {
             let reference = dense(&t);
             for node in 0..n {
                 for dst in (0..n).filter(|&d| kinds[d] && d != node) {
-                    prop_assert_eq!(t.next_link(node as u32, dst as u32), reference[node * n + dst], "{} -> {}", node, dst);
+                    prop_assert_eq!(t.next_link(node as u32, dst as u32, 0), reference[node * n + dst], "{} -> {}", node, dst);
                 }
             }
         }

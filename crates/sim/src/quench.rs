@@ -29,7 +29,7 @@ impl Simulation {
     pub(crate) fn send_quench(&mut self, li: u32, p: &Packet, now: Instant) {
         let gateway = self.topo.ends[li as usize].0;
         let q = Packet { src: gateway, dst: p.src, to: peer(p.to), quench: Some(p.dst), enqueued_at: now, ..*p };
-        let next = if gateway == p.src { NO_ROUTE } else { self.topo.next_link(gateway, p.src) };
+        let next = if gateway == p.src { NO_ROUTE } else { self.topo.next_link(gateway, p.src, p.flow) };
         if gateway != p.src && next == NO_ROUTE {
             return;
         }

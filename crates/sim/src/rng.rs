@@ -20,6 +20,10 @@ pub enum Stream {
 }
 
 /// SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mix.
+pub(crate) fn mix(z: u64) -> u64 {
+    splitmix64(z)
+}
+
 fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

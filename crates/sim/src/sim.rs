@@ -324,7 +324,7 @@ impl Simulation {
             let p = self.pkts.take(idx);
             self.deliver(p, now);
         } else {
-            let next = self.topo.next_link(node, p.dst);
+            let next = self.topo.next_link(node, p.dst, p.flow);
             debug_assert_ne!(next, NO_ROUTE, "routes are checked before the run");
             if next != NO_ROUTE {
                 self.forwarded += 1;
@@ -448,7 +448,7 @@ impl Simulation {
                 enqueued_at: now,
                 quench: None,
             };
-            let li = self.topo.next_link(src, dst);
+            let li = self.topo.next_link(src, dst, p.flow);
             debug_assert_ne!(li, NO_ROUTE, "routes are checked before the run");
             if li != NO_ROUTE {
                 self.census.sent += 1;

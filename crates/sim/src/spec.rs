@@ -42,6 +42,10 @@ pub struct SimSpec {
     /// Directory for pcap files of links with `pcap = true` (`<dir>/<link name>.pcap`).
     #[serde(default)]
     pub pcap_dir: Option<String>,
+    /// Equal-cost multipath: where several next hops lie on shortest paths, each flow
+    /// picks one by a hash of (seed, flow, node) (`net.rs`); false: the lowest link index.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ecmp: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -87,6 +87,12 @@ def make_plan(sc: Scenario) -> Plan:
 
 
 def _check_supported(sc: Scenario) -> None:
+    if sc.topology.ecmp:
+        raise ScenarioError(
+            "topology.kind",
+            "emulate routes one path per pair of hosts; ECMP fabrics (fat_tree, leaf_spine) run in the simulator",
+            sc.topology.kind,
+        )
     if sc.faults:
         raise ScenarioError("faults", "scripted faults are not supported by emulate (Linux TCP cannot be scripted)")
     for link in sc.topology.links:

@@ -97,5 +97,6 @@ pub fn dumbbell(
         faults: vec![],
         stop_when_complete: false,
         pcap_dir: None,
+        ecmp: false,
     }
 }
