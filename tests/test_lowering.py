@@ -153,6 +153,8 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "limited_transmit": True,
         "newreno_timer": "impatient",
         "window_scale": True,
+        "ecn_on_retransmit": False,
+        "recover_guard_all": False,
     }
 
 

@@ -139,6 +139,8 @@ def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
             out.update(personality=r.personality, mark_p=r.mark_p, adaptive=r.adaptive)
         if r.quench:  # absent = false, likewise
             out.update(quench=True)
+        if r.ns2_rng_skip is not None:  # absent = the queue's own stream
+            out.update(ns2_rng_skip=r.ns2_rng_skip)
     if q.pi is not None:
         out.update(_pi(q.pi, rate_bps))
     return out
@@ -228,4 +230,6 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "limited_transmit": t.limited_transmit,
         "newreno_timer": t.newreno_timer,
         "window_scale": t.window_scale,
+        "ecn_on_retransmit": t.ecn_on_retransmit,
+        "recover_guard_all": t.recover_guard_all,
     }

@@ -41,6 +41,8 @@ class RedSpec:
     personality: str = "floyd93"
     mark_p: float | None = None
     adaptive: bool = False
+    # ns2 only: draw from ns-2's MRG32k3a (seed 1) after this many draws, not the queue's stream.
+    ns2_rng_skip: int | None = None
     # signal = "quench": selected packets are forwarded and their source gets an ICMP Source Quench.
     quench: bool = False
 
@@ -98,6 +100,8 @@ class TcpSpec:
     limited_transmit: bool = True
     newreno_timer: str = "impatient"
     window_scale: bool = True
+    ecn_on_retransmit: bool = False
+    recover_guard_all: bool = False
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,8 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "limited_transmit": ("limited_transmit", boolean),
     "newreno_timer": ("newreno_timer", choice(NEWRENO_TIMERS)),
     "window_scale": ("window_scale", boolean),
+    "ecn_on_retransmit": ("ecn_on_retransmit", boolean),
+    "recover_guard_all": ("recover_guard_all", boolean),
 }
 
 
@@ -169,6 +171,7 @@ _RED_KEYS = (
     "personality",
     "mark_p",
     "adaptive",
+    "ns2_rng_skip",
     "signal",
 )
 
@@ -296,6 +299,7 @@ def _parse_red(table: Table, mss: int) -> RedSpec:
         personality=who,
         mark_p=table.get("mark_p", number(0, open_lo=True), NS2_DEFAULT_MARK_P) if who == "ns2" else None,
         adaptive=table.get("adaptive", boolean, False),
+        ns2_rng_skip=table.get("ns2_rng_skip", integer(0, 10**9), None),
     )
 
 
@@ -314,7 +318,7 @@ def _parse_signal(table: Table) -> tuple[bool, str]:
 
 def _check_personality_keys(table: Table, who: str) -> None:
     """Options that only some personalities have (docs/peers.md)."""
-    only = {"mark_p": "ns2", "adaptive": "linux"}
+    only = {"mark_p": "ns2", "ns2_rng_skip": "ns2", "adaptive": "linux"}
     for key, owner in only.items():
         if table.has(key) and who != owner:
             raise ScenarioError(table.at(key), f"only applies to personality {owner}", table.raw(key))

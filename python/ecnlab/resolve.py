@@ -42,6 +42,8 @@ def queue_resolved(q: QueueSpec) -> dict[str, Any]:
             out["adaptive"] = r.adaptive
         if r.mark_p is not None:
             out["mark_p"] = r.mark_p
+        if r.ns2_rng_skip is not None:
+            out["ns2_rng_skip"] = r.ns2_rng_skip
         if r.quench:  # signal = "drop" / "mark" are spelled by ecn
             out["signal"] = "quench"
     if q.fields:
@@ -81,6 +83,8 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "limited_transmit": t.limited_transmit,
         "newreno_timer": t.newreno_timer,
         "window_scale": t.window_scale,
+        "ecn_on_retransmit": t.ecn_on_retransmit,
+        "recover_guard_all": t.recover_guard_all,
     }
 
 

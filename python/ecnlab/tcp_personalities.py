@@ -8,7 +8,8 @@ ns-2.35 and Linux differ, as the RED personalities do for queues.
 Sources, per knob: ``rfc`` the RFC that specifies it (RFC 5681, 3465, 3042,
 6582 §4, 3168 §6.1.2, 6298); ``ns2`` the ns-2.35 variable (``windowInit_``,
 ``opencwnd``, ``singledup_``, ``newreno_changes1_``, ``minrto_``,
-``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``);
+``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``,
+``output()`` with ``SetCWRonRetransmit_``, ``bugFix_``);
 ``window_scale``: RFC 7323, ns-2 has no TCP options, Linux
 ``tcp_window_scaling`` 1; ``linux`` the kernel constant or function (``TCP_INIT_CWND``,
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
@@ -16,8 +17,8 @@ Sources, per knob: ``rfc`` the RFC that specifies it (RFC 5681, 3465, 3042,
 stands for Linux's segment counting, which has no per-ACK limit.
 
 Not modelled yet (docs/model.md lists them): ns-2's window in packets with a
-fractional cwnd, ssthresh from min(cwnd, rwnd), ECT and CWR on retransmissions,
-the pseudo-SYN and its timer phase; Linux's RACK-TLP, PRR, timestamps, quick-ACK.
+fractional cwnd, ssthresh from min(cwnd, rwnd), the pseudo-SYN and its timer
+phase; Linux's RACK-TLP, PRR, timestamps, quick-ACK.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 60 * S,
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 100 * MS,
+        "ecn_on_retransmit": False,
+        "recover_guard_all": False,
     },
     "ns2": {
         "init_cwnd": 2,
@@ -58,6 +61,8 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 60 * S,
         "clock_granularity_ns": 10 * MS,
         "delack_timeout_ns": 100 * MS,
+        "ecn_on_retransmit": True,
+        "recover_guard_all": True,
     },
     "linux": {
         "init_cwnd": 10,
@@ -71,5 +76,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 120 * S,
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 40 * MS,
+        "ecn_on_retransmit": False,
+        "recover_guard_all": False,
     },
 }

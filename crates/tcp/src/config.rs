@@ -121,6 +121,20 @@ pub struct TcpConfig {
     /// show windows scaled. Off: no option (ns-2 has no TCP options).
     #[serde(default = "yes")]
     pub window_scale: bool,
+    /// Retransmissions are sent as new data is: ECN-capable, and carrying the
+    /// CWR of a pending reduction. Off (RFC 3168 §6.1.5, §6.1.2): Not-ECT, and
+    /// CWR waits for the next new segment. On: ns-2.35, whose `output()` makes
+    /// every data packet ECT when `ecn_` is set and puts CWR on the next packet
+    /// sent, retransmission or not (`SetCWRonRetransmit_` true).
+    #[serde(default)]
+    pub ecn_on_retransmit: bool,
+    /// Every recovery waits for the cumulative ACK to pass `recover` (snd_max
+    /// at the last fast retransmit or timeout) before a new fast retransmit.
+    /// Off: only NewReno and SACK do (RFC 6582 §3.2 step 1, RFC 6675 §5), and
+    /// every recovery after a timeout (RFC 6582 §4). On: ns-2.35's `bugFix_`
+    /// (default true), which guards Tahoe's and Reno's `dupack_action` too.
+    #[serde(default)]
+    pub recover_guard_all: bool,
 }
 
 impl Default for TcpConfig {
@@ -144,6 +158,8 @@ impl Default for TcpConfig {
             limited_transmit: true,
             newreno_timer: NewRenoTimer::Impatient,
             window_scale: true,
+            ecn_on_retransmit: false,
+            recover_guard_all: false,
         }
     }
 }

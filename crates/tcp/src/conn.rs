@@ -342,9 +342,11 @@ impl Connection {
         if tx.fin {
             flags.insert(TcpFlags::FIN);
         }
-        let new_data = tx.len > 0 && !tx.retransmit;
         // RFC 3168 §6.1.5: retransmissions are Not-ECT; §6.1.4: so are pure ACKs.
-        // A FIN without data is sent Not-ECT as well.
+        // A FIN without data is sent Not-ECT as well. With `ecn_on_retransmit`
+        // (ns-2 `output()`, `SetCWRonRetransmit_`) a retransmission is ECT and
+        // may carry the CWR.
+        let new_data = tx.len > 0 && (!tx.retransmit || self.cfg.ecn_on_retransmit);
         let ecn = if new_data && self.snd.ecn != EcnSend::Disabled { self.snd.cc.codepoint() } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.

@@ -32,13 +32,15 @@
 //! those bytes are left out of FlightSize when ssthresh is set at the third.
 //! NewReno and SACK start no new episode until snd_una passes
 //! `recover` (snd_max at the last episode or timeout); after a timeout no
-//! recovery does (RFC 6582 §4).
+//! recovery does (RFC 6582 §4); with `recover_guard_all` (ns-2's `bugFix_`)
+//! Tahoe and Reno wait for `recover` after an episode too.
 //!
 //! No ACK carrying ECE grows cwnd (RFC 3168 §6.1.2), whether it triggers a
 //! reduction or is ignored because the window was already reduced. After an
 //! ECN reduction cwnd grows normally on ACKs without ECE while in Cwr.
 //! Any reduction with ECN negotiated sets CWR on the next new data segment
-//! (RFC 3168 §6.1.2: "reduces its congestion window for any reason").
+//! (RFC 3168 §6.1.2: "reduces its congestion window for any reason"); with
+//! `ecn_on_retransmit` (ns-2) on the next data segment, a retransmission too.
 //! An ICMP Source Quench is handled like ECE, with its own counters (`quench.rs`).
 
 use crate::cc::{Ack, Congestion, CongestionControl};
@@ -243,7 +245,8 @@ impl Sender {
         // that time): after a timeout for every recovery (§4: the duplicate ACKs
         // of go-back-N retransmissions are no news of loss), and after an
         // episode for NewReno and SACK (RFC 6675 §5.1 likewise).
-        let guarded = matches!(self.recovery, Recovery::NewReno | Recovery::Sack);
+        // With `recover_guard_all` (ns-2's bugFix_) Tahoe and Reno wait as well.
+        let guarded = self.recover_guard_all || matches!(self.recovery, Recovery::NewReno | Recovery::Sack);
         if self.una <= self.win.rto_recover || (guarded && self.una <= self.win.recover) {
             return;
         }

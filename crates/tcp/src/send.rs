@@ -91,6 +91,8 @@ pub(crate) struct Sender {
     /// cwnd since the last new ACK (left out of FlightSize at recovery entry).
     pub(crate) limited_transmit: bool,
     pub(crate) lt_bytes: u64,
+    /// `TcpConfig::recover_guard_all` (ns-2 `bugFix_` for every variant).
+    pub(crate) recover_guard_all: bool,
 }
 
 impl Sender {
@@ -121,6 +123,7 @@ impl Sender {
             partial_seen: false,
             limited_transmit: cfg.limited_transmit,
             lt_bytes: 0,
+            recover_guard_all: cfg.recover_guard_all,
         }
     }
 

@@ -312,6 +312,11 @@ NETS: dict[str, list[tuple[str, str, str, float]]] = {
     "net6": [("s1", "r1", "8Mbit", 5), ("s2", "r1", "8Mbit", 5), ("r1", "k1", "800kbit", 20)],
 }  # fmt: skip
 NS2_DROPTAIL_LIMIT = 50  # ns-2 Queue limit_ default
+# ns-2's RED draws from the simulator-wide MRG32k3a stream (seed 1); before the first RED
+# draw, each TCP agent has drawn its boot_time_ twice (at creation and when $ns run resets
+# it; ns2-tcp-semantics.md §10). The bottleneck's RED uses that stream (ns2_rng_skip); the
+# other RED queues (ACK direction, net3's 100 Mb/s r2->r3) never reach an early decision.
+NS2_DRAWS_PER_AGENT = 2
 RATES = {"10Mbit": 10e6, "8Mbit": 8e6}
 
 
@@ -323,14 +328,15 @@ def bottleneck_of(spec: TestSpec) -> tuple[str, str]:
     return ("r1", "k1") if net_of(spec) == "net6" else ("r1", "r2")
 
 
-def _red(p: dict[str, float]) -> dict[str, Any]:
+def _red(p: dict[str, float], rng_skip: int | None = None) -> dict[str, Any]:
     """ecnlab's ns2-personality RED with the parameters ns-2 resolved (thresh_ 0 = automatic, ...).
 
     The noecn tests set thresh_ = maxthresh_ = 1000, which ecnlab refuses (min_th < max_th);
     above the queue limit neither can be reached, so max_th = min_th + 1 acts the same.
     """
     max_th = p["maxthresh"] if p["maxthresh"] > p["thresh"] or p["thresh"] < p["limit"] else p["thresh"] + 1
-    return {
+    rng = {} if rng_skip is None else {"ns2_rng_skip": rng_skip}
+    return rng | {
         "kind": "red", "personality": "ns2", "limit": int(p["limit"]), "min_th": p["thresh"],
         "max_th": max_th, "max_p": 1.0 / p["linterm"], "wq": p["q_weight"],
         "gentle": bool(p["gentle"]), "wait": bool(p["wait"]), "ecn": bool(p["setbit"]),
@@ -345,22 +351,32 @@ def _links(spec: TestSpec, red: dict[str, dict[str, float]]) -> list[dict[str, A
             delay = spec.bottleneck_delay_ms
         link: dict[str, Any] = {"from": a, "to": b, "rate": rate, "delay": f"{delay}ms"}
         if f"{a}->{b}" in red:
-            link.update(queue=_red(red[f"{a}->{b}"]), reverse_queue=_red(red[f"{b}->{a}"]))
+            skip = NS2_DRAWS_PER_AGENT * len(spec.flows) if (a, b) == bottleneck_of(spec) else None
+            link.update(queue=_red(red[f"{a}->{b}"], skip), reverse_queue=_red(red[f"{b}->{a}"]))
         out.append(link)
     return out
 
 
-def _tcp(flow: FlowSpec) -> dict[str, Any]:
-    return {
+def _tcp(flow: FlowSpec, overrides: dict[str, str]) -> dict[str, Any]:
+    tcp = {
         "personality": "ns2", "recovery": AGENTS[flow.agent], "mss": PKT, "rwnd": flow.window * PKT,
         "ecn": flow.ecn, "delayed_ack": flow.delack,
     }  # fmt: skip
+    if overrides.get("bugFix_") == "false":  # with ecn_ 1, no recover guard in Tahoe's and Reno's dupack_action
+        tcp["recover_guard_all"] = False
+    return tcp
+
+
+MAPPED_OVERRIDES = ("bugFix_",)
 
 
 def scenario(spec: TestSpec, red: dict[str, dict[str, float]]) -> dict[str, Any]:
     """The ecnlab scenario of one suite test (RED parameters as ns-2 resolved them)."""
     names = sorted({n for a, b, _, _ in NETS[net_of(spec)] for n in (a, b)})
-    flows = [{"name": f"f{f.fid}", "from": f.src, "to": f.dst, "start": f.start, "tcp": _tcp(f)} for f in spec.flows]
+    over = spec.tcp_overrides
+    flows = [
+        {"name": f"f{f.fid}", "from": f.src, "to": f.dst, "start": f.start, "tcp": _tcp(f, over)} for f in spec.flows
+    ]
     fids = {f.fid for f in spec.flows}
     faults = [
         {"link": x.link, "flow": f"f{x.fid}", "action": "mark" if x.mark else "drop", "nth": n}
@@ -571,7 +587,7 @@ def run_test(suite: Path, name: str) -> dict[str, Any]:
         "reactions_same": v.reactions_same,
         "trace_same": v.trace_same,
         "difference": v.difference,
-        "unmapped": spec.tcp_overrides,
+        "unmapped": {k: v for k, v in spec.tcp_overrides.items() if k not in MAPPED_OVERRIDES},
         "ns2": {str(k): _record(r) for k, r in ns_r.items()},
         "ecnlab": {str(k): _record(r) for k, r in our_r.items()},
     }

@@ -38,6 +38,7 @@
 use ecnlab_wire::{Duration, Instant};
 use rand::{Rng, RngCore};
 
+use super::mrg::Mrg32k3a;
 use super::{ewma, idle_decay, prob_act, Idle};
 use crate::aqm::{Aqm, QueueView};
 use crate::config::{RedMode, RedParams};
@@ -67,6 +68,8 @@ pub(crate) struct NsRed {
     /// ns `old`: the average was already above min_th at the previous arrival.
     old: bool,
     idle: Idle,
+    /// `RedParams::ns2_rng_skip`: ns-2's own generator instead of the queue's stream.
+    ns2_rng: Option<Mrg32k3a>,
 }
 
 impl NsRed {
@@ -82,6 +85,7 @@ impl NsRed {
             count_bytes: 0,
             old: false,
             idle: Idle::Since(Instant::ZERO),
+            ns2_rng: cfg.ns2_rng_skip.map(Mrg32k3a::ns2_default),
         }
     }
 
@@ -133,7 +137,10 @@ impl NsRed {
     fn early<R: RngCore + ?Sized>(&mut self, len: u32, rng: &mut R) -> Verdict {
         let p1 = ns_prob(&self.cfg, self.avg);
         let p = self.modify_p(p1, len);
-        let u: f64 = rng.random();
+        let u: f64 = match self.ns2_rng.as_mut() {
+            Some(g) => g.u01(),
+            None => rng.random(),
+        };
         if !(p > 0.0 && u <= p) {
             return Verdict::Pass;
         }

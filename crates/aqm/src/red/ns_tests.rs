@@ -29,6 +29,7 @@ fn params(personality: RedPersonality) -> RedParams {
         personality,
         mark_p: None,
         adaptive: false,
+        ns2_rng_skip: None,
         quench: false,
     }
 }

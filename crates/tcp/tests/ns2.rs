@@ -1,0 +1,77 @@
+//! The `ns2` personality's own rules (docs/model.md, "TCP personalities"),
+//! each pinned by a packet trace with the ns-2.35 rule it follows, quoted in
+//! paraphrase from docs/ns2-tcp-semantics.md (the spec read from ns-2.35's
+//! tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc). Setting as in
+//! `trace.rs` (harness::config): MSS 1000 B, IW 2, ECN on, 10 ms one way.
+
+mod harness;
+
+use ecnlab_tcp::{Recovery, TcpConfig};
+use ecnlab_wire::Ecn;
+use harness::*;
+
+#[track_caller]
+fn check(net: &Net, ok: bool, what: &str) {
+    assert!(ok, "{what}\n{}", net.dump());
+}
+
+fn with(v: Recovery, delack: bool, f: impl FnOnce(&mut TcpConfig)) -> TcpConfig {
+    let mut cfg = config(v, delack);
+    f(&mut cfg);
+    cfg
+}
+
+// ------------------------------------------------------------ ecn_on_retransmit
+/// ns2-tcp-semantics.md §4: "output() sets the CWR flag on the packet when
+/// cong_action_ && (!is_retransmit || SetCWRonRetransmit_), then clears
+/// cong_action_. SetCWRonRetransmit_ default true, so CWR may go on the fast
+/// retransmission"; "if ecn_, every data packet including retransmissions is
+/// ECT". Segment 10 is dropped once: its fast retransmission is the first
+/// packet after the reduction. With `ecn_on_retransmit` it is ECT and carries
+/// CWR; without (RFC 3168 §6.1.5, §6.1.2) it is Not-ECT and CWR waits for the
+/// next new segment.
+fn cwr_on_fast_retransmission(v: Recovery, delack: bool) {
+    let faults = vec![drop(Target::Seq(seg(10)))];
+    let ns2 = Net::transfer(with(v, delack, |c| c.ecn_on_retransmit = true), 40_000, faults.clone());
+    let rtx = ns2.data().find(|l| l.seg.retransmit).expect("a retransmission");
+    check(&ns2, rtx.seg.seq == seg(10) && rtx.seg.flags.cwr(), "ns2: CWR on the retransmission of segment 10");
+    check(&ns2, rtx.seg.ecn == Ecn::Ect0, "ns2: the retransmission is ECT");
+    check(&ns2, ns2.data().filter(|l| l.seg.flags.cwr()).count() == 1, "ns2: one CWR");
+
+    let rfc = Net::transfer(config(v, delack), 40_000, faults);
+    let rtx = rfc.data().find(|l| l.seg.retransmit).expect("a retransmission");
+    check(&rfc, !rtx.seg.flags.cwr() && rtx.seg.ecn == Ecn::NotEct, "rfc: Not-ECT, no CWR on the retransmission");
+    let cwr = rfc.data().find(|l| l.seg.flags.cwr()).expect("a CWR");
+    check(&rfc, !cwr.seg.retransmit && cwr.seg.seq > seg(10), "rfc: CWR on a later new segment");
+}
+
+#[test]
+fn test_cwr_on_fast_retransmission() {
+    for v in [Recovery::Tahoe, Recovery::Reno, Recovery::NewReno, Recovery::Sack] {
+        for delack in [false, true] {
+            cwr_on_fast_retransmission(v, delack);
+        }
+    }
+}
+
+// ------------------------------------------------------------ recover_guard_all
+/// ns2-tcp-semantics.md §5: "bugFix_ guard (default bugFix_ = true):
+/// recovered = (highest_ack_ > recover_) in TcpAgent::dupack_action,
+/// RenoTcpAgent::dupack_action ... Fast retransmit happens if recovered ...
+/// Otherwise ... if bugFix_, do nothing", and a fast retransmit sets
+/// recover_ = maxseq_. Tahoe's go-back-N resends segments the receiver already
+/// holds above the holes of a burst of losses; their duplicate ACKs must not
+/// start another fast retransmit before the ACK passes what was sent at the
+/// first one. Fifteen consecutive segments of a large window are dropped
+/// (the suite's bursty tests). Without the guard (`recover_guard_all` off, as
+/// ns-2 with bugFix_ false) Tahoe fast-retransmits again on those duplicates.
+#[test]
+fn test_tahoe_waits_for_recover_after_fast_retransmit() {
+    let faults: Vec<_> = (40..55).map(|k| drop(Target::Seq(seg(k)))).collect();
+    let guarded = Net::transfer(with(Recovery::Tahoe, false, |c| c.recover_guard_all = true), 150_000, faults.clone());
+    let fr = guarded.c.stats().fast_retransmits;
+    check(&guarded, fr == 1, "guarded Tahoe: one fast retransmit");
+    check(&guarded, guarded.s.bytes_received() == 150_000, "everything delivered");
+    let plain = Net::transfer(config(Recovery::Tahoe, false), 150_000, faults);
+    check(&plain, plain.c.stats().fast_retransmits > 1, "unguarded Tahoe: spurious fast retransmits");
+}
