@@ -155,6 +155,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "window_scale": True,
         "ecn_on_retransmit": False,
         "recover_guard_all": False,
+        "window_arith": "rfc5681",
     }
 
 

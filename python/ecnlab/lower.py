@@ -232,4 +232,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "window_scale": t.window_scale,
         "ecn_on_retransmit": t.ecn_on_retransmit,
         "recover_guard_all": t.recover_guard_all,
+        "window_arith": t.window_arith,
     }

@@ -102,6 +102,7 @@ class TcpSpec:
     window_scale: bool = True
     ecn_on_retransmit: bool = False
     recover_guard_all: bool = False
+    window_arith: str = "rfc5681"
 
 
 @dataclass(frozen=True)

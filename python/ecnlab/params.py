@@ -33,6 +33,7 @@ TCP_VARIANTS = TCP_RECOVERIES
 TCP_CCS = ("reno",)
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
+WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
@@ -75,6 +76,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "window_scale": ("window_scale", boolean),
     "ecn_on_retransmit": ("ecn_on_retransmit", boolean),
     "recover_guard_all": ("recover_guard_all", boolean),
+    "window_arith": ("window_arith", choice(WINDOW_ARITHS)),
 }
 
 

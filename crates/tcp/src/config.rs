@@ -47,6 +47,20 @@ pub enum NewRenoTimer {
     SlowButSteady,
 }
 
+/// How a window reduction sets ssthresh and cwnd (`recovery.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowArith {
+    /// RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2·SMSS); cwnd from ssthresh;
+    /// ssthresh starts arbitrarily high (§3.1).
+    Rfc5681,
+    /// ns-2.35 `slowdown()`: W = min(cwnd, rwnd) (with Reno's inflation),
+    /// ssthresh = max(2, ⌊W/2⌋) segments, a halved cwnd keeps the fraction
+    /// (W/2, in bytes), a repeated timeout halves again; ssthresh starts at
+    /// the window (`ssthresh_ = window_` in `reset()`).
+    Ns2,
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -135,6 +149,9 @@ pub struct TcpConfig {
     /// (default true), which guards Tahoe's and Reno's `dupack_action` too.
     #[serde(default)]
     pub recover_guard_all: bool,
+    /// How window reductions set ssthresh and cwnd: RFC 5681 or ns-2.35.
+    #[serde(default = "rfc5681")]
+    pub window_arith: WindowArith,
 }
 
 impl Default for TcpConfig {
@@ -160,6 +177,7 @@ impl Default for TcpConfig {
             window_scale: true,
             ecn_on_retransmit: false,
             recover_guard_all: false,
+            window_arith: WindowArith::Rfc5681,
         }
     }
 }
@@ -170,6 +188,10 @@ fn one() -> u32 {
 
 fn yes() -> bool {
     true
+}
+
+fn rfc5681() -> WindowArith {
+    WindowArith::Rfc5681
 }
 
 fn slow_but_steady() -> NewRenoTimer {

@@ -140,7 +140,10 @@ impl Sender {
     /// With `ecn_min_cwnd_segments` = 2 the window is ns-3's and Linux's
     /// instead: cwnd = ssthresh = max(FlightSize/2, 2·SMSS), and no hold.
     pub(crate) fn halve_window(&mut self, now: Instant, kind: Congestion) {
-        let one_segment = self.win.cwnd <= self.win.mss;
+        let half = (self.ns2_w(false) / 2) as u32;
+        // ns-2 slowdown(): cwnd = W/2 keeps its fraction; below one segment nothing
+        // can be sent until the timer (cwnd 0.5 after ECE at cwnd 1, §6.1.2's hold).
+        let one_segment = self.win.cwnd <= self.win.mss || (self.ns2_window && half < self.win.mss);
         let flight = self.flight_size();
         self.reduce_ssthresh(kind);
         if self.ecn_min_cwnd_segments >= 2 {
@@ -149,6 +152,8 @@ impl Sender {
             // "the TCP sender should reset the retransmit timer on receiving the
             // ECN-Echo packet when the congestion window is one"
             self.hold_timer(now);
+        } else if self.ns2_window {
+            self.win.cwnd = half;
         } else {
             // Halving fewer than four segments in flight leaves one segment.
             let small = flight < 4 * self.win.mss as u64;
@@ -160,7 +165,30 @@ impl Sender {
 
     /// ssthresh as the congestion control sets it for a reduction of `kind` (FlightSize now).
     pub(crate) fn reduce_ssthresh(&mut self, kind: Congestion) {
-        self.win.ssthresh = self.cc.ssthresh(&self.win, kind, self.flight_size());
+        let basis = if self.ns2_window { self.ns2_w(kind == Congestion::Timeout) } else { self.flight_size() };
+        self.set_ssthresh(kind, basis);
+    }
+
+    /// ssthresh from the amount to halve (RFC 5681: FlightSize; ns-2: W), in
+    /// whole segments with `window_arith = ns2` (`ssthresh_` is an int).
+    fn set_ssthresh(&mut self, kind: Congestion, basis: u64) {
+        let s = self.cc.ssthresh(&self.win, kind, basis);
+        let mss = self.win.mss;
+        self.win.ssthresh = if self.ns2_window { (s / mss * mss).max(2 * mss) } else { s };
+    }
+
+    /// ns-2 `windowd()`: min(cwnd, rwnd), cwnd with Reno's inflation; during a
+    /// Reno or NewReno recovery a timeout first drops the inflation (`dupwnd_ = 0`).
+    fn ns2_w(&self, timeout: bool) -> u64 {
+        let inflated = matches!(self.win.phase, Phase::Recovery { .. }) && self.inflates();
+        let cwnd = if inflated && timeout { self.halved } else { self.win.cwnd };
+        u64::from(cwnd).min(u64::from(self.peer_rwnd))
+    }
+
+    /// Recoveries whose window is inflated by duplicate ACKs.
+    fn inflates(&self) -> bool {
+        matches!(self.recovery, Recovery::Reno | Recovery::NewReno)
+            || (self.recovery == Recovery::Sack && !self.use_sack)
     }
 
     /// An ACK of new data that made no ECN reduction. RFC 3168 §6.1.2: "The
@@ -185,22 +213,34 @@ impl Sender {
                 }
             }
             // RFC 5681 §3.2 step 6: the first new ACK deflates the window and ends recovery.
-            Recovery::Reno => self.exit_recovery(),
+            Recovery::Reno => self.exit_recovery(ack, ece),
             // RFC 6675 §5: recovery ends when RecoveryPoint is acknowledged.
             Recovery::Sack if self.use_sack => {
                 if full {
-                    self.exit_recovery();
+                    self.win.cwnd = if self.ns2_window { self.win.cwnd } else { self.win.ssthresh };
+                    self.win.phase = Phase::Open;
                 }
             }
-            Recovery::NewReno | Recovery::Sack if full => self.exit_recovery(),
+            Recovery::NewReno | Recovery::Sack if full => self.exit_recovery(ack, ece),
             Recovery::NewReno | Recovery::Sack => self.partial_ack(acked),
         }
     }
 
     /// RFC 6582 §3.2 step 6, option (2): cwnd = ssthresh on a full ACK.
-    fn exit_recovery(&mut self) {
-        self.win.cwnd = self.win.ssthresh;
+    /// `window_arith = ns2`: cwnd = ns-2's `cwnd_` (the halved window, after any
+    /// partial deflation) and the exit ACK opens it as any new ACK does
+    /// (RenoTcpAgent/NewRenoTcpAgent::recv → recv_newack_helper → opencwnd);
+    /// Sack1 leaves cwnd_ as it is and does not open it on that ACK.
+    fn exit_recovery(&mut self, ack: &Ack, ece: bool) {
         self.win.phase = Phase::Open;
+        if !self.ns2_window {
+            self.win.cwnd = self.win.ssthresh;
+            return;
+        }
+        self.win.cwnd = self.halved.max(self.win.mss);
+        if !ece {
+            self.cc.on_ack(&mut self.win, ack);
+        }
     }
 
     /// RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
@@ -208,12 +248,31 @@ impl Sender {
     /// The ACK restarted the timer unless `keeps_timer_on_partial_ack` said not to.
     fn partial_ack(&mut self, acked: u64) {
         self.rtx_next = Some(self.una);
+        if self.ns2_window {
+            return self.ns2_partial_deflation(acked);
+        }
         let mss = self.win.mss as u64;
         let mut cwnd = (self.win.cwnd as u64).saturating_sub(acked);
         if acked >= mss {
             cwnd += mss;
         }
         self.win.cwnd = cwnd.max(mss) as u32;
+    }
+
+    /// ns-2 NewReno `partialnewack` with `partial_window_deflation_` 1: with d
+    /// acknowledged, the inflation goes first (`dupwnd_ -= d − 1` while it
+    /// exceeds d), then `cwnd_` (`cwnd_ -= d − dupwnd_`, `dupwnd_ = 1`), never
+    /// below one segment. The total window shrinks by d − 1 segments either way.
+    fn ns2_partial_deflation(&mut self, acked: u64) {
+        let mss = u64::from(self.win.mss);
+        let inflation = u64::from(self.win.cwnd.saturating_sub(self.halved));
+        if inflation > acked {
+            self.win.cwnd = (u64::from(self.win.cwnd) - acked + mss) as u32;
+        } else {
+            let halved = u64::from(self.halved).saturating_sub(acked - inflation).max(mss);
+            self.halved = halved as u32;
+            self.win.cwnd = (halved + mss) as u32;
+        }
     }
 
     fn on_dupack(&mut self, st: &mut TcpStats) {
@@ -257,10 +316,13 @@ impl Sender {
     fn enter_recovery(&mut self, st: &mut TcpStats) {
         st.fast_retransmits += 1;
         let same_window = matches!(self.win.phase, Phase::Cwr { .. });
+        // ns-2: W/2 becomes cwnd_ (the ECN path keeps cwnd_ as it is).
+        self.halved = if same_window { self.win.cwnd } else { (self.ns2_w(false) / 2) as u32 };
         if !same_window {
             // RFC 5681 §3.2 step 2: data sent by Limited Transmit is not counted.
             let flight = self.flight_size() - self.lt_bytes.min(self.flight_size());
-            self.win.ssthresh = self.cc.ssthresh(&self.win, Congestion::Loss, flight);
+            let basis = if self.ns2_window { self.ns2_w(false) } else { flight };
+            self.set_ssthresh(Congestion::Loss, basis);
             self.reduced_at = self.max;
             if self.ecn != EcnSend::Disabled {
                 self.ecn = EcnSend::CwrPending;
@@ -271,6 +333,8 @@ impl Sender {
         self.partial_seen = false;
         self.timing = None;
         let mss = self.win.mss;
+        // ns-2 keeps cwnd_ = W/2 with its fraction (window_arith = ns2); RFC 5681 sets cwnd from ssthresh.
+        let base = if self.ns2_window { self.halved.max(mss) } else { self.win.ssthresh };
         match self.recovery {
             // Tahoe: slow start from one segment, go-back-N.
             Recovery::Tahoe => {
@@ -278,12 +342,12 @@ impl Sender {
                 self.nxt = self.una;
             }
             Recovery::Sack if self.use_sack => {
-                self.win.cwnd = self.win.ssthresh;
+                self.win.cwnd = base;
                 self.sb.start_episode(self.una);
                 self.rtx_next = Some(self.una);
             }
             Recovery::Reno | Recovery::NewReno | Recovery::Sack => {
-                self.win.cwnd = self.win.ssthresh.saturating_add(self.win.dupthresh * mss);
+                self.win.cwnd = base.saturating_add(self.win.dupthresh * mss);
                 self.rtx_next = Some(self.una);
             }
         }
@@ -304,7 +368,13 @@ impl Sender {
     /// RFC 6298 (5.4)–(5.6) and RFC 5681 §3.1 eq. (4): go back to snd_una with one segment.
     fn on_rto(&mut self, now: Instant, st: &mut TcpStats) {
         st.timeouts += 1;
-        let keep_ssthresh = matches!(self.win.phase, Phase::Cwr { .. } | Phase::Loss { .. });
+        // ns-2 timeout(): after an ECN reduction in this window ssthresh is kept; a
+        // repeated timeout halves again (W = cwnd = 1 segment: ssthresh 2).
+        let keep_ssthresh = match self.win.phase {
+            Phase::Cwr { .. } => true,
+            Phase::Loss { .. } => !self.ns2_window,
+            _ => false,
+        };
         if !keep_ssthresh {
             self.reduce_ssthresh(Congestion::Timeout);
         }

@@ -11,7 +11,7 @@
 //! partial segment is sent as soon as the window has room for it.
 
 use crate::cc::AnyCc;
-use crate::config::{NewRenoTimer, Recovery, TcpConfig};
+use crate::config::{NewRenoTimer, Recovery, TcpConfig, WindowArith};
 use crate::rtt::RttEstimator;
 use crate::sack::{Scoreboard, SeqSpace};
 use crate::timer::{tick_deadline, RtxTimer};
@@ -93,6 +93,11 @@ pub(crate) struct Sender {
     pub(crate) lt_bytes: u64,
     /// `TcpConfig::recover_guard_all` (ns-2 `bugFix_` for every variant).
     pub(crate) recover_guard_all: bool,
+    /// `TcpConfig::window_arith` is `Ns2`.
+    pub(crate) ns2_window: bool,
+    /// ns-2's `cwnd_` during a fast recovery: the halved window without the
+    /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
+    pub(crate) halved: u32,
 }
 
 impl Sender {
@@ -124,6 +129,8 @@ impl Sender {
             limited_transmit: cfg.limited_transmit,
             lt_bytes: 0,
             recover_guard_all: cfg.recover_guard_all,
+            ns2_window: cfg.window_arith == WindowArith::Ns2,
+            halved: 0,
         }
     }
 
@@ -134,6 +141,10 @@ impl Sender {
         self.ecn = if ecn { EcnSend::Idle } else { EcnSend::Disabled };
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
+        if self.ns2_window {
+            // ns-2 reset(): ssthresh_ = int(window_), in whole segments.
+            self.win.ssthresh = (rwnd / mss * mss).max(2 * mss);
+        }
     }
 
     /// One past the last data byte (the FIN's sequence number once closed).

@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{Recovery, TcpConfig};
+use ecnlab_tcp::{CaState, Recovery, TcpConfig, WindowArith};
 use ecnlab_wire::Ecn;
 use harness::*;
 
@@ -74,4 +74,49 @@ fn test_tahoe_waits_for_recover_after_fast_retransmit() {
     check(&guarded, guarded.s.bytes_received() == 150_000, "everything delivered");
     let plain = Net::transfer(config(Recovery::Tahoe, false), 150_000, faults);
     check(&plain, plain.c.stats().fast_retransmits > 1, "unguarded Tahoe: spurious fast retransmits");
+}
+
+// ------------------------------------------------------------ window_arith = ns2
+/// ns2-tcp-semantics.md §3 (tcp.cc slowdown): "W = windowd() (min(cwnd_
+/// [+dupwnd_], wnd_)); halfwin = W/2 (double, not truncated)";
+/// CLOSE_SSTHRESH_HALF: "ssthresh_ = (int)halfwin", CLOSE_CWND_HALF:
+/// "cwnd_ = halfwin ... cwnd_ keeps the fraction (21 → 10.5)"; "if ssthresh_
+/// < 2 then ssthresh_ = 2". §2: in congestion avoidance "cwnd_ += 1/cwnd_"
+/// per new ACK, on a double. Slow start without delayed ACKs grows cwnd by one
+/// segment per ACK from IW 2, so the ECE on the ACK of segment 12 meets cwnd
+/// 13 segments: ns-2 leaves cwnd 6.5 and ssthresh 6 segments (RFC 5681 would
+/// halve FlightSize and set cwnd = ssthresh). Each later ACK adds SMSS²/cwnd
+/// with the fraction kept.
+#[test]
+fn test_ns2_ecn_halving_keeps_the_fraction() {
+    let cfg = with(Recovery::Reno, false, |c| c.window_arith = WindowArith::Ns2);
+    let net = Net::transfer(cfg, 60_000, vec![mark(Target::Seq(seg(12)))]);
+    let i = net.cc_log.iter().position(|p| p.ca == CaState::Cwr).expect("an ECN reduction");
+    let (before, after) = (net.cc_log[i - 1], net.cc_log[i]);
+    check(&net, before.cwnd == 13 * MSS, "cwnd 13 segments at the ECE");
+    check(&net, after.cwnd == 6500 && after.ssthresh == 6 * MSS, "cwnd 6.5, ssthresh 6 segments");
+    let mut exact = f64::from(after.cwnd);
+    for p in net.cc_log[i + 1..].iter().take_while(|p| p.ca != CaState::Recovery).take(20) {
+        if p.cwnd as f64 > exact + 0.5 {
+            exact += f64::from(MSS * MSS) / exact;
+        }
+        check(&net, p.cwnd == exact.floor() as u32, "congestion avoidance adds SMSS²/cwnd, fraction kept");
+    }
+}
+
+/// ns2-tcp-semantics.md §5 (timeout): "else: ++nrexmit_; last_cwnd_action_ =
+/// TIMEOUT; slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) → ssthresh =
+/// max(2, int(windowd()/2)), cwnd = 1", and windowd() uses the current cwnd:
+/// a second timeout in a row (cwnd 1) leaves ssthresh 2 (RFC 5681 §3.1 keeps
+/// ssthresh on a repeated timeout), and the first halves the window, not
+/// FlightSize (one segment here). Segment 10, the last, is lost and so is its
+/// first retransmission: the first timeout meets cwnd 11 segments (ssthresh 5),
+/// the second cwnd 1 (ssthresh 2).
+#[test]
+fn test_ns2_repeated_timeout_halves_again() {
+    let faults = vec![drop(Target::Seq(seg(10))), drop(Target::DataTx(11))];
+    let ns2 = Net::transfer(with(Recovery::Reno, false, |c| c.window_arith = WindowArith::Ns2), 10_000, faults);
+    let loss: Vec<_> = ns2.cc_log.iter().filter(|p| p.ca == CaState::Loss && p.ack.is_none()).collect();
+    check(&ns2, ns2.c.stats().timeouts == 2 && loss.len() >= 2, "two timeouts");
+    check(&ns2, loss[0].ssthresh == 5 * MSS && loss[1].ssthresh == 2 * MSS, "ssthresh 5, then 2 segments");
 }

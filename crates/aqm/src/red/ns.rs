@@ -30,9 +30,9 @@
 //! defaults to ns-2's 0.1. Drops are counted as ns-2 counts them: early.
 //!
 //! Known differences from the tools: the host drops on overflow *after* the AQM
-//! (ns-2 also resets `count` on an overflow drop); the idle period starts
-//! when the last packet leaves the queue (ns-2/ns-3: when the link next asks
-//! for a packet, one transmission time later); draws compare `u ≤ p` only when
+//! (ns-2 also resets `count` on an overflow drop); for `ns3` the idle period
+//! starts when the last packet leaves the queue (ns-3: when the link next asks
+//! for a packet, one transmission time later; `ns2` follows ns-2 there); draws compare `u ≤ p` only when
 //! p > 0, so p = 0 (the `wait` hold-off) never acts.
 
 use ecnlab_wire::{Duration, Instant};
@@ -70,6 +70,8 @@ pub(crate) struct NsRed {
     idle: Idle,
     /// `RedParams::ns2_rng_skip`: ns-2's own generator instead of the queue's stream.
     ns2_rng: Option<Mrg32k3a>,
+    /// ns2: when the packet last dequeued ends its transmission (idle starts then).
+    tx_end: Instant,
 }
 
 impl NsRed {
@@ -86,6 +88,7 @@ impl NsRed {
             old: false,
             idle: Idle::Since(Instant::ZERO),
             ns2_rng: cfg.ns2_rng_skip.map(Mrg32k3a::ns2_default),
+            tx_end: Instant::ZERO,
         }
     }
 
@@ -195,8 +198,17 @@ impl Aqm for NsRed {
         self.early(len, rng)
     }
 
+    /// ns-2 `REDQueue::deque` marks the queue idle when the link asks for a
+    /// packet and finds none: at the end of the last packet's transmission, not
+    /// when it left the queue (ns-3 and F&J: when it left).
+    fn on_dequeue(&mut self, now: Instant, _sojourn: Duration, len: u32, _q: &QueueView) {
+        if matches!(self.flavour, Flavour::Ns2 { .. }) {
+            self.tx_end = now + Duration::transmission(u64::from(len), self.cfg.link_rate_bps);
+        }
+    }
+
     fn on_idle(&mut self, now: Instant) {
-        self.idle = Idle::Since(now);
+        self.idle = Idle::Since(now.max(self.tx_end));
     }
 
     fn avg_estimate(&self) -> Option<f64> {
