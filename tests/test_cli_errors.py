@@ -37,7 +37,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         'tcp.ecm: unknown key, did you mean "ecn"? (allowed: abc, cc, clock_granularity, delack_timeout, '
         "delayed_ack, dupack_threshold, ecn, ecn_min_cwnd, ecn_on_retransmit, ecn_plus, init_cwnd, initial_rto, "
         "limited_transmit, max_rto, min_rto, mss, newreno_timer, personality, recover_guard_all, recovery, rwnd, "
-        "variant, window_arith, window_scale)",
+        "syn_immediate_ack, variant, window_arith, window_scale)",
     ),
     (
         "red-key-on-droptail",

@@ -156,6 +156,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "ecn_on_retransmit": False,
         "recover_guard_all": False,
         "window_arith": "rfc5681",
+        "syn_immediate_ack": True,
     }
 
 

@@ -233,4 +233,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "ecn_on_retransmit": t.ecn_on_retransmit,
         "recover_guard_all": t.recover_guard_all,
         "window_arith": t.window_arith,
+        "syn_immediate_ack": t.syn_immediate_ack,
     }

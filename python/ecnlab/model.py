@@ -103,6 +103,7 @@ class TcpSpec:
     ecn_on_retransmit: bool = False
     recover_guard_all: bool = False
     window_arith: str = "rfc5681"
+    syn_immediate_ack: bool = True
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "ecn_on_retransmit": ("ecn_on_retransmit", boolean),
     "recover_guard_all": ("recover_guard_all", boolean),
     "window_arith": ("window_arith", choice(WINDOW_ARITHS)),
+    "syn_immediate_ack": ("syn_immediate_ack", boolean),
 }
 
 

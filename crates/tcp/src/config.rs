@@ -152,6 +152,12 @@ pub struct TcpConfig {
     /// How window reductions set ssthresh and cwnd: RFC 5681 or ns-2.35.
     #[serde(default = "rfc5681")]
     pub window_arith: WindowArith,
+    /// With delayed ACKs, the responder answers a SYN at once (on: RFC 793,
+    /// and ns-2's default `SYN_immediate_ack_` true) or holds its SYN-ACK for
+    /// `delack_timeout` like any first in-order segment (off: ns-2's DelAck
+    /// sink with `SYN_immediate_ack_` false, as test-suite-ecn.tcl sets it).
+    #[serde(default = "yes")]
+    pub syn_immediate_ack: bool,
 }
 
 impl Default for TcpConfig {
@@ -178,6 +184,7 @@ impl Default for TcpConfig {
             ecn_on_retransmit: false,
             recover_guard_all: false,
             window_arith: WindowArith::Rfc5681,
+            syn_immediate_ack: true,
         }
     }
 }

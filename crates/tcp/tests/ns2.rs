@@ -120,3 +120,26 @@ fn test_ns2_repeated_timeout_halves_again() {
     check(&ns2, ns2.c.stats().timeouts == 2 && loss.len() >= 2, "two timeouts");
     check(&ns2, loss[0].ssthresh == 5 * MSS && loss[1].ssthresh == 2 * MSS, "ssthresh 5, then 2 segments");
 }
+
+// ------------------------------------------------------------ syn_immediate_ack
+/// ns2-tcp-semantics.md §9 (DelAckSink::recv): an in-order packet with no
+/// timer pending is ACKed only when the 100 ms timer fires, "except if ...
+/// (SYN_immediate_ack_ [default true] && seqno == 0)"; "The ECN test suite sets
+/// SYN_immediate_ack_ false: its DelAck sinks delay the SYN's ACK by 100 ms".
+/// ns-2's packet 0 is its SYN, so with `syn_immediate_ack` off a delaying
+/// responder sends its SYN-ACK one `delack_timeout` after the SYN arrives;
+/// without delayed ACKs, or with the option on, at once.
+#[test]
+fn test_syn_ack_waits_for_the_delayed_ack_timer() {
+    for (delack, immediate, wait_ms) in [(true, false, 100), (true, true, 0), (false, false, 0)] {
+        let cfg = with(Recovery::Reno, delack, |c| c.syn_immediate_ack = immediate);
+        let net = Net::transfer(cfg, 5_000, vec![]);
+        let syn = net.log.iter().find(|l| l.dir == Dir::C2S && l.seg.flags.syn()).expect("SYN");
+        let syn_ack = net.log.iter().find(|l| l.dir == Dir::S2C && l.seg.flags.syn()).expect("SYN-ACK");
+        // The SYN takes the harness's 10 ms one way plus its transmission (tens of µs).
+        let held = (syn_ack.t - syn.t).as_nanos() as i64 - 10_000_000;
+        let want = wait_ms as i64 * 1_000_000;
+        check(&net, (0..100_000).contains(&(held - want)), &format!("SYN-ACK held {held} ns"));
+        check(&net, net.s.bytes_received() == 5_000 && net.c.stats().timeouts == 0, "transfer completes");
+    }
+}

@@ -124,11 +124,13 @@ class TestSpec:
     faults: list[FaultSpec]
     tcp_overrides: dict[str, str] = field(default_factory=dict)
     bottleneck_delay_ms: float = 20.0
+    sink_globals: dict[str, str] = field(default_factory=dict)  # the file's own `Agent/TCPSink set` lines
 
 
 def parse_test(text: str, name: str) -> TestSpec:
     """What test NAME configures: topology, flows, scripted drops/marks, global overrides."""
     init, run = _proc(text, name, "init"), _proc(text, name, "run")
+    sinks = dict(re.findall(r"^Agent/TCPSink set (\w+) (\S+)", text, re.M))
     net = re.search(r"set net_\s+(\S+)", init)
     if net is None:
         raise ValueError(f"test {name}: no net_ in its init")
@@ -136,7 +138,7 @@ def parse_test(text: str, name: str) -> TestSpec:
     setup = re.search(r"\$self ecnsetup (\w+)((?: [\d.]+)*)", run)
     if setup is None:
         flows, stop = _explicit_flows(run)
-        return TestSpec(name, net.group(1), stop, flows, [], over)
+        return TestSpec(name, net.group(1), stop, flows, [], over, sink_globals=sinks)
     args = setup.group(2).split()
     stop = float(args[0]) if args else 3.0
     fid = int(args[1]) if len(args) > 1 else 0
@@ -144,7 +146,7 @@ def parse_test(text: str, name: str) -> TestSpec:
     flows = [FlowSpec(fid, SETUP_TYPES[setup.group(1)], "s1", "s3", 30, True, 0.0, delack)]
     for kind, start in re.findall(r"\$self second_tcp (\w+) ([\d.]+)", run):
         flows.append(FlowSpec(2, SETUP_TYPES[kind], "s1", "s3", 30, True, float(start), False))
-    return TestSpec(name, net.group(1), stop, flows, _faults(run), over, bottleneck_delay_ms=10.0)
+    return TestSpec(name, net.group(1), stop, flows, _faults(run), over, bottleneck_delay_ms=10.0, sink_globals=sinks)
 
 
 def _faults(run: str) -> list[FaultSpec]:
@@ -357,13 +359,15 @@ def _links(spec: TestSpec, red: dict[str, dict[str, float]]) -> list[dict[str, A
     return out
 
 
-def _tcp(flow: FlowSpec, overrides: dict[str, str]) -> dict[str, Any]:
+def _tcp(flow: FlowSpec, overrides: dict[str, str], sinks: dict[str, str]) -> dict[str, Any]:
     tcp = {
         "personality": "ns2", "recovery": AGENTS[flow.agent], "mss": PKT, "rwnd": flow.window * PKT,
         "ecn": flow.ecn, "delayed_ack": flow.delack,
     }  # fmt: skip
     if overrides.get("bugFix_") == "false":  # with ecn_ 1, no recover guard in Tahoe's and Reno's dupack_action
         tcp["recover_guard_all"] = False
+    if sinks.get("SYN_immediate_ack_") == "false":  # a DelAck sink holds the ACK of packet 0
+        tcp["syn_immediate_ack"] = False
     return tcp
 
 
@@ -375,7 +379,8 @@ def scenario(spec: TestSpec, red: dict[str, dict[str, float]]) -> dict[str, Any]
     names = sorted({n for a, b, _, _ in NETS[net_of(spec)] for n in (a, b)})
     over = spec.tcp_overrides
     flows = [
-        {"name": f"f{f.fid}", "from": f.src, "to": f.dst, "start": f.start, "tcp": _tcp(f, over)} for f in spec.flows
+        {"name": f"f{f.fid}", "from": f.src, "to": f.dst, "start": f.start, "tcp": _tcp(f, over, spec.sink_globals)}
+        for f in spec.flows
     ]
     fids = {f.fid for f in spec.flows}
     faults = [
