@@ -157,6 +157,8 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "recover_guard_all": False,
         "window_arith": "rfc5681",
         "syn_immediate_ack": True,
+        "rto_arith": "rfc6298",
+        "clock_phase_ns": 0,
     }
 
 

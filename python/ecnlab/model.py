@@ -104,6 +104,8 @@ class TcpSpec:
     recover_guard_all: bool = False
     window_arith: str = "rfc5681"
     syn_immediate_ack: bool = True
+    rto_arith: str = "rfc6298"
+    clock_phase_ns: int = 0
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ TCP_CCS = ("reno",)
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
 WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
+RTO_ARITHS = ("rfc6298", "ns2")  # TcpConfig::rto_arith
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
@@ -78,6 +79,8 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "recover_guard_all": ("recover_guard_all", boolean),
     "window_arith": ("window_arith", choice(WINDOW_ARITHS)),
     "syn_immediate_ack": ("syn_immediate_ack", boolean),
+    "rto_arith": ("rto_arith", choice(RTO_ARITHS)),
+    "clock_phase": ("clock_phase_ns", _dur(False)),
 }
 
 
@@ -157,6 +160,7 @@ TCP_ENGINE_FIELDS = {
     "min_rto": "min_rto_ns",
     "initial_rto": "initial_rto_ns",
     "max_rto": "max_rto_ns",
+    "clock_phase": "clock_phase_ns",
 }
 
 

@@ -87,6 +87,8 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "recover_guard_all": t.recover_guard_all,
         "window_arith": t.window_arith,
         "syn_immediate_ack": t.syn_immediate_ack,
+        "rto_arith": t.rto_arith,
+        "clock_phase": ns_to_s(t.clock_phase_ns),
     }
 
 

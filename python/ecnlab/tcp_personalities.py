@@ -9,15 +9,15 @@ Sources, per knob: ``rfc`` the RFC that specifies it (RFC 5681, 3465, 3042,
 6582 §4, 3168 §6.1.2, 6298); ``ns2`` the ns-2.35 variable (``windowInit_``,
 ``opencwnd``, ``singledup_``, ``newreno_changes1_``, ``minrto_``,
 ``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``,
-``output()`` with ``SetCWRonRetransmit_``, ``bugFix_``, ``slowdown()``);
+``output()`` with ``SetCWRonRetransmit_``, ``bugFix_``, ``slowdown()``,
+``rtt_update``/``rtt_timeout``);
 ``window_scale``: RFC 7323, ns-2 has no TCP options, Linux
 ``tcp_window_scaling`` 1; ``linux`` the kernel constant or function (``TCP_INIT_CWND``,
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
 ``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``). ``abc = 100``
 stands for Linux's segment counting, which has no per-ACK limit.
 
-Not modelled yet (docs/model.md lists them): ns-2's pseudo-SYN and its timer
-phase; Linux's RACK-TLP, PRR, timestamps, quick-ACK.
+Not modelled yet (docs/model.md lists them): ns-2's data-less pseudo-SYN; Linux's RACK-TLP, PRR, timestamps, quick-ACK.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "ecn_on_retransmit": False,
         "recover_guard_all": False,
         "window_arith": "rfc5681",
+        "rto_arith": "rfc6298",
     },
     "ns2": {
         "init_cwnd": 2,
@@ -64,6 +65,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "ecn_on_retransmit": True,
         "recover_guard_all": True,
         "window_arith": "ns2",
+        "rto_arith": "ns2",
     },
     "linux": {
         "init_cwnd": 10,
@@ -80,5 +82,6 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "ecn_on_retransmit": False,
         "recover_guard_all": False,
         "window_arith": "rfc5681",
+        "rto_arith": "rfc6298",
     },
 }

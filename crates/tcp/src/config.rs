@@ -61,6 +61,19 @@ pub enum WindowArith {
     Ns2,
 }
 
+/// The retransmission timer's arithmetic (`rtt.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoArith {
+    /// RFC 6298 with a coarse clock: samples floored to ticks, RTO rounded up
+    /// to ticks, expiry on a tick boundary.
+    Rfc6298,
+    /// ns-2.35: integer-tick SRTT/RTTVAR with the clock phase `clock_phase_ns`,
+    /// RTO = max(min_rto, ⌊srtt + 4·rttvar⌋ ticks)·backoff, expiry exactly one
+    /// RTO after the timer starts.
+    Ns2,
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -158,6 +171,13 @@ pub struct TcpConfig {
     /// sink with `SYN_immediate_ack_` false, as test-suite-ecn.tcl sets it).
     #[serde(default = "yes")]
     pub syn_immediate_ack: bool,
+    /// The retransmission timer's arithmetic: RFC 6298 or ns-2.35.
+    #[serde(default = "rfc6298")]
+    pub rto_arith: RtoArith,
+    /// `rto_arith = ns2`: the phase of the TCP clock, < `clock_granularity_ns`
+    /// (ns-2's `boot_time_`, one uniform draw of a tick per agent).
+    #[serde(default)]
+    pub clock_phase_ns: u64,
 }
 
 impl Default for TcpConfig {
@@ -185,6 +205,8 @@ impl Default for TcpConfig {
             recover_guard_all: false,
             window_arith: WindowArith::Rfc5681,
             syn_immediate_ack: true,
+            rto_arith: RtoArith::Rfc6298,
+            clock_phase_ns: 0,
         }
     }
 }
@@ -195,6 +217,10 @@ fn one() -> u32 {
 
 fn yes() -> bool {
     true
+}
+
+fn rfc6298() -> RtoArith {
+    RtoArith::Rfc6298
 }
 
 fn rfc5681() -> WindowArith {
@@ -266,6 +292,12 @@ impl TcpConfig {
             "1 (RFC 3168, ns-2) or 2 (ns-3, Linux)",
         )?;
         check((1..=1000).contains(&self.dupack_threshold), "dupack_threshold", self.dupack_threshold, "1..=1000")?;
+        check(
+            self.clock_phase_ns < self.clock_granularity_ns,
+            "clock_phase_ns",
+            self.clock_phase_ns,
+            "< clock_granularity_ns",
+        )?;
         check(self.abc <= 100, "abc", self.abc, "0 (per ACK) or 1..=100 segments (RFC 3465 L)")
     }
 }

@@ -232,7 +232,7 @@ impl Connection {
 
     fn handshake_rtt_sample(&mut self, now: Instant) {
         if let Handshake::Sent { at, retransmitted: false, .. } = self.hs {
-            self.snd.rtt.sample(now - at);
+            self.snd.rtt.sample(at, now);
         }
         self.hs = Handshake::Idle;
     }

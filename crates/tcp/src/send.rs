@@ -14,7 +14,7 @@ use crate::cc::AnyCc;
 use crate::config::{NewRenoTimer, Recovery, TcpConfig, WindowArith};
 use crate::rtt::RttEstimator;
 use crate::sack::{Scoreboard, SeqSpace};
-use crate::timer::{tick_deadline, RtxTimer};
+use crate::timer::RtxTimer;
 use crate::window::{Phase, Window};
 use ecnlab_wire::{Duration, Instant};
 
@@ -268,13 +268,11 @@ impl Sender {
     }
 
     pub(crate) fn arm_timer(&mut self, now: Instant) {
-        let at = tick_deadline(now, self.rtt.rto(), self.rtt.tick());
-        self.timer = RtxTimer::Retransmit { expires_at: at };
+        self.timer = RtxTimer::Retransmit { expires_at: self.rtt.deadline(now) };
     }
 
     pub(crate) fn hold_timer(&mut self, now: Instant) {
-        let at = tick_deadline(now, self.rtt.rto(), self.rtt.tick());
-        self.timer = RtxTimer::EcnHold { expires_at: at };
+        self.timer = RtxTimer::EcnHold { expires_at: self.rtt.deadline(now) };
     }
 
     /// RFC 6298 (5.2)/(5.3) after an ACK of new data; the ECN hold keeps running.
@@ -293,7 +291,7 @@ impl Sender {
     pub(crate) fn take_rtt_sample(&mut self, now: Instant, ack: u64) -> Option<Duration> {
         let t = self.timing.filter(|t| ack >= t.end)?;
         let sample = now - t.sent_at;
-        self.rtt.sample(sample);
+        self.rtt.sample(t.sent_at, now);
         self.timing = None;
         Some(sample)
     }

@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, Recovery, TcpConfig, WindowArith};
+use ecnlab_tcp::{CaState, Recovery, RtoArith, TcpConfig, WindowArith};
 use ecnlab_wire::Ecn;
 use harness::*;
 
@@ -141,5 +141,34 @@ fn test_syn_ack_waits_for_the_delayed_ack_timer() {
         let want = wait_ms as i64 * 1_000_000;
         check(&net, (0..100_000).contains(&(held - want)), &format!("SYN-ACK held {held} ns"));
         check(&net, net.s.bytes_received() == 5_000 && net.c.stats().timeouts == 0, "transfer completes");
+    }
+}
+
+// ------------------------------------------------------------ rto_arith = ns2
+/// ns2-tcp-semantics.md §5: "rtt_timeout() (rfc2988_ true): base = (t_rtxcur_
+/// < minrto_) ? minrto_ : t_rtxcur_; RTO = base · t_backoff_ ... The value is
+/// not rounded to ticks", and set_rtx_timer() "(re)schedule[s] the timer at
+/// now + rtt_timeout()". With a 10 ms clock and a 200 ms minimum, segment 5
+/// (the last) is lost: ns-2 retransmits it exactly 200 ms after the ACK of
+/// segment 4 restarted the timer; RFC 6298 with a coarse clock waits for the
+/// next tick boundary.
+#[test]
+fn test_ns2_timer_expires_exactly_one_rto_later() {
+    let coarse = |c: &mut TcpConfig| {
+        c.clock_granularity_ns = 10_000_000;
+        c.min_rto_ns = 200_000_000;
+    };
+    for (arith, exact) in [(RtoArith::Ns2, true), (RtoArith::Rfc6298, false)] {
+        let cfg = with(Recovery::Reno, false, |c| {
+            coarse(c);
+            c.rto_arith = arith;
+        });
+        let net = Net::transfer(cfg, 5_000, vec![drop(Target::Seq(seg(5)))]);
+        let ack4 = net.acks().find(|l| l.seg.ack == seg(5)).expect("ACK of segment 4");
+        let arrival = ack4.t + ecnlab_wire::Duration::from_millis(10) + ecnlab_wire::Duration(32_000);
+        let rtx = net.data().find(|l| l.seg.retransmit).expect("the retransmission");
+        let waited = (rtx.t - arrival).as_nanos();
+        check(&net, (waited == 200_000_000) == exact, &format!("{arith:?}: waited {waited} ns"));
+        check(&net, net.c.stats().timeouts == 1, "one timeout");
     }
 }

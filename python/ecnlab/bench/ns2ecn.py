@@ -217,6 +217,7 @@ TestSuite instproc finish args {
     global ecnlab_agents
     $self instvar ns_ node_
     foreach n [array names node_] { puts "ECNLAB node $n [$node_($n) id]" }
+    puts "ECNLAB order [$ns_ array names Node_]"
     foreach a $ecnlab_agents { puts "ECNLAB agent [$a set fid_] [$a set necnresponses_] [$a set nrexmit_]" }
     foreach a [array names node_] {
         foreach b [array names node_] {
@@ -242,6 +243,7 @@ class Ns2Run:
     nodes: dict[str, int]
     ecn_responses: dict[int, int]  # fid -> necnresponses_
     red: dict[str, dict[str, float]]  # "r1->r2" -> RED parameters as ns-2 resolved them
+    order: list[int] = field(default_factory=list)  # node ids in the order `$ns run` resets them
 
 
 def run_ns2(suite: Path, test: str, workdir: Path) -> Ns2Run:
@@ -267,6 +269,8 @@ def _ns2_output(stdout: str, trace: list[str]) -> Ns2Run:
             run.nodes[f[2]] = int(f[3])
         elif f[:2] == ["ECNLAB", "agent"]:
             run.ecn_responses[int(f[2])] = int(f[3])
+        elif f[:2] == ["ECNLAB", "order"]:
+            run.order = [int(x) for x in f[2:]]
         elif f[:2] == ["ECNLAB", "red"]:
             run.red[f"{f[2]}->{f[3]}"] = dict(zip(RED_VARS, (float(x) for x in f[4:]), strict=True))
     return run
@@ -319,6 +323,31 @@ NS2_DROPTAIL_LIMIT = 50  # ns-2 Queue limit_ default
 # it; ns2-tcp-semantics.md §10). The bottleneck's RED uses that stream (ns2_rng_skip); the
 # other RED queues (ACK direction, net3's 100 Mb/s r2->r3) never reach an early decision.
 NS2_DRAWS_PER_AGENT = 2
+NS2_TICK_NS = 10_000_000  # tcpTick_
+
+
+def mrg32k3a(n: int) -> list[float]:
+    """The first ``n`` draws of ns-2's default generator: L'Ecuyer's MRG32k3a, all six
+    state words 1 after ``seed 1`` (ns2-tcp-semantics.md §10; crates/aqm red/mrg.rs)."""
+    m1, m2, s, out = 4294967087, 4294944443, [1] * 6, []
+    for _ in range(n):
+        p1 = (1403580 * s[1] - 810728 * s[0]) % m1
+        p2 = (527612 * s[5] - 1370589 * s[3]) % m2
+        s = [s[1], s[2], p1, s[4], s[5], p2]
+        out.append(((p1 - p2) if p1 > p2 else (p1 - p2 + m1)) / (m1 + 1))
+    return out
+
+
+def boot_phases(spec: TestSpec, nodes: dict[str, int], order: list[int]) -> dict[int, int]:
+    """Each TCP agent's ``boot_time_`` (ns): ``reset()`` draws uniform(tcpTick_) when the agent is
+    created (in creation order) and again when ``$ns run`` resets the nodes (in ``order``, a node's
+    agents in attach order); the last draw stays."""
+    draws = mrg32k3a(NS2_DRAWS_PER_AGENT * len(spec.flows))
+    run_order = [f.fid for n in order for f in spec.flows if nodes[f.src] == n]
+    first_run_draw = len(spec.flows)
+    return {fid: round(draws[first_run_draw + i] * NS2_TICK_NS) for i, fid in enumerate(run_order)}
+
+
 RATES = {"10Mbit": 10e6, "8Mbit": 8e6}
 
 
@@ -359,10 +388,10 @@ def _links(spec: TestSpec, red: dict[str, dict[str, float]]) -> list[dict[str, A
     return out
 
 
-def _tcp(flow: FlowSpec, overrides: dict[str, str], sinks: dict[str, str]) -> dict[str, Any]:
+def _tcp(flow: FlowSpec, overrides: dict[str, str], sinks: dict[str, str], phase_ns: int) -> dict[str, Any]:
     tcp = {
         "personality": "ns2", "recovery": AGENTS[flow.agent], "mss": PKT, "rwnd": flow.window * PKT,
-        "ecn": flow.ecn, "delayed_ack": flow.delack,
+        "ecn": flow.ecn, "delayed_ack": flow.delack, "clock_phase": phase_ns / 1e9,
     }  # fmt: skip
     if overrides.get("bugFix_") == "false":  # with ecn_ 1, no recover guard in Tahoe's and Reno's dupack_action
         tcp["recover_guard_all"] = False
@@ -374,12 +403,19 @@ def _tcp(flow: FlowSpec, overrides: dict[str, str], sinks: dict[str, str]) -> di
 MAPPED_OVERRIDES = ("bugFix_",)
 
 
-def scenario(spec: TestSpec, red: dict[str, dict[str, float]]) -> dict[str, Any]:
-    """The ecnlab scenario of one suite test (RED parameters as ns-2 resolved them)."""
+def scenario(spec: TestSpec, red: RedParams, phases: dict[int, int] | None = None) -> dict[str, Any]:
+    """The ecnlab scenario of one suite test (RED parameters and clock phases as ns-2 has them)."""
+    phases = phases or {}
     names = sorted({n for a, b, _, _ in NETS[net_of(spec)] for n in (a, b)})
     over = spec.tcp_overrides
     flows = [
-        {"name": f"f{f.fid}", "from": f.src, "to": f.dst, "start": f.start, "tcp": _tcp(f, over, spec.sink_globals)}
+        {
+            "name": f"f{f.fid}",
+            "from": f.src,
+            "to": f.dst,
+            "start": f.start,
+            "tcp": _tcp(f, over, spec.sink_globals, phases.get(f.fid, 0)),
+        }
         for f in spec.flows
     ]
     fids = {f.fid for f in spec.flows}
@@ -460,11 +496,12 @@ def ecnlab_events(spec: TestSpec, pcaps: Path) -> dict[int, Events]:
     return out
 
 
-def run_ecnlab(spec: TestSpec, red: RedParams, workdir: Path) -> tuple[dict[int, Events], dict[int, int]]:
+def run_ecnlab(spec: TestSpec, ns: Ns2Run, workdir: Path) -> tuple[dict[int, Events], dict[int, int]]:
     """Runs the ecnlab scenario; Events and ECN reductions per fid."""
     import ecnlab
 
-    res = ecnlab.run(scenario(spec, red), out=workdir / "ecnlab")
+    sc = scenario(spec, ns.red, boot_phases(spec, ns.nodes, ns.order))
+    res = ecnlab.run(sc, out=workdir / "ecnlab")
     ecn = {int(f["id"][1:]): int(f["ecn_reductions"]) for f in res.summary["flows"]}
     return ecnlab_events(spec, workdir / "ecnlab"), ecn
 
@@ -583,7 +620,7 @@ def run_test(suite: Path, name: str) -> dict[str, Any]:
         a, b = bottleneck_of(spec)
         senders = {f.fid: ns.nodes[f.src] for f in spec.flows}
         ns_ev = parse_ns2_trace(ns.trace, (ns.nodes[a], ns.nodes[b]), senders)
-        our_ev, our_ecn = run_ecnlab(spec, ns.red, Path(tmp))
+        our_ev, our_ecn = run_ecnlab(spec, ns, Path(tmp))
     ns_r = {fid: reactions(ev, ns.ecn_responses.get(fid, 0), _transit(spec, fid)) for fid, ev in ns_ev.items()}
     our_r = {fid: reactions(ev, our_ecn.get(fid, 0), _transit(spec, fid)) for fid, ev in our_ev.items()}
     v = compare(ns_r, our_r)
