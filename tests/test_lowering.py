@@ -159,6 +159,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "syn_immediate_ack": True,
         "rto_arith": "rfc6298",
         "clock_phase_ns": 0,
+        "ecn_backoff": False,
     }
 
 

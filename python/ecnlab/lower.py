@@ -236,4 +236,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "syn_immediate_ack": t.syn_immediate_ack,
         "rto_arith": t.rto_arith,
         "clock_phase_ns": t.clock_phase_ns,
+        "ecn_backoff": t.ecn_backoff,
     }

@@ -106,6 +106,7 @@ class TcpSpec:
     syn_immediate_ack: bool = True
     rto_arith: str = "rfc6298"
     clock_phase_ns: int = 0
+    ecn_backoff: bool = False
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "syn_immediate_ack": ("syn_immediate_ack", boolean),
     "rto_arith": ("rto_arith", choice(RTO_ARITHS)),
     "clock_phase": ("clock_phase_ns", _dur(False)),
+    "ecn_backoff": ("ecn_backoff", boolean),
 }
 
 

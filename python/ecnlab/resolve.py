@@ -89,6 +89,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "syn_immediate_ack": t.syn_immediate_ack,
         "rto_arith": t.rto_arith,
         "clock_phase": ns_to_s(t.clock_phase_ns),
+        "ecn_backoff": t.ecn_backoff,
     }
 
 

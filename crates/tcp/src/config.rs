@@ -178,6 +178,12 @@ pub struct TcpConfig {
     /// (ns-2's `boot_time_`, one uniform draw of a tick per agent).
     #[serde(default)]
     pub clock_phase_ns: u64,
+    /// A second ECN-Echo in a row at a window of one segment doubles the
+    /// retransmission timer that holds sending (ns-2.35 `ecn()` with
+    /// `ecn_backoff_`; the doubling lasts until an ACK without ECE); off: every
+    /// hold lasts one RTO (RFC 3168 §6.1.2 says only "reset").
+    #[serde(default)]
+    pub ecn_backoff: bool,
 }
 
 impl Default for TcpConfig {
@@ -207,6 +213,7 @@ impl Default for TcpConfig {
             syn_immediate_ack: true,
             rto_arith: RtoArith::Rfc6298,
             clock_phase_ns: 0,
+            ecn_backoff: false,
         }
     }
 }

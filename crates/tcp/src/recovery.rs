@@ -63,14 +63,18 @@ impl Sender {
             self.una = ack;
             self.nxt = self.nxt.max(ack);
             self.rtx_next = self.rtx_next.filter(|&s| s >= ack);
-            let rtt = self.take_rtt_sample(now, ack);
+            let ece = seg.flags.ece();
+            // ns-2 newack(): the backoff survives a sample while ecn_backoff_ and ECE.
+            let rtt = self.take_rtt_sample(now, ack, self.ecn_backoff_armed && ece);
+            if !ece {
+                self.ecn_backoff_armed = false; // ns-2 recv_newack_helper
+            }
             if !self.keeps_timer_on_partial_ack(ack) {
                 self.restart_timer(now);
             }
             self.win.dupacks = 0;
             self.lt_bytes = 0;
             self.end_phase();
-            let ece = seg.flags.ece();
             if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
             } else {
@@ -150,9 +154,22 @@ impl Sender {
             self.win.cwnd = self.win.ssthresh;
         } else if one_segment {
             // "the TCP sender should reset the retransmit timer on receiving the
-            // ECN-Echo packet when the congestion window is one"
+            // ECN-Echo packet when the congestion window is one"; with
+            // `ecn_backoff` (ns-2 ecn(): "if cwnd_ <= 1: if ecn_backoff_ then
+            // rtt_backoff() else ecn_backoff_ = 1") a second one in a row doubles it.
+            if self.ecn_backoff && self.win.cwnd <= self.win.mss {
+                if std::mem::replace(&mut self.ecn_backoff_armed, true) {
+                    self.rtt.back_off();
+                }
+            } else {
+                self.ecn_backoff_armed = false;
+            }
+            // ns2: W/2 below one segment sends nothing until the timer, which
+            // then sets cwnd_ = 1 ("if cwnd_ < 1 then cwnd_ = 1"): one segment.
+            self.win.cwnd = self.win.cwnd.min(self.win.mss);
             self.hold_timer(now);
         } else if self.ns2_window {
+            self.ecn_backoff_armed = false;
             self.win.cwnd = half;
         } else {
             // Halving fewer than four segments in flight leaves one segment.

@@ -109,6 +109,18 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// The backoff multiplier's state, to keep it across a sample.
+    pub(crate) fn backoff_state(&self) -> u64 {
+        self.ns2.as_ref().map_or(u64::from(self.backoff), |c| c.backoff)
+    }
+
+    pub(crate) fn set_backoff_state(&mut self, b: u64) {
+        match self.ns2.as_mut() {
+            Some(c) => c.backoff = b,
+            None => self.backoff = b as u32,
+        }
+    }
+
     /// RFC 6298 (5.5): back off the timer after an expiry.
     pub(crate) fn back_off(&mut self) {
         let rto = self.rto();

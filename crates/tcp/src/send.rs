@@ -95,6 +95,10 @@ pub(crate) struct Sender {
     pub(crate) recover_guard_all: bool,
     /// `TcpConfig::window_arith` is `Ns2`.
     pub(crate) ns2_window: bool,
+    /// `TcpConfig::ecn_backoff`, and ns-2's `ecn_backoff_`: an ECE already
+    /// met a window of one segment and no ACK without ECE came since.
+    pub(crate) ecn_backoff: bool,
+    pub(crate) ecn_backoff_armed: bool,
     /// ns-2's `cwnd_` during a fast recovery: the halved window without the
     /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
     pub(crate) halved: u32,
@@ -130,6 +134,8 @@ impl Sender {
             lt_bytes: 0,
             recover_guard_all: cfg.recover_guard_all,
             ns2_window: cfg.window_arith == WindowArith::Ns2,
+            ecn_backoff: cfg.ecn_backoff,
+            ecn_backoff_armed: false,
             halved: 0,
         }
     }
@@ -288,10 +294,16 @@ impl Sender {
     }
 
     /// An RTT sample when the timed segment is covered by `ack`.
-    pub(crate) fn take_rtt_sample(&mut self, now: Instant, ack: u64) -> Option<Duration> {
+    /// With `keep_backoff` the sample leaves the timer's backoff as it is
+    /// (ns-2 `newack`: not while `ecn_backoff_` and the ACK carries ECE).
+    pub(crate) fn take_rtt_sample(&mut self, now: Instant, ack: u64, keep_backoff: bool) -> Option<Duration> {
         let t = self.timing.filter(|t| ack >= t.end)?;
         let sample = now - t.sent_at;
+        let backoff = self.rtt.backoff_state();
         self.rtt.sample(t.sent_at, now);
+        if keep_backoff {
+            self.rtt.set_backoff_state(backoff);
+        }
         self.timing = None;
         Some(sample)
     }

@@ -172,3 +172,28 @@ fn test_ns2_timer_expires_exactly_one_rto_later() {
         check(&net, net.c.stats().timeouts == 1, "one timeout");
     }
 }
+
+// ------------------------------------------------------------ ecn_backoff
+/// ns2-tcp-semantics.md §4 (tcp.cc ecn()): on a reaction, "if cwnd_ ≤ 1.0: {
+/// if ecn_backoff_ then rtt_backoff() else ecn_backoff_ = 1 } else
+/// ecn_backoff_ = 0", and §5 (newack): the backoff is reset on an RTT sample
+/// "unless (ect_ && ecn_backoff_ && ACK has ECE)"; "A non-ECE ACK clears
+/// ecn_backoff_". Every segment from 3 on is CE-marked: once the window is one
+/// segment each ECE holds the next segment for the retransmission timer. With
+/// `ecn_backoff` the second hold in a row and every later one doubles the
+/// timer; without, each lasts one RTO.
+#[test]
+fn test_ecn_backoff_doubles_repeated_holds() {
+    let faults: Vec<_> = (3..=11).map(|k| mark(Target::Seq(seg(k)))).collect();
+    let gaps = |backoff: bool| {
+        let net = Net::transfer(with(Recovery::Reno, false, |c| c.ecn_backoff = backoff), 11_000, faults.clone());
+        let t: Vec<_> = (7..=11).map(|k| net.data().find(|l| l.seg.seq == seg(k)).expect("sent").t).collect();
+        let g: Vec<u64> = t.windows(2).map(|w| (w[1] - w[0]).as_nanos() / 1_000_000).collect();
+        (net, g)
+    };
+    let (net, plain) = gaps(false);
+    check(&net, plain.iter().all(|&g| (1_000..1_100).contains(&g)), &format!("one RTO per hold: {plain:?} ms"));
+    let (net, doubled) = gaps(true);
+    let ratios: Vec<f64> = doubled.windows(2).map(|w| w[1] as f64 / w[0] as f64).collect();
+    check(&net, ratios.iter().all(|r| (1.8..2.2).contains(r)), &format!("each hold doubles: {doubled:?} ms"));
+}
