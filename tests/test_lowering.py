@@ -160,6 +160,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "rto_arith": "rfc6298",
         "clock_phase_ns": 0,
         "ecn_backoff": False,
+        "ack_ce_at_once": True,
     }
 
 

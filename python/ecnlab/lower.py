@@ -237,4 +237,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "rto_arith": t.rto_arith,
         "clock_phase_ns": t.clock_phase_ns,
         "ecn_backoff": t.ecn_backoff,
+        "ack_ce_at_once": t.ack_ce_at_once,
     }

@@ -107,6 +107,7 @@ class TcpSpec:
     rto_arith: str = "rfc6298"
     clock_phase_ns: int = 0
     ecn_backoff: bool = False
+    ack_ce_at_once: bool = True
 
 
 @dataclass(frozen=True)

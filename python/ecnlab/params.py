@@ -82,6 +82,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "rto_arith": ("rto_arith", choice(RTO_ARITHS)),
     "clock_phase": ("clock_phase_ns", _dur(False)),
     "ecn_backoff": ("ecn_backoff", boolean),
+    "ack_ce_at_once": ("ack_ce_at_once", boolean),
 }
 
 

@@ -90,6 +90,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "rto_arith": t.rto_arith,
         "clock_phase": ns_to_s(t.clock_phase_ns),
         "ecn_backoff": t.ecn_backoff,
+        "ack_ce_at_once": t.ack_ce_at_once,
     }
 
 

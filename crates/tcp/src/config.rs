@@ -184,6 +184,11 @@ pub struct TcpConfig {
     /// hold lasts one RTO (RFC 3168 §6.1.2 says only "reset").
     #[serde(default)]
     pub ecn_backoff: bool,
+    /// With delayed ACKs, a CE segment that starts the ECE echo is ACKed at
+    /// once (on: RFC 3168 §6.1.3 wants the sender told promptly; Linux quick-ACKs).
+    /// Off: it waits like any in-order segment (ns-2.35's DelAck sink).
+    #[serde(default = "yes")]
+    pub ack_ce_at_once: bool,
 }
 
 impl Default for TcpConfig {
@@ -214,6 +219,7 @@ impl Default for TcpConfig {
             rto_arith: RtoArith::Rfc6298,
             clock_phase_ns: 0,
             ecn_backoff: false,
+            ack_ce_at_once: true,
         }
     }
 }

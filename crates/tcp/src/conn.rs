@@ -145,7 +145,7 @@ impl Connection {
         };
         Connection {
             snd: Sender::new(&cfg),
-            rcv: Receiver::new(cfg.delayed_ack, Duration(cfg.delack_timeout_ns)),
+            rcv: Receiver::new(cfg.delayed_ack, Duration(cfg.delack_timeout_ns), cfg.ack_ce_at_once),
             neg: Negotiated { mss: cfg.mss, sack: false, ecn: false, wscale: false },
             cfg,
             role,

@@ -197,3 +197,22 @@ fn test_ecn_backoff_doubles_repeated_holds() {
     let ratios: Vec<f64> = doubled.windows(2).map(|w| w[1] as f64 / w[0] as f64).collect();
     check(&net, ratios.iter().all(|r| (1.8..2.2).contains(r)), &format!("each hold doubles: {doubled:?} ms"));
 }
+
+// ------------------------------------------------------------ ack_ce_at_once
+/// ns2-tcp-semantics.md §9 (DelAckSink::recv): "if no timer is pending and
+/// seqno == new cumulative ACK (in-order packet ...), then the ACK is delayed
+/// ... Otherwise (timer pending = 2nd packet, out-of-order, gap-filling,
+/// duplicate): cancel the timer and ACK now" — the CE mark plays no part; the
+/// ECE rides on whichever ACK comes next. ecnlab by default ACKs the CE
+/// segment that starts the echo at once (RFC 3168 §6.1.3's prompt echo).
+/// Segment 3 is CE-marked with delayed ACKs: with `ack_ce_at_once` off the
+/// first ECE ACK acknowledges segments 3 and 4 together.
+#[test]
+fn test_ce_segment_waits_for_the_delayed_ack() {
+    for (at_once, acked) in [(true, seg(4)), (false, seg(5))] {
+        let cfg = with(Recovery::Reno, true, |c| c.ack_ce_at_once = at_once);
+        let net = Net::transfer(cfg, 20_000, vec![mark(Target::Seq(seg(3)))]);
+        let first_ece = net.acks().find(|l| l.seg.flags.ece() && !l.seg.flags.syn()).expect("an ECE ACK");
+        check(&net, first_ece.seg.ack == acked, &format!("at_once {at_once}: first ECE ACK acknowledges {acked}"));
+    }
+}
