@@ -161,6 +161,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "clock_phase_ns": 0,
         "ecn_backoff": False,
         "ack_ce_at_once": True,
+        "sack_is_lost": True,
     }
 
 

@@ -17,7 +17,7 @@ from ecnlab.bench import ns2ecn
 from ecnlab.bench.ns2ecn import Events, Reactions
 
 # Measured with the ns2 personality of this commit (docs/ns2-ecn-suite.md); raise, never lower.
-FLOOR_REACTIONS = 71
+FLOOR_REACTIONS = 73
 FLOOR_TRACE = 58
 
 SUITE = ns2ecn.suite_file()

@@ -238,4 +238,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "clock_phase_ns": t.clock_phase_ns,
         "ecn_backoff": t.ecn_backoff,
         "ack_ce_at_once": t.ack_ce_at_once,
+        "sack_is_lost": t.sack_is_lost,
     }

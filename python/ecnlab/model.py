@@ -108,6 +108,7 @@ class TcpSpec:
     clock_phase_ns: int = 0
     ecn_backoff: bool = False
     ack_ce_at_once: bool = True
+    sack_is_lost: bool = True
 
 
 @dataclass(frozen=True)

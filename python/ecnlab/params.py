@@ -83,6 +83,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "clock_phase": ("clock_phase_ns", _dur(False)),
     "ecn_backoff": ("ecn_backoff", boolean),
     "ack_ce_at_once": ("ack_ce_at_once", boolean),
+    "sack_is_lost": ("sack_is_lost", boolean),
 }
 
 

@@ -91,6 +91,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "clock_phase": ns_to_s(t.clock_phase_ns),
         "ecn_backoff": t.ecn_backoff,
         "ack_ce_at_once": t.ack_ce_at_once,
+        "sack_is_lost": t.sack_is_lost,
     }
 
 

@@ -10,7 +10,7 @@ Sources, per knob: ``rfc`` the RFC that specifies it (RFC 5681, 3465, 3042,
 ``opencwnd``, ``singledup_``, ``newreno_changes1_``, ``minrto_``,
 ``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``,
 ``output()`` with ``SetCWRonRetransmit_``, ``bugFix_``, ``slowdown()``,
-``rtt_update``/``rtt_timeout``, ``ecn()`` with ``ecn_backoff_``, ``DelAckSink::recv``);
+``rtt_update``/``rtt_timeout``, ``ecn()`` with ``ecn_backoff_``, ``DelAckSink::recv``, Sack1 ``dupack_action``);
 ``window_scale``: RFC 7323, ns-2 has no TCP options, Linux
 ``tcp_window_scaling`` 1; ``linux`` the kernel constant or function (``TCP_INIT_CWND``,
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
@@ -51,6 +51,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "rto_arith": "rfc6298",
         "ecn_backoff": False,
         "ack_ce_at_once": True,
+        "sack_is_lost": True,
     },
     "ns2": {
         "init_cwnd": 2,
@@ -70,6 +71,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "rto_arith": "ns2",
         "ecn_backoff": True,
         "ack_ce_at_once": False,
+        "sack_is_lost": False,
     },
     "linux": {
         "init_cwnd": 10,
@@ -89,5 +91,6 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "rto_arith": "rfc6298",
         "ecn_backoff": False,
         "ack_ce_at_once": True,
+        "sack_is_lost": True,
     },
 }

@@ -189,6 +189,12 @@ pub struct TcpConfig {
     /// Off: it waits like any in-order segment (ns-2.35's DelAck sink).
     #[serde(default = "yes")]
     pub ack_ce_at_once: bool,
+    /// SACK recovery also starts when RFC 6675 IsLost says the first hole is
+    /// lost (DupThresh segments SACKed above it), not only on the DupThresh-th
+    /// duplicate ACK (RFC 6675 §5 step 4). Off: duplicate ACKs only (ns-2.35's
+    /// Sack1 `dupack_action` at `numdupacks_`).
+    #[serde(default = "yes")]
+    pub sack_is_lost: bool,
 }
 
 impl Default for TcpConfig {
@@ -220,6 +226,7 @@ impl Default for TcpConfig {
             clock_phase_ns: 0,
             ecn_backoff: false,
             ack_ce_at_once: true,
+            sack_is_lost: true,
         }
     }
 }

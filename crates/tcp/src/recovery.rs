@@ -312,7 +312,8 @@ impl Sender {
     }
 
     fn maybe_enter_recovery(&mut self, st: &mut TcpStats) {
-        let lost = self.use_sack && self.sb.is_lost(self.una, &self.space());
+        // ns-2's Sack1 counts duplicate ACKs only (sack_is_lost off): no RFC 6675 IsLost trigger.
+        let lost = self.use_sack && self.sack_is_lost && self.sb.is_lost(self.una, &self.space());
         if self.win.dupacks < self.win.dupthresh && !lost {
             return;
         }

@@ -99,6 +99,8 @@ pub(crate) struct Sender {
     /// met a window of one segment and no ACK without ECE came since.
     pub(crate) ecn_backoff: bool,
     pub(crate) ecn_backoff_armed: bool,
+    /// `TcpConfig::sack_is_lost`: RFC 6675 IsLost may start a SACK recovery.
+    pub(crate) sack_is_lost: bool,
     /// ns-2's `cwnd_` during a fast recovery: the halved window without the
     /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
     pub(crate) halved: u32,
@@ -136,6 +138,7 @@ impl Sender {
             ns2_window: cfg.window_arith == WindowArith::Ns2,
             ecn_backoff: cfg.ecn_backoff,
             ecn_backoff_armed: false,
+            sack_is_lost: cfg.sack_is_lost,
             halved: 0,
         }
     }

@@ -216,3 +216,39 @@ fn test_ce_segment_waits_for_the_delayed_ack() {
         check(&net, first_ece.seg.ack == acked, &format!("at_once {at_once}: first ECE ACK acknowledges {acked}"));
     }
 }
+
+// ------------------------------------------------------------ sack_is_lost
+/// ns2-tcp-semantics.md §8 (Sack1): a duplicate ACK counts "only if the SACK
+/// information changed ... Then ++dupacks_ == numdupacks(cwnd) (3) →
+/// dupack_action"; there is no SACK-based loss detection (§12: "no SACK-based
+/// loss detection in Sack1"). RFC 6675 §5 also enters recovery when IsLost
+/// (DupThresh segments SACKed above the hole). Segment 10 is lost and so are
+/// the first two duplicate ACKs: the third one SACKs three segments, so RFC
+/// 6675 retransmits at once, while with `sack_is_lost` off the sender waits
+/// for two more duplicate ACKs.
+#[test]
+fn test_sack1_counts_duplicate_acks_only() {
+    let cfg = |is_lost: bool| with(Recovery::Sack, false, |c| c.sack_is_lost = is_lost);
+    let probe = Net::transfer(cfg(true), 40_000, vec![drop(Target::Seq(seg(10)))]);
+    let acks: Vec<_> = probe.acks().filter(|l| !l.seg.flags.syn()).collect();
+    let first_dup = acks.iter().position(|l| l.seg.ack == seg(10) && !l.seg.sack.as_slice().is_empty());
+    let first_dup = first_dup.expect("duplicate ACKs") + 1;
+    let dups_before_rtx = |is_lost: bool| {
+        let faults = vec![
+            drop(Target::Seq(seg(10))),
+            drop(Target::AckTx(first_dup as u32)),
+            drop(Target::AckTx(first_dup as u32 + 1)),
+        ];
+        let net = Net::transfer(cfg(is_lost), 40_000, faults);
+        let rtx = net.data().find(|l| l.seg.retransmit).expect("a retransmission").t;
+        // Duplicate ACKs that reached the sender (10 ms one way) by the retransmission.
+        let arrived = |l: &&Line| l.t + ecnlab_wire::Duration::from_millis(10) <= rtx;
+        let dup = |l: &&Line| l.seg.ack == seg(10) && !l.seg.sack.as_slice().is_empty() && l.fate == Fate::Sent;
+        let n = net.acks().filter(dup).filter(arrived).count();
+        (net, n)
+    };
+    let (net, n) = dups_before_rtx(true);
+    check(&net, n == 1, &format!("IsLost: retransmit on the first duplicate ACK that arrives ({n})"));
+    let (net, n) = dups_before_rtx(false);
+    check(&net, n == 3, &format!("Sack1: three duplicate ACKs arrive first ({n})"));
+}
