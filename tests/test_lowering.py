@@ -162,6 +162,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "ecn_backoff": False,
         "ack_ce_at_once": True,
         "sack_is_lost": True,
+        "rtx_restart_on_fr": False,
     }
 
 

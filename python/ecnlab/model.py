@@ -109,6 +109,7 @@ class TcpSpec:
     ecn_backoff: bool = False
     ack_ce_at_once: bool = True
     sack_is_lost: bool = True
+    rtx_restart_on_fr: bool = False
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "ecn_backoff": t.ecn_backoff,
         "ack_ce_at_once": t.ack_ce_at_once,
         "sack_is_lost": t.sack_is_lost,
+        "rtx_restart_on_fr": t.rtx_restart_on_fr,
     }
 
 

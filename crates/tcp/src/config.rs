@@ -195,6 +195,11 @@ pub struct TcpConfig {
     /// Sack1 `dupack_action` at `numdupacks_`).
     #[serde(default = "yes")]
     pub sack_is_lost: bool,
+    /// A fast retransmit restarts the retransmission timer (ns-2.35: every
+    /// `dupack_action` calls `reset_rtx_timer`). Off: RFC 6298 (5.1) keeps the
+    /// running timer, restarted only by ACKs of new data (5.3).
+    #[serde(default)]
+    pub rtx_restart_on_fr: bool,
 }
 
 impl Default for TcpConfig {
@@ -227,6 +232,7 @@ impl Default for TcpConfig {
             ecn_backoff: false,
             ack_ce_at_once: true,
             sack_is_lost: true,
+            rtx_restart_on_fr: false,
         }
     }
 }

@@ -88,7 +88,7 @@ impl Sender {
                 self.ecn_reduce(now, st);
             }
             if is_dupack(seg, ack, self.una, self.max) {
-                self.on_dupack(st);
+                self.on_dupack(now, st);
             }
         }
     }
@@ -292,14 +292,14 @@ impl Sender {
         }
     }
 
-    fn on_dupack(&mut self, st: &mut TcpStats) {
+    fn on_dupack(&mut self, now: Instant, st: &mut TcpStats) {
         self.win.dupacks += 1;
         match self.win.phase {
             Phase::Open => {
                 self.win.phase = Phase::Disorder;
-                self.maybe_enter_recovery(st);
+                self.maybe_enter_recovery(now, st);
             }
-            Phase::Disorder | Phase::Cwr { .. } => self.maybe_enter_recovery(st),
+            Phase::Disorder | Phase::Cwr { .. } => self.maybe_enter_recovery(now, st),
             // RFC 5681 §3.2 step 4 (and RFC 6582): inflate by one SMSS per dupACK.
             Phase::Recovery { .. } if matches!(self.recovery, Recovery::Reno | Recovery::NewReno) => {
                 self.win.cwnd = self.win.cwnd.saturating_add(self.win.mss);
@@ -311,7 +311,7 @@ impl Sender {
         }
     }
 
-    fn maybe_enter_recovery(&mut self, st: &mut TcpStats) {
+    fn maybe_enter_recovery(&mut self, now: Instant, st: &mut TcpStats) {
         // ns-2's Sack1 counts duplicate ACKs only (sack_is_lost off): no RFC 6675 IsLost trigger.
         let lost = self.use_sack && self.sack_is_lost && self.sb.is_lost(self.una, &self.space());
         if self.win.dupacks < self.win.dupthresh && !lost {
@@ -327,12 +327,16 @@ impl Sender {
         if self.una <= self.win.rto_recover || (guarded && self.una <= self.win.recover) {
             return;
         }
-        self.enter_recovery(st);
+        self.enter_recovery(now, st);
     }
 
     /// Fast retransmit (RFC 5681 §3.2 steps 2–3, RFC 6582, RFC 6675 §5 step 4).
-    fn enter_recovery(&mut self, st: &mut TcpStats) {
+    fn enter_recovery(&mut self, now: Instant, st: &mut TcpStats) {
         st.fast_retransmits += 1;
+        if self.rtx_restart_on_fr && !self.timer.is_hold() {
+            // ns-2 dupack_action: reset_rtx_timer() restarts the timer (no backoff).
+            self.arm_timer(now);
+        }
         let same_window = matches!(self.win.phase, Phase::Cwr { .. });
         // ns-2: W/2 becomes cwnd_ (the ECN path keeps cwnd_ as it is).
         self.halved = if same_window { self.win.cwnd } else { (self.ns2_w(false) / 2) as u32 };

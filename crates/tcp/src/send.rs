@@ -101,6 +101,8 @@ pub(crate) struct Sender {
     pub(crate) ecn_backoff_armed: bool,
     /// `TcpConfig::sack_is_lost`: RFC 6675 IsLost may start a SACK recovery.
     pub(crate) sack_is_lost: bool,
+    /// `TcpConfig::rtx_restart_on_fr`: a fast retransmit restarts the timer.
+    pub(crate) rtx_restart_on_fr: bool,
     /// ns-2's `cwnd_` during a fast recovery: the halved window without the
     /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
     pub(crate) halved: u32,
@@ -139,6 +141,7 @@ impl Sender {
             ecn_backoff: cfg.ecn_backoff,
             ecn_backoff_armed: false,
             sack_is_lost: cfg.sack_is_lost,
+            rtx_restart_on_fr: cfg.rtx_restart_on_fr,
             halved: 0,
         }
     }

@@ -252,3 +252,28 @@ fn test_sack1_counts_duplicate_acks_only() {
     let (net, n) = dups_before_rtx(false);
     check(&net, n == 3, &format!("Sack1: three duplicate ACKs arrive first ({n})"));
 }
+
+// ------------------------------------------------------------ rtx_restart_on_fr
+/// ns2-tcp-semantics.md §6: Tahoe's fast retransmit calls "reset_rtx_timer(0,0)
+/// → ... timer restarted without backoff", Reno and Newreno "reset_rtx_timer(1,0)
+/// (timer restarted, no backoff ...)", Sack1 likewise (§8). RFC 6298 (5.1)
+/// restarts it only when it is not running. Segment 10 and its fast
+/// retransmission are lost, so the timer must repair it: with
+/// `rtx_restart_on_fr` the timeout comes one RTO (1 s here) after the fast
+/// retransmission, otherwise one RTO after the last ACK of new data before it.
+#[test]
+fn test_fast_retransmit_restarts_the_timer() {
+    for v in [Recovery::Tahoe, Recovery::Reno, Recovery::NewReno, Recovery::Sack] {
+        for (restart, after_fr) in [(true, true), (false, false)] {
+            let cfg = with(v, false, |c| c.rtx_restart_on_fr = restart);
+            let probe = Net::transfer(cfg.clone(), 30_000, vec![drop(Target::Seq(seg(10)))]);
+            let fr = probe.data().position(|l| l.seg.retransmit).expect("a fast retransmit") as u32 + 1;
+            let net = Net::transfer(cfg, 30_000, vec![drop(Target::Seq(seg(10))), drop(Target::DataTx(fr))]);
+            let mut rtx = net.data().filter(|l| l.seg.seq == seg(10) && l.seg.retransmit);
+            let (first, second) = (rtx.next().expect("fast retransmit").t, rtx.next().expect("timeout").t);
+            let waited = (second - first).as_nanos();
+            let ok = (waited >= 1_000_000_000) == after_fr;
+            check(&net, ok, &format!("{v:?} restart {restart}: timeout {waited} ns after the fast retransmit"));
+        }
+    }
+}

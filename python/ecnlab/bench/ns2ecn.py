@@ -492,6 +492,9 @@ def ecnlab_events(spec: TestSpec, pcaps: Path) -> dict[int, Events]:
                 if p["sport"] == port and p["flags"] & ACK_FLAG:
                     rel = (p["ack"] - syn["seq"]) % 2**32
                     ev.acks.append((_arrive(p["t"], p["len"], rate, delay), (rel - 1) // PKT))
+            # ns-2 halts at stoptime: nothing later is in all.tr
+            ev.entries = [e for e in ev.entries if e[0] <= spec.stop]
+            ev.acks = [a for a in ev.acks if a[0] <= spec.stop]
             out[fid] = ev
     return out
 
