@@ -163,6 +163,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "ack_ce_at_once": True,
         "sack_is_lost": True,
         "rtx_restart_on_fr": False,
+        "limited_transmit_all": False,
     }
 
 

@@ -240,4 +240,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "ack_ce_at_once": t.ack_ce_at_once,
         "sack_is_lost": t.sack_is_lost,
         "rtx_restart_on_fr": t.rtx_restart_on_fr,
+        "limited_transmit_all": t.limited_transmit_all,
     }

@@ -110,6 +110,7 @@ class TcpSpec:
     ack_ce_at_once: bool = True
     sack_is_lost: bool = True
     rtx_restart_on_fr: bool = False
+    limited_transmit_all: bool = False
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "ack_ce_at_once": ("ack_ce_at_once", boolean),
     "sack_is_lost": ("sack_is_lost", boolean),
     "rtx_restart_on_fr": ("rtx_restart_on_fr", boolean),
+    "limited_transmit_all": ("limited_transmit_all", boolean),
 }
 
 

@@ -11,7 +11,7 @@ Sources, per knob: ``rfc`` the RFC that specifies it (RFC 5681, 3465, 3042,
 ``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``,
 ``output()`` with ``SetCWRonRetransmit_``, ``bugFix_``, ``slowdown()``,
 ``rtt_update``/``rtt_timeout``, ``ecn()`` with ``ecn_backoff_``, ``DelAckSink::recv``,
-Sack1 ``dupack_action``, ``reset_rtx_timer``);
+Sack1 ``dupack_action``, ``reset_rtx_timer``, ``send_one``);
 ``window_scale``: RFC 7323, ns-2 has no TCP options, Linux
 ``tcp_window_scaling`` 1; ``linux`` the kernel constant or function (``TCP_INIT_CWND``,
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
@@ -54,6 +54,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "ack_ce_at_once": True,
         "sack_is_lost": True,
         "rtx_restart_on_fr": False,
+        "limited_transmit_all": False,
     },
     "ns2": {
         "init_cwnd": 2,
@@ -75,6 +76,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "ack_ce_at_once": False,
         "sack_is_lost": False,
         "rtx_restart_on_fr": True,
+        "limited_transmit_all": True,
     },
     "linux": {
         "init_cwnd": 10,
@@ -96,5 +98,6 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "ack_ce_at_once": True,
         "sack_is_lost": True,
         "rtx_restart_on_fr": False,
+        "limited_transmit_all": False,
     },
 }

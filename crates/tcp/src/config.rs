@@ -200,6 +200,12 @@ pub struct TcpConfig {
     /// running timer, restarted only by ACKs of new data (5.3).
     #[serde(default)]
     pub rtx_restart_on_fr: bool,
+    /// Limited Transmit also after an ECN reduction and after a timeout, on
+    /// any of the first DupThresh − 1 duplicate ACKs (ns-2.35 `send_one()`,
+    /// `singledup_`, which looks at `dupacks_` only). Off: only from the
+    /// Open state (RFC 3042 §2 on the first two duplicate ACKs of an episode).
+    #[serde(default)]
+    pub limited_transmit_all: bool,
 }
 
 impl Default for TcpConfig {
@@ -233,6 +239,7 @@ impl Default for TcpConfig {
             ack_ce_at_once: true,
             sack_is_lost: true,
             rtx_restart_on_fr: false,
+            limited_transmit_all: false,
         }
     }
 }

@@ -103,6 +103,8 @@ pub(crate) struct Sender {
     pub(crate) sack_is_lost: bool,
     /// `TcpConfig::rtx_restart_on_fr`: a fast retransmit restarts the timer.
     pub(crate) rtx_restart_on_fr: bool,
+    /// `TcpConfig::limited_transmit_all`: Limited Transmit in Cwr and Loss too.
+    pub(crate) limited_transmit_all: bool,
     /// ns-2's `cwnd_` during a fast recovery: the halved window without the
     /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
     pub(crate) halved: u32,
@@ -142,6 +144,7 @@ impl Sender {
             ecn_backoff_armed: false,
             sack_is_lost: cfg.sack_is_lost,
             rtx_restart_on_fr: cfg.rtx_restart_on_fr,
+            limited_transmit_all: cfg.limited_transmit_all,
             halved: 0,
         }
     }
@@ -231,7 +234,16 @@ impl Sender {
     /// "the amount of outstanding data would remain less than or equal to the
     /// congestion window plus 2 segments"; cwnd itself does not change.
     fn limited_transmit_room(&self) -> u64 {
-        if !self.limited_transmit || self.win.phase != Phase::Disorder {
+        let phase_ok = match self.win.phase {
+            Phase::Disorder => true,
+            // ns-2 send_one(): on any of the first DupThresh−1 duplicate ACKs,
+            // also after an ECN reduction or a timeout (`limited_transmit_all`).
+            Phase::Cwr { .. } | Phase::Loss { .. } => {
+                self.limited_transmit_all && self.win.dupacks < self.win.dupthresh
+            }
+            Phase::Open | Phase::Recovery { .. } => false,
+        };
+        if !self.limited_transmit || !phase_ok {
             return 0;
         }
         self.win.dupacks.min(2) as u64 * self.win.mss as u64

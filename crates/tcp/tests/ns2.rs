@@ -277,3 +277,34 @@ fn test_fast_retransmit_restarts_the_timer() {
         }
     }
 }
+
+// ------------------------------------------------------------ limited_transmit_all
+/// ns2-tcp-semantics.md §7: "singledup_ = 1 (on). On dupack 1 and 2 (dupacks_
+/// < 3), send_one(): output(t_seqno_++) iff ... t_seqno_ ≤ highest_ack_ +
+/// cwnd_ + dupacks_" — the test looks at dupacks_ only, so it also runs after
+/// an ECN reduction (and after a timeout). Segment 8 is CE-marked and segment
+/// 12 lost in the window the reduction halved to 4 segments, with 12..16
+/// outstanding: with `limited_transmit_all` the first duplicate ACK releases
+/// nothing (17 > 11 + 4 + 1) and the second segment 17 (17 ≤ 11 + 4 + 2),
+/// while the sender is in Cwr; without, Limited Transmit needs the Open state
+/// (RFC 3042).
+#[test]
+fn test_limited_transmit_after_an_ecn_reduction() {
+    let faults = vec![mark(Target::Seq(seg(8))), drop(Target::Seq(seg(12)))];
+    let sent_on_first_dupacks = |all: bool| {
+        let cfg = with(Recovery::Reno, false, |c| {
+            c.limited_transmit = true; // the harness turns it off
+            c.limited_transmit_all = all;
+        });
+        let net = Net::transfer(cfg, 40_000, faults.clone());
+        let dup1 = net.acks().filter(|l| l.seg.ack == seg(12)).nth(1).expect("a first duplicate ACK").t;
+        let arrive = dup1 + ecnlab_wire::Duration::from_millis(10) + ecnlab_wire::Duration(32_000);
+        let fr = net.data().find(|l| l.seg.retransmit).expect("a fast retransmit").t;
+        let lt = net.data().filter(|l| !l.seg.retransmit && l.t >= arrive && l.t < fr).count();
+        (net, lt)
+    };
+    let (net, lt) = sent_on_first_dupacks(true);
+    check(&net, lt == 1, &format!("one Limited Transmit segment in Cwr ({lt})"));
+    let (net, lt) = sent_on_first_dupacks(false);
+    check(&net, lt == 0, &format!("none outside Open ({lt})"));
+}
