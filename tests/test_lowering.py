@@ -164,6 +164,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "sack_is_lost": True,
         "rtx_restart_on_fr": False,
         "limited_transmit_all": False,
+        "guard_after_timeout": True,
     }
 
 

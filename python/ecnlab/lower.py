@@ -241,4 +241,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "sack_is_lost": t.sack_is_lost,
         "rtx_restart_on_fr": t.rtx_restart_on_fr,
         "limited_transmit_all": t.limited_transmit_all,
+        "guard_after_timeout": t.guard_after_timeout,
     }

@@ -111,6 +111,7 @@ class TcpSpec:
     sack_is_lost: bool = True
     rtx_restart_on_fr: bool = False
     limited_transmit_all: bool = False
+    guard_after_timeout: bool = True
 
 
 @dataclass(frozen=True)

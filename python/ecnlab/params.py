@@ -86,6 +86,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "sack_is_lost": ("sack_is_lost", boolean),
     "rtx_restart_on_fr": ("rtx_restart_on_fr", boolean),
     "limited_transmit_all": ("limited_transmit_all", boolean),
+    "guard_after_timeout": ("guard_after_timeout", boolean),
 }
 
 

@@ -206,6 +206,12 @@ pub struct TcpConfig {
     /// Open state (RFC 3042 §2 on the first two duplicate ACKs of an episode).
     #[serde(default)]
     pub limited_transmit_all: bool,
+    /// After a timeout no fast retransmit starts until the cumulative ACK
+    /// passes snd_max at the timeout, whatever the recovery (RFC 6582 §4). Off:
+    /// only `recover_guard_all` and NewReno/SACK's own guard apply (ns-2.35
+    /// Tahoe and Reno with `bugFix_` false have no guard at all).
+    #[serde(default = "yes")]
+    pub guard_after_timeout: bool,
 }
 
 impl Default for TcpConfig {
@@ -240,6 +246,7 @@ impl Default for TcpConfig {
             sack_is_lost: true,
             rtx_restart_on_fr: false,
             limited_transmit_all: false,
+            guard_after_timeout: true,
         }
     }
 }

@@ -324,7 +324,8 @@ impl Sender {
         // episode for NewReno and SACK (RFC 6675 §5.1 likewise).
         // With `recover_guard_all` (ns-2's bugFix_) Tahoe and Reno wait as well.
         let guarded = self.recover_guard_all || matches!(self.recovery, Recovery::NewReno | Recovery::Sack);
-        if self.una <= self.win.rto_recover || (guarded && self.una <= self.win.recover) {
+        let after_timeout = self.guard_after_timeout && self.una <= self.win.rto_recover;
+        if after_timeout || (guarded && self.una <= self.win.recover) {
             return;
         }
         self.enter_recovery(now, st);

@@ -105,6 +105,8 @@ pub(crate) struct Sender {
     pub(crate) rtx_restart_on_fr: bool,
     /// `TcpConfig::limited_transmit_all`: Limited Transmit in Cwr and Loss too.
     pub(crate) limited_transmit_all: bool,
+    /// `TcpConfig::guard_after_timeout` (RFC 6582 §4 for every recovery).
+    pub(crate) guard_after_timeout: bool,
     /// ns-2's `cwnd_` during a fast recovery: the halved window without the
     /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
     pub(crate) halved: u32,
@@ -145,6 +147,7 @@ impl Sender {
             sack_is_lost: cfg.sack_is_lost,
             rtx_restart_on_fr: cfg.rtx_restart_on_fr,
             limited_transmit_all: cfg.limited_transmit_all,
+            guard_after_timeout: cfg.guard_after_timeout,
             halved: 0,
         }
     }

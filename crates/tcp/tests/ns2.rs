@@ -308,3 +308,29 @@ fn test_limited_transmit_after_an_ecn_reduction() {
     let (net, lt) = sent_on_first_dupacks(false);
     check(&net, lt == 0, &format!("none outside Open ({lt})"));
 }
+
+// ------------------------------------------------------------ guard_after_timeout
+/// ns2-tcp-semantics.md §5: TcpAgent and RenoTcpAgent `dupack_action` fast
+/// retransmit "if recovered || (!bugFix_ && !ecn_) ...; Otherwise: if ecn_ &&
+/// last_cwnd_action_ == ECN, do the ECN-already-reduced retransmit; else, if
+/// bugFix_, do nothing" — so with `bugFix_` false nothing stops a fast
+/// retransmit, not even a timeout in the same window (RFC 6582 §4's guard).
+/// The scenario of conformance.rs's no_fast_retransmit_after_timeout: with
+/// `guard_after_timeout` and `recover_guard_all` off, Tahoe fast-retransmits on
+/// the duplicate ACKs of its go-back-N resends before snd_una passes recover.
+#[test]
+fn test_no_guard_after_timeout_as_ns2_without_bugfix() {
+    let holes = [20, 22, 24, 26, 28];
+    for guard in [true, false] {
+        let cfg = with(Recovery::Tahoe, false, |c| c.guard_after_timeout = guard);
+        let mut faults: Vec<_> = holes.iter().map(|&k| drop(Target::Seq(seg(k)))).collect();
+        let probe = Net::transfer(cfg.clone(), 60_000, faults.clone());
+        let first_rtx = probe.data().position(|l| l.seg.retransmit).expect("a retransmission") as u32 + 1;
+        faults.push(drop(Target::DataTx(first_rtx)));
+        let net = Net::transfer(cfg, 60_000, faults);
+        let rto = net.cc_log.iter().position(|p| p.ca == CaState::Loss).expect("a timeout");
+        let recover = net.cc_log[rto].high_sent;
+        let early = net.cc_log[rto..].iter().any(|p| p.ca == CaState::Recovery && p.una <= recover);
+        check(&net, early != guard, &format!("guard {guard}: fast retransmit before recover is passed: {early}"));
+    }
+}

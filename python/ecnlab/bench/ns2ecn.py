@@ -393,8 +393,10 @@ def _tcp(flow: FlowSpec, overrides: dict[str, str], sinks: dict[str, str], phase
         "personality": "ns2", "recovery": AGENTS[flow.agent], "mss": PKT, "rwnd": flow.window * PKT,
         "ecn": flow.ecn, "delayed_ack": flow.delack, "clock_phase": phase_ns / 1e9,
     }  # fmt: skip
-    if overrides.get("bugFix_") == "false":  # with ecn_ 1, no recover guard in Tahoe's and Reno's dupack_action
+    if overrides.get("bugFix_") == "false" and flow.agent in ("TCP", "TCP/Reno"):
+        # with ecn_ 1, Tahoe's and Reno's dupack_action then fast-retransmit without any recover guard
         tcp["recover_guard_all"] = False
+        tcp["guard_after_timeout"] = False
     if sinks.get("SYN_immediate_ack_") == "false":  # a DelAck sink holds the ACK of packet 0
         tcp["syn_immediate_ack"] = False
     return tcp
