@@ -165,6 +165,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "rtx_restart_on_fr": False,
         "limited_transmit_all": False,
         "guard_after_timeout": True,
+        "timer_before_sample": False,
     }
 
 

@@ -112,6 +112,7 @@ class TcpSpec:
     rtx_restart_on_fr: bool = False
     limited_transmit_all: bool = False
     guard_after_timeout: bool = True
+    timer_before_sample: bool = False
 
 
 @dataclass(frozen=True)

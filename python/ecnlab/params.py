@@ -87,6 +87,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "rtx_restart_on_fr": ("rtx_restart_on_fr", boolean),
     "limited_transmit_all": ("limited_transmit_all", boolean),
     "guard_after_timeout": ("guard_after_timeout", boolean),
+    "timer_before_sample": ("timer_before_sample", boolean),
 }
 
 

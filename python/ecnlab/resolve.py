@@ -95,6 +95,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "rtx_restart_on_fr": t.rtx_restart_on_fr,
         "limited_transmit_all": t.limited_transmit_all,
         "guard_after_timeout": t.guard_after_timeout,
+        "timer_before_sample": t.timer_before_sample,
     }
 
 

@@ -212,6 +212,11 @@ pub struct TcpConfig {
     /// Tahoe and Reno with `bugFix_` false have no guard at all).
     #[serde(default = "yes")]
     pub guard_after_timeout: bool,
+    /// An ACK of new data restarts the retransmission timer before its RTT
+    /// sample updates the RTO and clears the backoff (ns-2.35 with
+    /// `timerfix_` false); off: after (RFC 6298 5.3 with 5.7, ns-2's default).
+    #[serde(default)]
+    pub timer_before_sample: bool,
 }
 
 impl Default for TcpConfig {
@@ -247,6 +252,7 @@ impl Default for TcpConfig {
             rtx_restart_on_fr: false,
             limited_transmit_all: false,
             guard_after_timeout: true,
+            timer_before_sample: false,
         }
     }
 }

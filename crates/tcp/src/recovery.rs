@@ -64,12 +64,18 @@ impl Sender {
             self.nxt = self.nxt.max(ack);
             self.rtx_next = self.rtx_next.filter(|&s| s >= ack);
             let ece = seg.flags.ece();
+            // ns-2 with timerfix_ false: the timer restarts before the RTT
+            // update and the backoff reset, with the old (backed-off) RTO.
+            let restart = !self.keeps_timer_on_partial_ack(ack);
+            if restart && self.timer_before_sample {
+                self.restart_timer(now);
+            }
             // ns-2 newack(): the backoff survives a sample while ecn_backoff_ and ECE.
             let rtt = self.take_rtt_sample(now, ack, self.ecn_backoff_armed && ece);
             if !ece {
                 self.ecn_backoff_armed = false; // ns-2 recv_newack_helper
             }
-            if !self.keeps_timer_on_partial_ack(ack) {
+            if restart && !self.timer_before_sample {
                 self.restart_timer(now);
             }
             self.win.dupacks = 0;

@@ -107,6 +107,8 @@ pub(crate) struct Sender {
     pub(crate) limited_transmit_all: bool,
     /// `TcpConfig::guard_after_timeout` (RFC 6582 §4 for every recovery).
     pub(crate) guard_after_timeout: bool,
+    /// `TcpConfig::timer_before_sample` (ns-2 `timerfix_` false).
+    pub(crate) timer_before_sample: bool,
     /// ns-2's `cwnd_` during a fast recovery: the halved window without the
     /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
     pub(crate) halved: u32,
@@ -148,6 +150,7 @@ impl Sender {
             rtx_restart_on_fr: cfg.rtx_restart_on_fr,
             limited_transmit_all: cfg.limited_transmit_all,
             guard_after_timeout: cfg.guard_after_timeout,
+            timer_before_sample: cfg.timer_before_sample,
             halved: 0,
         }
     }

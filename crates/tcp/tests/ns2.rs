@@ -334,3 +334,40 @@ fn test_no_guard_after_timeout_as_ns2_without_bugfix() {
         check(&net, early != guard, &format!("guard {guard}: fast retransmit before recover is passed: {early}"));
     }
 }
+
+// ------------------------------------------------------------ timer_before_sample
+/// ns2-tcp-semantics.md §5: "With timerfix_ true newtimer runs after the RTT
+/// update and backoff reset; with false it runs before them" (the suite's
+/// smallwin Tahoe tests set `timerfix_ false`). Segment 3 and its fast
+/// retransmission are lost: a timeout backs the RTO off to 2 s. The ACK of the
+/// first segment sent new after it carries the first RTT sample since: it
+/// restarts the timer with the backed-off 2 s under `timer_before_sample`, and
+/// with the fresh 1 s (the minimum) after the sample cleared the backoff
+/// otherwise.
+#[test]
+fn test_timer_restarted_before_the_sample() {
+    let faults = vec![drop(Target::Seq(seg(3))), drop(Target::DataTx(7))];
+    for (before, secs) in [(true, 2), (false, 1)] {
+        let cfg = with(Recovery::Reno, false, |c| {
+            c.timer_before_sample = before;
+            c.rwnd_bytes = 8_000; // keeps new data for after the timeout
+        });
+        let full = Net::transfer(cfg.clone(), 40_000, faults.clone());
+        let rto = full.data().position(|l| l.seg.retransmit && l.ca == CaState::Loss);
+        check(&full, rto.is_some(), "a timeout");
+        let rto = rto.unwrap_or(0);
+        let fresh = full.data().skip(rto).find(|l| !l.seg.retransmit);
+        check(&full, fresh.is_some(), "new data after it");
+        let fresh = fresh.expect("checked");
+        let end = fresh.seg.seq + u64::from(fresh.seg.payload_len);
+        let ack = full.acks().find(|l| l.seg.ack >= end).expect("its ACK");
+        let arrival = ack.t + ecnlab_wire::Duration::from_millis(10) + ecnlab_wire::Duration(32_000);
+        let mut net = Net::new(cfg.clone(), cfg, faults.clone());
+        net.c.send(40_000);
+        net.c.close();
+        net.run(arrival);
+        let deadline = net.c.poll_at().expect("the retransmission timer runs");
+        let waits = (deadline - arrival).as_nanos() / 1_000_000;
+        check(&net, waits.abs_diff(secs * 1000) < 20, &format!("before {before}: timer set {waits} ms ahead"));
+    }
+}

@@ -397,12 +397,14 @@ def _tcp(flow: FlowSpec, overrides: dict[str, str], sinks: dict[str, str], phase
         # with ecn_ 1, Tahoe's and Reno's dupack_action then fast-retransmit without any recover guard
         tcp["recover_guard_all"] = False
         tcp["guard_after_timeout"] = False
+    if overrides.get("timerfix_") == "false":  # newtimer() before the RTT update and backoff reset
+        tcp["timer_before_sample"] = True
     if sinks.get("SYN_immediate_ack_") == "false":  # a DelAck sink holds the ACK of packet 0
         tcp["syn_immediate_ack"] = False
     return tcp
 
 
-MAPPED_OVERRIDES = ("bugFix_",)
+MAPPED_OVERRIDES = ("bugFix_", "timerfix_")
 
 
 def scenario(spec: TestSpec, red: RedParams, phases: dict[int, int] | None = None) -> dict[str, Any]:
