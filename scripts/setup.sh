@@ -36,6 +36,7 @@ hash_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 DEB_PACKAGES=(tshark tcpdump tcptrace chromium)  # chromium: the report test renders report.html headless
 DEB_PACKAGES+=(iproute2)  # ip, ss, nstat: live emulation (ecnlab emulate, tests/test_emu.py)
 DEB_PACKAGES+=(ns2)  # ns-2's `ns`: tests/test_peers.py compares ecnlab with ns-2 (bench: ecnlab bench peers)
+DEB_PACKAGES+=(ns2-examples)  # tcl/test/test-suite-ecn.tcl: tests/test_ns2_ecn_suite.py ports it (ecnlab bench ns2-ecn)
 DEB_PACKAGES+=(libns3-dev)  # ns-3.37 C++ headers and libraries: the C++ ns-3 column of ecnlab bench peers
 if command -v dpkg-query >/dev/null; then
     missing=()

@@ -154,6 +154,19 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "abe": False,
         "newreno_timer": "impatient",
         "window_scale": True,
+        "ecn_on_retransmit": False,
+        "recover_guard_all": False,
+        "window_arith": "rfc5681",
+        "syn_immediate_ack": True,
+        "rto_arith": "rfc6298",
+        "clock_phase_ns": 0,
+        "ecn_backoff": False,
+        "ack_ce_at_once": True,
+        "sack_is_lost": True,
+        "rtx_restart_on_fr": False,
+        "limited_transmit_all": False,
+        "guard_after_timeout": True,
+        "timer_before_sample": False,
     }
 
 

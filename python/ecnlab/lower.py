@@ -144,6 +144,8 @@ def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
             out.update(personality=r.personality, mark_p=r.mark_p, adaptive=r.adaptive)
         if r.quench:  # absent = false, likewise
             out.update(quench=True)
+        if r.ns2_rng_skip is not None:  # absent = the queue's own stream
+            out.update(ns2_rng_skip=r.ns2_rng_skip)
     if q.pi is not None:
         out.update(_pi(q.pi, rate_bps))
     return out
@@ -234,4 +236,17 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "abe": t.abe,
         "newreno_timer": t.newreno_timer,
         "window_scale": t.window_scale,
+        "ecn_on_retransmit": t.ecn_on_retransmit,
+        "recover_guard_all": t.recover_guard_all,
+        "window_arith": t.window_arith,
+        "syn_immediate_ack": t.syn_immediate_ack,
+        "rto_arith": t.rto_arith,
+        "clock_phase_ns": t.clock_phase_ns,
+        "ecn_backoff": t.ecn_backoff,
+        "ack_ce_at_once": t.ack_ce_at_once,
+        "sack_is_lost": t.sack_is_lost,
+        "rtx_restart_on_fr": t.rtx_restart_on_fr,
+        "limited_transmit_all": t.limited_transmit_all,
+        "guard_after_timeout": t.guard_after_timeout,
+        "timer_before_sample": t.timer_before_sample,
     }

@@ -41,6 +41,8 @@ class RedSpec:
     personality: str = "floyd93"
     mark_p: float | None = None
     adaptive: bool = False
+    # ns2 only: draw from ns-2's MRG32k3a (seed 1) after this many draws, not the queue's stream.
+    ns2_rng_skip: int | None = None
     # signal = "quench": selected packets are forwarded and their source gets an ICMP Source Quench.
     quench: bool = False
 
@@ -99,6 +101,19 @@ class TcpSpec:
     abe: bool = False
     newreno_timer: str = "impatient"
     window_scale: bool = True
+    ecn_on_retransmit: bool = False
+    recover_guard_all: bool = False
+    window_arith: str = "rfc5681"
+    syn_immediate_ack: bool = True
+    rto_arith: str = "rfc6298"
+    clock_phase_ns: int = 0
+    ecn_backoff: bool = False
+    ack_ce_at_once: bool = True
+    sack_is_lost: bool = True
+    rtx_restart_on_fr: bool = False
+    limited_transmit_all: bool = False
+    guard_after_timeout: bool = True
+    timer_before_sample: bool = False
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ TCP_VARIANTS = TCP_RECOVERIES
 TCP_CCS = ("reno", "cubic")
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
+WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
+RTO_ARITHS = ("rfc6298", "ns2")  # TcpConfig::rto_arith
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
@@ -74,6 +76,19 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "abe": ("abe", boolean),
     "newreno_timer": ("newreno_timer", choice(NEWRENO_TIMERS)),
     "window_scale": ("window_scale", boolean),
+    "ecn_on_retransmit": ("ecn_on_retransmit", boolean),
+    "recover_guard_all": ("recover_guard_all", boolean),
+    "window_arith": ("window_arith", choice(WINDOW_ARITHS)),
+    "syn_immediate_ack": ("syn_immediate_ack", boolean),
+    "rto_arith": ("rto_arith", choice(RTO_ARITHS)),
+    "clock_phase": ("clock_phase_ns", _dur(False)),
+    "ecn_backoff": ("ecn_backoff", boolean),
+    "ack_ce_at_once": ("ack_ce_at_once", boolean),
+    "sack_is_lost": ("sack_is_lost", boolean),
+    "rtx_restart_on_fr": ("rtx_restart_on_fr", boolean),
+    "limited_transmit_all": ("limited_transmit_all", boolean),
+    "guard_after_timeout": ("guard_after_timeout", boolean),
+    "timer_before_sample": ("timer_before_sample", boolean),
 }
 
 
@@ -153,6 +168,7 @@ TCP_ENGINE_FIELDS = {
     "min_rto": "min_rto_ns",
     "initial_rto": "initial_rto_ns",
     "max_rto": "max_rto_ns",
+    "clock_phase": "clock_phase_ns",
 }
 
 
@@ -170,6 +186,7 @@ _RED_KEYS = (
     "personality",
     "mark_p",
     "adaptive",
+    "ns2_rng_skip",
     "signal",
 )
 
@@ -297,6 +314,7 @@ def _parse_red(table: Table, mss: int) -> RedSpec:
         personality=who,
         mark_p=table.get("mark_p", number(0, open_lo=True), NS2_DEFAULT_MARK_P) if who == "ns2" else None,
         adaptive=table.get("adaptive", boolean, False),
+        ns2_rng_skip=table.get("ns2_rng_skip", integer(0, 10**9), None),
     )
 
 
@@ -315,7 +333,7 @@ def _parse_signal(table: Table) -> tuple[bool, str]:
 
 def _check_personality_keys(table: Table, who: str) -> None:
     """Options that only some personalities have (docs/peers.md)."""
-    only = {"mark_p": "ns2", "adaptive": "linux"}
+    only = {"mark_p": "ns2", "ns2_rng_skip": "ns2", "adaptive": "linux"}
     for key, owner in only.items():
         if table.has(key) and who != owner:
             raise ScenarioError(table.at(key), f"only applies to personality {owner}", table.raw(key))

@@ -42,6 +42,8 @@ def queue_resolved(q: QueueSpec) -> dict[str, Any]:
             out["adaptive"] = r.adaptive
         if r.mark_p is not None:
             out["mark_p"] = r.mark_p
+        if r.ns2_rng_skip is not None:
+            out["ns2_rng_skip"] = r.ns2_rng_skip
         if r.quench:  # signal = "drop" / "mark" are spelled by ecn
             out["signal"] = "quench"
     if q.fields:
@@ -82,6 +84,19 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "limited_transmit": t.limited_transmit,
         "newreno_timer": t.newreno_timer,
         "window_scale": t.window_scale,
+        "ecn_on_retransmit": t.ecn_on_retransmit,
+        "recover_guard_all": t.recover_guard_all,
+        "window_arith": t.window_arith,
+        "syn_immediate_ack": t.syn_immediate_ack,
+        "rto_arith": t.rto_arith,
+        "clock_phase": ns_to_s(t.clock_phase_ns),
+        "ecn_backoff": t.ecn_backoff,
+        "ack_ce_at_once": t.ack_ce_at_once,
+        "sack_is_lost": t.sack_is_lost,
+        "rtx_restart_on_fr": t.rtx_restart_on_fr,
+        "limited_transmit_all": t.limited_transmit_all,
+        "guard_after_timeout": t.guard_after_timeout,
+        "timer_before_sample": t.timer_before_sample,
     }
 
 

@@ -8,16 +8,17 @@ ns-2.35 and Linux differ, as the RED personalities do for queues.
 Sources, per knob: ``rfc`` the RFC that specifies it (RFC 5681, 3465, 3042,
 6582 §4, 3168 §6.1.2, 6298); ``ns2`` the ns-2.35 variable (``windowInit_``,
 ``opencwnd``, ``singledup_``, ``newreno_changes1_``, ``minrto_``,
-``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``);
+``rtxcur_init_``, ``maxrto_``, ``tcpTick_``, DelAckSink ``interval_``,
+``output()`` with ``SetCWRonRetransmit_``, ``bugFix_``, ``slowdown()``,
+``rtt_update``/``rtt_timeout``, ``ecn()`` with ``ecn_backoff_``, ``DelAckSink::recv``,
+Sack1 ``dupack_action``, ``reset_rtx_timer``, ``send_one``);
 ``window_scale``: RFC 7323, ns-2 has no TCP options, Linux
 ``tcp_window_scaling`` 1; ``linux`` the kernel constant or function (``TCP_INIT_CWND``,
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
 ``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``). ``abc = 100``
 stands for Linux's segment counting, which has no per-ACK limit.
 
-Not modelled yet (docs/model.md lists them): ns-2's window in packets with a
-fractional cwnd, ssthresh from min(cwnd, rwnd), ECT and CWR on retransmissions,
-the pseudo-SYN and its timer phase; Linux's RACK-TLP, PRR, timestamps, quick-ACK.
+Not modelled yet (docs/model.md lists them): ns-2's data-less pseudo-SYN; Linux's RACK-TLP, PRR, timestamps, quick-ACK.
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 60 * S,
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 100 * MS,
+        "ecn_on_retransmit": False,
+        "recover_guard_all": False,
+        "window_arith": "rfc5681",
+        "rto_arith": "rfc6298",
+        "ecn_backoff": False,
+        "ack_ce_at_once": True,
+        "sack_is_lost": True,
+        "rtx_restart_on_fr": False,
+        "limited_transmit_all": False,
     },
     "ns2": {
         "init_cwnd": 2,
@@ -58,6 +68,15 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 60 * S,
         "clock_granularity_ns": 10 * MS,
         "delack_timeout_ns": 100 * MS,
+        "ecn_on_retransmit": True,
+        "recover_guard_all": True,
+        "window_arith": "ns2",
+        "rto_arith": "ns2",
+        "ecn_backoff": True,
+        "ack_ce_at_once": False,
+        "sack_is_lost": False,
+        "rtx_restart_on_fr": True,
+        "limited_transmit_all": True,
     },
     "linux": {
         "init_cwnd": 10,
@@ -71,5 +90,14 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 120 * S,
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 40 * MS,
+        "ecn_on_retransmit": False,
+        "recover_guard_all": False,
+        "window_arith": "rfc5681",
+        "rto_arith": "rfc6298",
+        "ecn_backoff": False,
+        "ack_ce_at_once": True,
+        "sack_is_lost": True,
+        "rtx_restart_on_fr": False,
+        "limited_transmit_all": False,
     },
 }

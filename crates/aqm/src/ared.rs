@@ -104,6 +104,7 @@ impl Ared {
             personality: crate::config::RedPersonality::Ns3,
             mark_p: None,
             adaptive: false,
+            ns2_rng_skip: None,
             quench: false,
         };
         let interval = Duration::from_nanos(p.interval_ns);

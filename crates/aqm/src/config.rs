@@ -78,6 +78,12 @@ pub struct RedParams {
     /// `linux` only: adapt max_p every 500 ms (`tc red adaptive`).
     #[serde(default)]
     pub adaptive: bool,
+    /// `ns2` only: draw the early-action random numbers from ns-2.35's own
+    /// default generator (MRG32k3a seeded with 1, `red/mrg.rs`) after skipping
+    /// this many draws (the draws other ns-2 objects make first), instead of
+    /// the queue's ecnlab stream; `None`: the ecnlab stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_rng_skip: Option<u64>,
     /// Backward ECN (Floyd 1994 §9.1): a packet RED selects early is forwarded
     /// unchanged and its source is sent an ICMP Source Quench (RFC 792); the
     /// forced region still drops. Kind `red` only, not with `ecn`.

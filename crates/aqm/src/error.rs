@@ -116,6 +116,11 @@ impl RedParams {
                 return Err(ConfigError::new("mark_p", m, "must be finite and > 0"));
             }
         }
+        if let Some(n) = self.ns2_rng_skip {
+            if who != RedPersonality::Ns2 {
+                return Err(ConfigError::new("ns2_rng_skip", n, "only applies to personality ns2"));
+            }
+        }
         if self.adaptive && who != RedPersonality::Linux {
             return Err(ConfigError::new("adaptive", true, "only applies to personality linux"));
         }
@@ -189,6 +194,7 @@ mod tests {
             personality: Default::default(),
             mark_p: None,
             adaptive: false,
+            ns2_rng_skip: None,
             quench: false,
         }
     }
@@ -272,6 +278,7 @@ mod personality_tests {
             personality,
             mark_p: None,
             adaptive: false,
+            ns2_rng_skip: None,
             quench: false,
         }
     }

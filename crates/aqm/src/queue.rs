@@ -401,6 +401,7 @@ mod tests {
             personality: Default::default(),
             mark_p: None,
             adaptive: false,
+            ns2_rng_skip: None,
             quench: false,
         }
     }

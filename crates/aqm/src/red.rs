@@ -276,6 +276,7 @@ pub(crate) fn prob_act(pb: f64, count: u64, wait: bool) -> f64 {
 }
 
 pub(crate) mod linux;
+pub(crate) mod mrg;
 pub(crate) mod ns;
 
 #[cfg(test)]

@@ -79,6 +79,7 @@ fn red_params() -> impl Strategy<Value = RedParams> {
             personality: Default::default(),
             mark_p: None,
             adaptive: false,
+            ns2_rng_skip: None,
             quench: false,
         },
     )

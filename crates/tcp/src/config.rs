@@ -59,6 +59,33 @@ pub enum NewRenoTimer {
     SlowButSteady,
 }
 
+/// How a window reduction sets ssthresh and cwnd (`recovery.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowArith {
+    /// RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2·SMSS); cwnd from ssthresh;
+    /// ssthresh starts arbitrarily high (§3.1).
+    Rfc5681,
+    /// ns-2.35 `slowdown()`: W = min(cwnd, rwnd) (with Reno's inflation),
+    /// ssthresh = max(2, ⌊W/2⌋) segments, a halved cwnd keeps the fraction
+    /// (W/2, in bytes), a repeated timeout halves again; ssthresh starts at
+    /// the window (`ssthresh_ = window_` in `reset()`).
+    Ns2,
+}
+
+/// The retransmission timer's arithmetic (`rtt.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoArith {
+    /// RFC 6298 with a coarse clock: samples floored to ticks, RTO rounded up
+    /// to ticks, expiry on a tick boundary.
+    Rfc6298,
+    /// ns-2.35: integer-tick SRTT/RTTVAR with the clock phase `clock_phase_ns`,
+    /// RTO = max(min_rto, ⌊srtt + 4·rttvar⌋ ticks)·backoff, expiry exactly one
+    /// RTO after the timer starts.
+    Ns2,
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -137,6 +164,75 @@ pub struct TcpConfig {
     /// show windows scaled. Off: no option (ns-2 has no TCP options).
     #[serde(default = "yes")]
     pub window_scale: bool,
+    /// Retransmissions are sent as new data is: ECN-capable, and carrying the
+    /// CWR of a pending reduction. Off (RFC 3168 §6.1.5, §6.1.2): Not-ECT, and
+    /// CWR waits for the next new segment. On: ns-2.35, whose `output()` makes
+    /// every data packet ECT when `ecn_` is set and puts CWR on the next packet
+    /// sent, retransmission or not (`SetCWRonRetransmit_` true).
+    #[serde(default)]
+    pub ecn_on_retransmit: bool,
+    /// Every recovery waits for the cumulative ACK to pass `recover` (snd_max
+    /// at the last fast retransmit or timeout) before a new fast retransmit.
+    /// Off: only NewReno and SACK do (RFC 6582 §3.2 step 1, RFC 6675 §5), and
+    /// every recovery after a timeout (RFC 6582 §4). On: ns-2.35's `bugFix_`
+    /// (default true), which guards Tahoe's and Reno's `dupack_action` too.
+    #[serde(default)]
+    pub recover_guard_all: bool,
+    /// How window reductions set ssthresh and cwnd: RFC 5681 or ns-2.35.
+    #[serde(default = "rfc5681")]
+    pub window_arith: WindowArith,
+    /// With delayed ACKs, the responder answers a SYN at once (on: RFC 793,
+    /// and ns-2's default `SYN_immediate_ack_` true) or holds its SYN-ACK for
+    /// `delack_timeout` like any first in-order segment (off: ns-2's DelAck
+    /// sink with `SYN_immediate_ack_` false, as test-suite-ecn.tcl sets it).
+    #[serde(default = "yes")]
+    pub syn_immediate_ack: bool,
+    /// The retransmission timer's arithmetic: RFC 6298 or ns-2.35.
+    #[serde(default = "rfc6298")]
+    pub rto_arith: RtoArith,
+    /// `rto_arith = ns2`: the phase of the TCP clock, < `clock_granularity_ns`
+    /// (ns-2's `boot_time_`, one uniform draw of a tick per agent).
+    #[serde(default)]
+    pub clock_phase_ns: u64,
+    /// A second ECN-Echo in a row at a window of one segment doubles the
+    /// retransmission timer that holds sending (ns-2.35 `ecn()` with
+    /// `ecn_backoff_`; the doubling lasts until an ACK without ECE); off: every
+    /// hold lasts one RTO (RFC 3168 §6.1.2 says only "reset").
+    #[serde(default)]
+    pub ecn_backoff: bool,
+    /// With delayed ACKs, a CE segment that starts the ECE echo is ACKed at
+    /// once (on: RFC 3168 §6.1.3 wants the sender told promptly; Linux quick-ACKs).
+    /// Off: it waits like any in-order segment (ns-2.35's DelAck sink).
+    #[serde(default = "yes")]
+    pub ack_ce_at_once: bool,
+    /// SACK recovery also starts when RFC 6675 IsLost says the first hole is
+    /// lost (DupThresh segments SACKed above it), not only on the DupThresh-th
+    /// duplicate ACK (RFC 6675 §5 step 4). Off: duplicate ACKs only (ns-2.35's
+    /// Sack1 `dupack_action` at `numdupacks_`).
+    #[serde(default = "yes")]
+    pub sack_is_lost: bool,
+    /// A fast retransmit restarts the retransmission timer (ns-2.35: every
+    /// `dupack_action` calls `reset_rtx_timer`). Off: RFC 6298 (5.1) keeps the
+    /// running timer, restarted only by ACKs of new data (5.3).
+    #[serde(default)]
+    pub rtx_restart_on_fr: bool,
+    /// Limited Transmit also after an ECN reduction and after a timeout, on
+    /// any of the first DupThresh − 1 duplicate ACKs (ns-2.35 `send_one()`,
+    /// `singledup_`, which looks at `dupacks_` only). Off: only from the
+    /// Open state (RFC 3042 §2 on the first two duplicate ACKs of an episode).
+    #[serde(default)]
+    pub limited_transmit_all: bool,
+    /// After a timeout no fast retransmit starts until the cumulative ACK
+    /// passes snd_max at the timeout, whatever the recovery (RFC 6582 §4). Off:
+    /// only `recover_guard_all` and NewReno/SACK's own guard apply (ns-2.35
+    /// Tahoe and Reno with `bugFix_` false have no guard at all).
+    #[serde(default = "yes")]
+    pub guard_after_timeout: bool,
+    /// An ACK of new data restarts the retransmission timer before its RTT
+    /// sample updates the RTO and clears the backoff (ns-2.35 with
+    /// `timerfix_` false); off: after (RFC 6298 5.3 with 5.7, ns-2's default).
+    #[serde(default)]
+    pub timer_before_sample: bool,
 }
 
 impl Default for TcpConfig {
@@ -161,6 +257,19 @@ impl Default for TcpConfig {
             abe: false,
             newreno_timer: NewRenoTimer::Impatient,
             window_scale: true,
+            ecn_on_retransmit: false,
+            recover_guard_all: false,
+            window_arith: WindowArith::Rfc5681,
+            syn_immediate_ack: true,
+            rto_arith: RtoArith::Rfc6298,
+            clock_phase_ns: 0,
+            ecn_backoff: false,
+            ack_ce_at_once: true,
+            sack_is_lost: true,
+            rtx_restart_on_fr: false,
+            limited_transmit_all: false,
+            guard_after_timeout: true,
+            timer_before_sample: false,
         }
     }
 }
@@ -171,6 +280,14 @@ fn one() -> u32 {
 
 fn yes() -> bool {
     true
+}
+
+fn rfc6298() -> RtoArith {
+    RtoArith::Rfc6298
+}
+
+fn rfc5681() -> WindowArith {
+    WindowArith::Rfc5681
 }
 
 fn slow_but_steady() -> NewRenoTimer {
@@ -238,6 +355,12 @@ impl TcpConfig {
             "1 (RFC 3168, ns-2) or 2 (ns-3, Linux)",
         )?;
         check((1..=1000).contains(&self.dupack_threshold), "dupack_threshold", self.dupack_threshold, "1..=1000")?;
+        check(
+            self.clock_phase_ns < self.clock_granularity_ns,
+            "clock_phase_ns",
+            self.clock_phase_ns,
+            "< clock_granularity_ns",
+        )?;
         check(self.abc <= 100, "abc", self.abc, "0 (per ACK) or 1..=100 segments (RFC 3465 L)")
     }
 }

@@ -95,6 +95,12 @@ pub enum AppEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Handshake {
     Idle,
+    /// Server, `syn_immediate_ack` off with delayed ACKs: the SYN-ACK waits
+    /// for the delayed-ACK timer, as ns-2's DelAck sink holds the ACK of
+    /// packet 0 (`SYN_immediate_ack_` false).
+    Delayed {
+        until: Instant,
+    },
     /// To be (re)sent by the next `poll_transmit`.
     Pending {
         retransmit: bool,
@@ -139,7 +145,7 @@ impl Connection {
         };
         Connection {
             snd: Sender::new(&cfg),
-            rcv: Receiver::new(cfg.delayed_ack, Duration(cfg.delack_timeout_ns)),
+            rcv: Receiver::new(cfg.delayed_ack, Duration(cfg.delack_timeout_ns), cfg.ack_ce_at_once),
             neg: Negotiated { mss: cfg.mss, sack: false, ecn: false, wscale: false },
             cfg,
             role,
@@ -156,7 +162,7 @@ impl Connection {
         }
         match self.state {
             State::Closed => {}
-            State::Listen => self.on_syn(seg),
+            State::Listen => self.on_syn(now, seg),
             State::SynSent => self.on_syn_ack(now, seg),
             State::SynReceived => self.on_handshake_ack(now, seg),
             _ => self.on_segment_open(now, seg),
@@ -164,7 +170,7 @@ impl Connection {
     }
 
     /// Server, LISTEN: a SYN opens the connection (RFC 793 §3.4, RFC 3168 §6.1.1).
-    fn on_syn(&mut self, seg: &Segment) {
+    fn on_syn(&mut self, now: Instant, seg: &Segment) {
         if !seg.flags.syn() || seg.flags.ack() {
             return;
         }
@@ -178,7 +184,11 @@ impl Connection {
         self.snd.peer_rwnd = seg.window;
         self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
         self.state = State::SynReceived;
-        self.hs = Handshake::Pending { retransmit: false };
+        self.hs = if self.cfg.delayed_ack && !self.cfg.syn_immediate_ack {
+            Handshake::Delayed { until: now + Duration(self.cfg.delack_timeout_ns) }
+        } else {
+            Handshake::Pending { retransmit: false }
+        };
     }
 
     /// Client, SYN-SENT: the SYN-ACK completes our side.
@@ -222,7 +232,7 @@ impl Connection {
 
     fn handshake_rtt_sample(&mut self, now: Instant) {
         if let Handshake::Sent { at, retransmitted: false, .. } = self.hs {
-            self.snd.rtt.sample(now - at);
+            self.snd.rtt.sample(at, now);
         }
         self.hs = Handshake::Idle;
     }
@@ -342,9 +352,11 @@ impl Connection {
         if tx.fin {
             flags.insert(TcpFlags::FIN);
         }
-        let new_data = tx.len > 0 && !tx.retransmit;
         // RFC 3168 §6.1.5: retransmissions are Not-ECT; §6.1.4: so are pure ACKs.
-        // A FIN without data is sent Not-ECT as well.
+        // A FIN without data is sent Not-ECT as well. With `ecn_on_retransmit`
+        // (ns-2 `output()`, `SetCWRonRetransmit_`) a retransmission is ECT and
+        // may carry the CWR.
+        let new_data = tx.len > 0 && (!tx.retransmit || self.cfg.ecn_on_retransmit);
         let ecn = if new_data && self.snd.ecn != EcnSend::Disabled { self.snd.cc.codepoint() } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
@@ -394,16 +406,22 @@ impl Connection {
         }
     }
 
-    /// Earliest pending timer deadline (retransmission / hold, delayed ACK).
+    /// Earliest pending timer deadline (retransmission / hold, delayed ACK, a delayed SYN-ACK).
     pub fn poll_at(&self) -> Option<Instant> {
-        match (self.snd.timer.deadline(), self.rcv.poll_at()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let syn_ack = match self.hs {
+            Handshake::Delayed { until } => Some(until),
+            _ => None,
+        };
+        [self.snd.timer.deadline(), self.rcv.poll_at(), syn_ack].into_iter().flatten().min()
     }
 
     pub fn on_timer(&mut self, now: Instant) {
         self.rcv.on_timer(now);
+        if let Handshake::Delayed { until } = self.hs {
+            if until <= now {
+                self.hs = Handshake::Pending { retransmit: false };
+            }
+        }
         if !self.snd.timer.is_due(now) {
             return;
         }

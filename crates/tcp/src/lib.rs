@@ -35,7 +35,9 @@ mod stats;
 mod timer;
 mod window;
 
-pub use config::{window_shift, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, TcpConfig};
+pub use config::{
+    window_shift, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, RtoArith, TcpConfig, WindowArith,
+};
 pub use conn::{AppEvent, Connection, Role, State};
 pub use stats::TcpStats;
 pub use window::CaState;

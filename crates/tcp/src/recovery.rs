@@ -32,13 +32,15 @@
 //! those bytes are left out of FlightSize when ssthresh is set at the third.
 //! NewReno and SACK start no new episode until snd_una passes
 //! `recover` (snd_max at the last episode or timeout); after a timeout no
-//! recovery does (RFC 6582 §4).
+//! recovery does (RFC 6582 §4); with `recover_guard_all` (ns-2's `bugFix_`)
+//! Tahoe and Reno wait for `recover` after an episode too.
 //!
 //! No ACK carrying ECE grows cwnd (RFC 3168 §6.1.2), whether it triggers a
 //! reduction or is ignored because the window was already reduced. After an
 //! ECN reduction cwnd grows normally on ACKs without ECE while in Cwr.
 //! Any reduction with ECN negotiated sets CWR on the next new data segment
-//! (RFC 3168 §6.1.2: "reduces its congestion window for any reason").
+//! (RFC 3168 §6.1.2: "reduces its congestion window for any reason"); with
+//! `ecn_on_retransmit` (ns-2) on the next data segment, a retransmission too.
 //! An ICMP Source Quench is handled like ECE, with its own counters (`quench.rs`).
 
 use crate::cc::{Ack, Congestion, CongestionControl};
@@ -61,14 +63,24 @@ impl Sender {
             self.una = ack;
             self.nxt = self.nxt.max(ack);
             self.rtx_next = self.rtx_next.filter(|&s| s >= ack);
-            let rtt = self.take_rtt_sample(now, ack);
-            if !self.keeps_timer_on_partial_ack(ack) {
+            let ece = seg.flags.ece();
+            // ns-2 with timerfix_ false: the timer restarts before the RTT
+            // update and the backoff reset, with the old (backed-off) RTO.
+            let restart = !self.keeps_timer_on_partial_ack(ack);
+            if restart && self.timer_before_sample {
+                self.restart_timer(now);
+            }
+            // ns-2 newack(): the backoff survives a sample while ecn_backoff_ and ECE.
+            let rtt = self.take_rtt_sample(now, ack, self.ecn_backoff_armed && ece);
+            if !ece {
+                self.ecn_backoff_armed = false; // ns-2 recv_newack_helper
+            }
+            if restart && !self.timer_before_sample {
                 self.restart_timer(now);
             }
             self.win.dupacks = 0;
             self.lt_bytes = 0;
             self.end_phase();
-            let ece = seg.flags.ece();
             if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
             } else {
@@ -82,7 +94,7 @@ impl Sender {
                 self.ecn_reduce(now, st);
             }
             if is_dupack(seg, ack, self.una, self.max) {
-                self.on_dupack(st);
+                self.on_dupack(now, st);
             }
         }
     }
@@ -138,15 +150,33 @@ impl Sender {
     /// With `ecn_min_cwnd_segments` = 2 the window is ns-3's and Linux's
     /// instead: cwnd = ssthresh = max(FlightSize/2, 2·SMSS), and no hold.
     pub(crate) fn halve_window(&mut self, now: Instant, kind: Congestion) {
-        let one_segment = self.win.cwnd <= self.win.mss;
+        let half = (self.ns2_w(false) / 2) as u32;
+        // ns-2 slowdown(): cwnd = W/2 keeps its fraction; below one segment nothing
+        // can be sent until the timer (cwnd 0.5 after ECE at cwnd 1, §6.1.2's hold).
+        let one_segment = self.win.cwnd <= self.win.mss || (self.ns2_window && half < self.win.mss);
         let flight = self.flight_size();
         self.reduce_ssthresh(kind);
         if self.ecn_min_cwnd_segments >= 2 {
             self.win.cwnd = self.win.ssthresh;
         } else if one_segment {
             // "the TCP sender should reset the retransmit timer on receiving the
-            // ECN-Echo packet when the congestion window is one"
+            // ECN-Echo packet when the congestion window is one"; with
+            // `ecn_backoff` (ns-2 ecn(): "if cwnd_ <= 1: if ecn_backoff_ then
+            // rtt_backoff() else ecn_backoff_ = 1") a second one in a row doubles it.
+            if self.ecn_backoff && self.win.cwnd <= self.win.mss {
+                if std::mem::replace(&mut self.ecn_backoff_armed, true) {
+                    self.rtt.back_off();
+                }
+            } else {
+                self.ecn_backoff_armed = false;
+            }
+            // ns2: W/2 below one segment sends nothing until the timer, which
+            // then sets cwnd_ = 1 ("if cwnd_ < 1 then cwnd_ = 1"): one segment.
+            self.win.cwnd = self.win.cwnd.min(self.win.mss);
             self.hold_timer(now);
+        } else if self.ns2_window {
+            self.ecn_backoff_armed = false;
+            self.win.cwnd = half;
         } else {
             // Halving fewer than four segments in flight leaves one segment.
             let small = flight < 4 * self.win.mss as u64;
@@ -158,7 +188,30 @@ impl Sender {
 
     /// ssthresh as the congestion control sets it for a reduction of `kind` (FlightSize now).
     pub(crate) fn reduce_ssthresh(&mut self, kind: Congestion) {
-        self.win.ssthresh = self.cc.ssthresh(&self.win, kind, self.flight_size());
+        let basis = if self.ns2_window { self.ns2_w(kind == Congestion::Timeout) } else { self.flight_size() };
+        self.set_ssthresh(kind, basis);
+    }
+
+    /// ssthresh from the amount to halve (RFC 5681: FlightSize; ns-2: W), in
+    /// whole segments with `window_arith = ns2` (`ssthresh_` is an int).
+    fn set_ssthresh(&mut self, kind: Congestion, basis: u64) {
+        let s = self.cc.ssthresh(&self.win, kind, basis);
+        let mss = self.win.mss;
+        self.win.ssthresh = if self.ns2_window { (s / mss * mss).max(2 * mss) } else { s };
+    }
+
+    /// ns-2 `windowd()`: min(cwnd, rwnd), cwnd with Reno's inflation; during a
+    /// Reno or NewReno recovery a timeout first drops the inflation (`dupwnd_ = 0`).
+    fn ns2_w(&self, timeout: bool) -> u64 {
+        let inflated = matches!(self.win.phase, Phase::Recovery { .. }) && self.inflates();
+        let cwnd = if inflated && timeout { self.halved } else { self.win.cwnd };
+        u64::from(cwnd).min(u64::from(self.peer_rwnd))
+    }
+
+    /// Recoveries whose window is inflated by duplicate ACKs.
+    fn inflates(&self) -> bool {
+        matches!(self.recovery, Recovery::Reno | Recovery::NewReno)
+            || (self.recovery == Recovery::Sack && !self.use_sack)
     }
 
     /// An ACK of new data that made no ECN reduction. RFC 3168 §6.1.2: "The
@@ -183,22 +236,34 @@ impl Sender {
                 }
             }
             // RFC 5681 §3.2 step 6: the first new ACK deflates the window and ends recovery.
-            Recovery::Reno => self.exit_recovery(),
+            Recovery::Reno => self.exit_recovery(ack, ece),
             // RFC 6675 §5: recovery ends when RecoveryPoint is acknowledged.
             Recovery::Sack if self.use_sack => {
                 if full {
-                    self.exit_recovery();
+                    self.win.cwnd = if self.ns2_window { self.win.cwnd } else { self.win.ssthresh };
+                    self.win.phase = Phase::Open;
                 }
             }
-            Recovery::NewReno | Recovery::Sack if full => self.exit_recovery(),
+            Recovery::NewReno | Recovery::Sack if full => self.exit_recovery(ack, ece),
             Recovery::NewReno | Recovery::Sack => self.partial_ack(acked),
         }
     }
 
     /// RFC 6582 §3.2 step 6, option (2): cwnd = ssthresh on a full ACK.
-    fn exit_recovery(&mut self) {
-        self.win.cwnd = self.win.ssthresh;
+    /// `window_arith = ns2`: cwnd = ns-2's `cwnd_` (the halved window, after any
+    /// partial deflation) and the exit ACK opens it as any new ACK does
+    /// (RenoTcpAgent/NewRenoTcpAgent::recv → recv_newack_helper → opencwnd);
+    /// Sack1 leaves cwnd_ as it is and does not open it on that ACK.
+    fn exit_recovery(&mut self, ack: &Ack, ece: bool) {
         self.win.phase = Phase::Open;
+        if !self.ns2_window {
+            self.win.cwnd = self.win.ssthresh;
+            return;
+        }
+        self.win.cwnd = self.halved.max(self.win.mss);
+        if !ece {
+            self.cc.on_ack(&mut self.win, ack);
+        }
     }
 
     /// RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
@@ -206,6 +271,9 @@ impl Sender {
     /// The ACK restarted the timer unless `keeps_timer_on_partial_ack` said not to.
     fn partial_ack(&mut self, acked: u64) {
         self.rtx_next = Some(self.una);
+        if self.ns2_window {
+            return self.ns2_partial_deflation(acked);
+        }
         let mss = self.win.mss as u64;
         let mut cwnd = (self.win.cwnd as u64).saturating_sub(acked);
         if acked >= mss {
@@ -214,14 +282,30 @@ impl Sender {
         self.win.cwnd = cwnd.max(mss) as u32;
     }
 
-    fn on_dupack(&mut self, st: &mut TcpStats) {
+    /// ns-2 NewReno `partialnewack` with `partial_window_deflation_` 1: with d
+    /// acknowledged, the inflation goes first (`dupwnd_ -= d − 1` while it
+    /// exceeds d), then `cwnd_` (`cwnd_ -= d − dupwnd_`, `dupwnd_ = 1`), never
+    /// below one segment. The total window shrinks by d − 1 segments either way.
+    fn ns2_partial_deflation(&mut self, acked: u64) {
+        let mss = u64::from(self.win.mss);
+        let inflation = u64::from(self.win.cwnd.saturating_sub(self.halved));
+        if inflation > acked {
+            self.win.cwnd = (u64::from(self.win.cwnd) - acked + mss) as u32;
+        } else {
+            let halved = u64::from(self.halved).saturating_sub(acked - inflation).max(mss);
+            self.halved = halved as u32;
+            self.win.cwnd = (halved + mss) as u32;
+        }
+    }
+
+    fn on_dupack(&mut self, now: Instant, st: &mut TcpStats) {
         self.win.dupacks += 1;
         match self.win.phase {
             Phase::Open => {
                 self.win.phase = Phase::Disorder;
-                self.maybe_enter_recovery(st);
+                self.maybe_enter_recovery(now, st);
             }
-            Phase::Disorder | Phase::Cwr { .. } => self.maybe_enter_recovery(st),
+            Phase::Disorder | Phase::Cwr { .. } => self.maybe_enter_recovery(now, st),
             // RFC 5681 §3.2 step 4 (and RFC 6582): inflate by one SMSS per dupACK.
             Phase::Recovery { .. } if matches!(self.recovery, Recovery::Reno | Recovery::NewReno) => {
                 self.win.cwnd = self.win.cwnd.saturating_add(self.win.mss);
@@ -233,8 +317,9 @@ impl Sender {
         }
     }
 
-    fn maybe_enter_recovery(&mut self, st: &mut TcpStats) {
-        let lost = self.use_sack && self.sb.is_lost(self.una, &self.space());
+    fn maybe_enter_recovery(&mut self, now: Instant, st: &mut TcpStats) {
+        // ns-2's Sack1 counts duplicate ACKs only (sack_is_lost off): no RFC 6675 IsLost trigger.
+        let lost = self.use_sack && self.sack_is_lost && self.sb.is_lost(self.una, &self.space());
         if self.win.dupacks < self.win.dupthresh && !lost {
             return;
         }
@@ -243,21 +328,30 @@ impl Sender {
         // that time): after a timeout for every recovery (§4: the duplicate ACKs
         // of go-back-N retransmissions are no news of loss), and after an
         // episode for NewReno and SACK (RFC 6675 §5.1 likewise).
-        let guarded = matches!(self.recovery, Recovery::NewReno | Recovery::Sack);
-        if self.una <= self.win.rto_recover || (guarded && self.una <= self.win.recover) {
+        // With `recover_guard_all` (ns-2's bugFix_) Tahoe and Reno wait as well.
+        let guarded = self.recover_guard_all || matches!(self.recovery, Recovery::NewReno | Recovery::Sack);
+        let after_timeout = self.guard_after_timeout && self.una <= self.win.rto_recover;
+        if after_timeout || (guarded && self.una <= self.win.recover) {
             return;
         }
-        self.enter_recovery(st);
+        self.enter_recovery(now, st);
     }
 
     /// Fast retransmit (RFC 5681 §3.2 steps 2–3, RFC 6582, RFC 6675 §5 step 4).
-    fn enter_recovery(&mut self, st: &mut TcpStats) {
+    fn enter_recovery(&mut self, now: Instant, st: &mut TcpStats) {
         st.fast_retransmits += 1;
+        if self.rtx_restart_on_fr && !self.timer.is_hold() {
+            // ns-2 dupack_action: reset_rtx_timer() restarts the timer (no backoff).
+            self.arm_timer(now);
+        }
         let same_window = matches!(self.win.phase, Phase::Cwr { .. });
+        // ns-2: W/2 becomes cwnd_ (the ECN path keeps cwnd_ as it is).
+        self.halved = if same_window { self.win.cwnd } else { (self.ns2_w(false) / 2) as u32 };
         if !same_window {
             // RFC 5681 §3.2 step 2: data sent by Limited Transmit is not counted.
             let flight = self.flight_size() - self.lt_bytes.min(self.flight_size());
-            self.win.ssthresh = self.cc.ssthresh(&self.win, Congestion::Loss, flight);
+            let basis = if self.ns2_window { self.ns2_w(false) } else { flight };
+            self.set_ssthresh(Congestion::Loss, basis);
             self.reduced_at = self.max;
             if self.ecn != EcnSend::Disabled {
                 self.ecn = EcnSend::CwrPending;
@@ -268,6 +362,8 @@ impl Sender {
         self.partial_seen = false;
         self.timing = None;
         let mss = self.win.mss;
+        // ns-2 keeps cwnd_ = W/2 with its fraction (window_arith = ns2); RFC 5681 sets cwnd from ssthresh.
+        let base = if self.ns2_window { self.halved.max(mss) } else { self.win.ssthresh };
         match self.recovery {
             // Tahoe: slow start from one segment, go-back-N.
             Recovery::Tahoe => {
@@ -275,12 +371,12 @@ impl Sender {
                 self.nxt = self.una;
             }
             Recovery::Sack if self.use_sack => {
-                self.win.cwnd = self.win.ssthresh;
+                self.win.cwnd = base;
                 self.sb.start_episode(self.una);
                 self.rtx_next = Some(self.una);
             }
             Recovery::Reno | Recovery::NewReno | Recovery::Sack => {
-                self.win.cwnd = self.win.ssthresh.saturating_add(self.win.dupthresh * mss);
+                self.win.cwnd = base.saturating_add(self.win.dupthresh * mss);
                 self.rtx_next = Some(self.una);
             }
         }
@@ -301,7 +397,13 @@ impl Sender {
     /// RFC 6298 (5.4)–(5.6) and RFC 5681 §3.1 eq. (4): go back to snd_una with one segment.
     fn on_rto(&mut self, now: Instant, st: &mut TcpStats) {
         st.timeouts += 1;
-        let keep_ssthresh = matches!(self.win.phase, Phase::Cwr { .. } | Phase::Loss { .. });
+        // ns-2 timeout(): after an ECN reduction in this window ssthresh is kept; a
+        // repeated timeout halves again (W = cwnd = 1 segment: ssthresh 2).
+        let keep_ssthresh = match self.win.phase {
+            Phase::Cwr { .. } => true,
+            Phase::Loss { .. } => !self.ns2_window,
+            _ => false,
+        };
         if !keep_ssthresh {
             self.reduce_ssthresh(Congestion::Timeout);
         }

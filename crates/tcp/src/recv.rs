@@ -6,7 +6,8 @@
 //!   segment (the timer is not restarted by later segments and is not tick-aligned);
 //! - immediately for an out-of-order or duplicate segment, for a segment that
 //!   fills (part of) a hole, for a FIN, and when a CE segment arrives while no
-//!   ECE is being echoed (RFC 3168 §6.1.3; Linux enters quick-ACK mode there);
+//!   ECE is being echoed (RFC 3168 §6.1.3; Linux enters quick-ACK mode there;
+//!   not with `ack_ce_at_once` off, as ns-2's DelAck sink);
 //! - without `delayed_ack`: every segment is ACKed at once.
 //!
 //! Any segment this endpoint sends carries the ACK and cancels the pending one.
@@ -67,12 +68,14 @@ pub(crate) struct Receiver {
     pub(crate) echo: EcnEcho,
     delayed_ack: bool,
     delack: Duration,
+    /// `TcpConfig::ack_ce_at_once`: the start of the ECE echo is ACKed at once.
+    ce_at_once: bool,
     mss: u64,
     pub(crate) bytes_received: u64,
 }
 
 impl Receiver {
-    pub(crate) fn new(delayed_ack: bool, delack: Duration) -> Self {
+    pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_at_once: bool) -> Self {
         Receiver {
             rcv_nxt: 0,
             ooo: Assembler::default(),
@@ -82,6 +85,7 @@ impl Receiver {
             echo: EcnEcho::Disabled,
             delayed_ack,
             delack,
+            ce_at_once,
             mss: 536,
             bytes_received: 0,
         }
@@ -97,7 +101,8 @@ impl Receiver {
 
     /// Processes the sequence-space part (payload and FIN) of a segment.
     pub(crate) fn on_segment(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) -> Delivered {
-        let mut immediate = self.on_ecn(seg, st);
+        // ns-2's DelAck sink (ack_ce_at_once off) delays a CE segment like any other.
+        let mut immediate = self.on_ecn(seg, st) && self.ce_at_once;
         let before = self.rcv_nxt;
         if seg.payload_len > 0 {
             immediate |= self.on_payload(seg.seq, seg.seq + seg.payload_len as u64);

@@ -12,8 +12,9 @@
 //! whole ticks, floored, as a tick counter would (a 250 ms RTT on a 100 ms clock
 //! reads 200 ms).
 
-use crate::config::TcpConfig;
-use ecnlab_wire::Duration;
+use crate::config::{RtoArith, TcpConfig};
+use crate::timer::tick_deadline;
+use ecnlab_wire::{Duration, Instant};
 
 /// RFC 6298 (2.3): K = 4.
 const RTTE_K: u64 = 4;
@@ -30,6 +31,29 @@ pub(crate) struct RttEstimator {
     tick: Duration,
     min_rto: Duration,
     max_rto: Duration,
+    /// `rto_arith = ns2`: ns-2.35's integer-tick estimator instead (`Ns2Clock`).
+    ns2: Option<Ns2Clock>,
+}
+
+/// ns-2.35's retransmission-timer arithmetic (ns2-tcp-semantics.md §5; tcp.cc
+/// `rtt_init`, `rtt_update`, `rtt_timeout`, `rtt_backoff`), in ticks:
+///
+/// | step | rule |
+/// |---|---|
+/// | sample | ticks = ⌊(send + phase + R)/tick⌋ − ⌊(send + phase)/tick⌋, at least 1 (`boot_time_` is the phase) |
+/// | first | t_srtt = 8·r, t_rttvar = 2·r (srtt = r, rttvar = r/2) |
+/// | later | δ = r − t_srtt/8; t_srtt += δ (≥ 1); t_rttvar += \|δ\| − t_rttvar/4 (≥ 1) |
+/// | RTO | rtxcur = ⌊(8·t_rttvar + t_srtt)/8⌋ ticks = ⌊srtt + 4·rttvar⌋; max(min_rto, rtxcur)·backoff, ≤ max_rto, ≥ 2 ticks |
+/// | backoff | doubles while < 64 or the RTO is below max_rto; above 8 the next sample counts as the first |
+/// | expiry | now + RTO, not aligned to ticks |
+#[derive(Clone, Debug)]
+struct Ns2Clock {
+    t_srtt: i64,
+    t_rttvar: i64,
+    /// ⌊srtt + 4·rttvar⌋ ticks as a duration; the initial RTO before any sample.
+    rtxcur: Duration,
+    backoff: u64,
+    phase: u64,
 }
 
 impl RttEstimator {
@@ -43,12 +67,26 @@ impl RttEstimator {
             tick: Duration(cfg.clock_granularity_ns),
             min_rto: Duration(cfg.min_rto_ns),
             max_rto: Duration(cfg.max_rto_ns),
+            ns2: (cfg.rto_arith == RtoArith::Ns2).then_some(Ns2Clock {
+                t_srtt: 0,
+                t_rttvar: 0,
+                rtxcur: Duration(cfg.initial_rto_ns),
+                backoff: 1,
+                phase: cfg.clock_phase_ns,
+            }),
         }
     }
 
-    /// Records one RTT measurement (already Karn-filtered by the caller).
-    pub(crate) fn sample(&mut self, rtt: Duration) {
-        let r = self.floor_to_tick(rtt);
+    /// Records one RTT measurement of a segment sent at `sent` and acknowledged
+    /// at `now` (already Karn-filtered by the caller).
+    pub(crate) fn sample(&mut self, sent: Instant, now: Instant) {
+        let tick = self.tick.0.max(1);
+        if let Some(c) = self.ns2.as_mut() {
+            let (s, r) = (sent.as_nanos() + c.phase, now.as_nanos() + c.phase);
+            c.update((r / tick - s / tick).max(1) as i64, self.tick);
+            return;
+        }
+        let r = self.floor_to_tick(now - sent);
         match self.srtt {
             // RFC 6298 (2.2): first measurement.
             None => {
@@ -71,22 +109,57 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// The backoff multiplier's state, to keep it across a sample.
+    pub(crate) fn backoff_state(&self) -> u64 {
+        self.ns2.as_ref().map_or(u64::from(self.backoff), |c| c.backoff)
+    }
+
+    pub(crate) fn set_backoff_state(&mut self, b: u64) {
+        match self.ns2.as_mut() {
+            Some(c) => c.backoff = b,
+            None => self.backoff = b as u32,
+        }
+    }
+
     /// RFC 6298 (5.5): back off the timer after an expiry.
     pub(crate) fn back_off(&mut self) {
+        let rto = self.rto();
+        if let Some(c) = self.ns2.as_mut() {
+            if c.backoff < 64 || rto < self.max_rto {
+                c.backoff <<= 1;
+            }
+            if c.backoff > 8 {
+                c.t_rttvar += c.t_srtt >> 3;
+                c.t_srtt = 0;
+            }
+            return;
+        }
         self.backoff = (self.backoff + 1).min(RTTE_MAX_BACKOFF);
     }
 
     /// The current (backed-off) retransmission timeout.
     pub(crate) fn rto(&self) -> Duration {
+        if let Some(c) = &self.ns2 {
+            let rto = c.rtxcur.max(self.min_rto).saturating_mul(c.backoff).min(self.max_rto);
+            return rto.max(Duration(2 * self.tick.0));
+        }
         self.base_rto.saturating_mul(1u64 << self.backoff).min(self.max_rto)
     }
 
-    pub(crate) fn srtt(&self) -> Option<Duration> {
-        self.srtt
+    /// When a timer started at `now` expires: on the next tick boundary
+    /// (RFC 6298 with a coarse clock) or, `rto_arith = ns2`, exactly.
+    pub(crate) fn deadline(&self, now: Instant) -> Instant {
+        match self.ns2 {
+            Some(_) => now + self.rto(),
+            None => tick_deadline(now, self.rto(), self.tick),
+        }
     }
 
-    pub(crate) fn tick(&self) -> Duration {
-        self.tick
+    pub(crate) fn srtt(&self) -> Option<Duration> {
+        if let Some(c) = &self.ns2 {
+            return (c.t_srtt > 0).then(|| Duration((c.t_srtt as u64 * self.tick.0) >> 3));
+        }
+        self.srtt
     }
 
     fn floor_to_tick(&self, d: Duration) -> Duration {
@@ -94,6 +167,24 @@ impl RttEstimator {
             Some(ticks) => Duration(ticks * self.tick.0),
             None => d,
         }
+    }
+}
+
+impl Ns2Clock {
+    /// ns-2 `rtt_update` with a sample of `r` ticks; a valid sample resets the backoff.
+    fn update(&mut self, r: i64, tick: Duration) {
+        if self.t_srtt != 0 {
+            let mut delta = r - (self.t_srtt >> 3);
+            self.t_srtt = (self.t_srtt + delta).max(1);
+            delta = delta.abs() - (self.t_rttvar >> 2);
+            self.t_rttvar = (self.t_rttvar + delta).max(1);
+        } else {
+            self.t_srtt = r << 3;
+            self.t_rttvar = r << 1;
+        }
+        let ticks = ((self.t_rttvar << 3) + self.t_srtt) >> 3;
+        self.rtxcur = Duration(ticks as u64 * tick.0);
+        self.backoff = 1;
     }
 }
 
@@ -118,7 +209,7 @@ mod tests {
     #[test]
     fn test_first_sample_rfc6298_2_2() {
         let mut e = est(1, 200);
-        e.sample(Duration::from_millis(100));
+        e.sample(Instant::ZERO, Instant(Duration::from_millis(100).0));
         // SRTT = 100, RTTVAR = 50, RTO = 100 + 4·50 = 300 ms.
         assert_eq!(e.srtt(), Some(Duration::from_millis(100)));
         assert_eq!(e.rto(), Duration::from_millis(300));
@@ -127,8 +218,8 @@ mod tests {
     #[test]
     fn test_second_sample_rfc6298_2_3() {
         let mut e = est(1, 200);
-        e.sample(Duration::from_millis(100));
-        e.sample(Duration::from_millis(180));
+        e.sample(Instant::ZERO, Instant(Duration::from_millis(100).0));
+        e.sample(Instant::ZERO, Instant(Duration::from_millis(180).0));
         // RTTVAR = 3/4·50 + 1/4·80 = 57.5; SRTT = 7/8·100 + 1/8·180 = 110;
         // RTO = 110 + 230 = 340 ms.
         assert_eq!(e.srtt(), Some(Duration::from_millis(110)));
@@ -139,7 +230,7 @@ mod tests {
     fn test_min_rto_and_granularity_floor() {
         let mut e = est(100, 1000);
         // 250 ms measured on a 100 ms clock reads 200 ms; SRTT + 4·RTTVAR = 600 ms < 1 s.
-        e.sample(Duration::from_millis(250));
+        e.sample(Instant::ZERO, Instant(Duration::from_millis(250).0));
         assert_eq!(e.srtt(), Some(Duration::from_millis(200)));
         assert_eq!(e.rto(), Duration::from_secs(1));
     }
@@ -148,16 +239,16 @@ mod tests {
     fn test_zero_sample_uses_granularity_term() {
         let mut e = est(100, 0);
         // A sub-tick RTT reads 0: RTO = 0 + max(G, 0) = one tick.
-        e.sample(Duration::from_millis(30));
+        e.sample(Instant::ZERO, Instant(Duration::from_millis(30).0));
         assert_eq!(e.rto(), Duration::from_millis(100));
     }
 
     #[test]
     fn test_rto_rounds_up_to_ticks() {
         let mut e = est(100, 0);
-        e.sample(Duration::from_millis(310)); // reads 300: 300 + 4·150 = 900
+        e.sample(Instant::ZERO, Instant(Duration::from_millis(310).0)); // reads 300: 300 + 4·150 = 900
         assert_eq!(e.rto(), Duration::from_millis(900));
-        e.sample(Duration::from_millis(200)); // var = (3·150+100)/4 = 137.5, srtt = 287.5 → 837.5 → 900
+        e.sample(Instant::ZERO, Instant(Duration::from_millis(200).0)); // var = (3·150+100)/4 = 137.5, srtt = 287.5 → 837.5 → 900
         assert_eq!(e.rto(), Duration::from_millis(900));
     }
 
@@ -170,7 +261,61 @@ mod tests {
             e.back_off();
         }
         assert_eq!(e.rto(), Duration::from_secs(60));
-        e.sample(Duration::from_millis(100));
+        e.sample(Instant::ZERO, Instant(Duration::from_millis(100).0));
         assert_eq!(e.rto(), Duration::from_millis(300));
+    }
+}
+
+#[cfg(test)]
+mod ns2_tests {
+    use super::*;
+
+    fn ns2(phase_ns: u64) -> RttEstimator {
+        let cfg = TcpConfig {
+            rto_arith: RtoArith::Ns2,
+            clock_phase_ns: phase_ns,
+            clock_granularity_ns: Duration::from_millis(10).0,
+            min_rto_ns: Duration::from_millis(200).0,
+            initial_rto_ns: Duration::from_secs(3).0,
+            ..TcpConfig::default()
+        };
+        RttEstimator::new(&cfg)
+    }
+
+    fn at_us(us: u64) -> Instant {
+        Instant(us * 1000)
+    }
+
+    /// ns2-tcp-semantics.md §5 and §10: "t_rtt_ = int((tao + tickoff)/tick)"
+    /// with the send time shifted by boot_time_ (for a lone TCP 5.558807 ms):
+    /// "a 41.7 ms RTT sent at t=0.16432 was measured as 5 ticks". First sample:
+    /// t_srtt_ = rtt<<3, t_rttvar_ = rtt<<1, "t_rtxcur_ = ((t_rttvar_ << 3) +
+    /// t_srtt_) >> 3" ticks = 15 ticks; "base = (t_rtxcur_ < minrto_) ? minrto_
+    /// : t_rtxcur_" = 200 ms, "not rounded to ticks": the timer expires exactly
+    /// 200 ms after it starts. A later 3-tick sample: δ = −2, t_srtt_ 38,
+    /// t_rttvar_ += |δ| − t_rttvar_/4 = 10, RTO ⌊118/8⌋ = 14 ticks, still the
+    /// minimum. Backoff: "if t_backoff_ > 8: t_rttvar_ += t_srtt_>>3; t_srtt_ = 0".
+    #[test]
+    fn test_ns2_tick_arithmetic() {
+        let mut e = ns2(5_558_807);
+        assert_eq!(e.rto(), Duration::from_secs(3), "rtxcur_init_ before a sample");
+        e.sample(at_us(164_320), at_us(164_320 + 41_700));
+        let c = e.ns2.clone().unwrap();
+        assert_eq!((c.t_srtt, c.t_rttvar, c.rtxcur), (40, 10, Duration::from_millis(150)));
+        assert_eq!(e.rto(), Duration::from_millis(200));
+        assert_eq!(e.deadline(at_us(1_234_567)), at_us(1_434_567), "no tick alignment");
+        // Without the phase the same RTT spans 4 tick boundaries.
+        let mut z = ns2(0);
+        z.sample(at_us(164_320), at_us(164_320 + 41_700));
+        assert_eq!(z.ns2.unwrap().t_srtt, 32);
+        e.sample(at_us(500_000), at_us(530_000));
+        let c = e.ns2.clone().unwrap();
+        assert_eq!((c.t_srtt, c.t_rttvar, c.rtxcur), (38, 10, Duration::from_millis(140)));
+        for _ in 0..4 {
+            e.back_off();
+        }
+        let c = e.ns2.clone().unwrap();
+        assert_eq!((c.backoff, c.t_srtt, c.t_rttvar), (16, 0, 14));
+        assert_eq!(e.rto(), Duration::from_millis(3200));
     }
 }

@@ -11,10 +11,10 @@
 //! partial segment is sent as soon as the window has room for it.
 
 use crate::cc::AnyCc;
-use crate::config::{NewRenoTimer, Recovery, TcpConfig};
+use crate::config::{NewRenoTimer, Recovery, TcpConfig, WindowArith};
 use crate::rtt::RttEstimator;
 use crate::sack::{Scoreboard, SeqSpace};
-use crate::timer::{tick_deadline, RtxTimer};
+use crate::timer::RtxTimer;
 use crate::window::{Phase, Window};
 use ecnlab_wire::{Duration, Instant};
 
@@ -91,6 +91,27 @@ pub(crate) struct Sender {
     /// cwnd since the last new ACK (left out of FlightSize at recovery entry).
     pub(crate) limited_transmit: bool,
     pub(crate) lt_bytes: u64,
+    /// `TcpConfig::recover_guard_all` (ns-2 `bugFix_` for every variant).
+    pub(crate) recover_guard_all: bool,
+    /// `TcpConfig::window_arith` is `Ns2`.
+    pub(crate) ns2_window: bool,
+    /// `TcpConfig::ecn_backoff`, and ns-2's `ecn_backoff_`: an ECE already
+    /// met a window of one segment and no ACK without ECE came since.
+    pub(crate) ecn_backoff: bool,
+    pub(crate) ecn_backoff_armed: bool,
+    /// `TcpConfig::sack_is_lost`: RFC 6675 IsLost may start a SACK recovery.
+    pub(crate) sack_is_lost: bool,
+    /// `TcpConfig::rtx_restart_on_fr`: a fast retransmit restarts the timer.
+    pub(crate) rtx_restart_on_fr: bool,
+    /// `TcpConfig::limited_transmit_all`: Limited Transmit in Cwr and Loss too.
+    pub(crate) limited_transmit_all: bool,
+    /// `TcpConfig::guard_after_timeout` (RFC 6582 §4 for every recovery).
+    pub(crate) guard_after_timeout: bool,
+    /// `TcpConfig::timer_before_sample` (ns-2 `timerfix_` false).
+    pub(crate) timer_before_sample: bool,
+    /// ns-2's `cwnd_` during a fast recovery: the halved window without the
+    /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
+    pub(crate) halved: u32,
 }
 
 impl Sender {
@@ -121,6 +142,16 @@ impl Sender {
             partial_seen: false,
             limited_transmit: cfg.limited_transmit,
             lt_bytes: 0,
+            recover_guard_all: cfg.recover_guard_all,
+            ns2_window: cfg.window_arith == WindowArith::Ns2,
+            ecn_backoff: cfg.ecn_backoff,
+            ecn_backoff_armed: false,
+            sack_is_lost: cfg.sack_is_lost,
+            rtx_restart_on_fr: cfg.rtx_restart_on_fr,
+            limited_transmit_all: cfg.limited_transmit_all,
+            guard_after_timeout: cfg.guard_after_timeout,
+            timer_before_sample: cfg.timer_before_sample,
+            halved: 0,
         }
     }
 
@@ -131,6 +162,10 @@ impl Sender {
         self.ecn = if ecn { EcnSend::Idle } else { EcnSend::Disabled };
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
+        if self.ns2_window {
+            // ns-2 reset(): ssthresh_ = int(window_), in whole segments.
+            self.win.ssthresh = (rwnd / mss * mss).max(2 * mss);
+        }
     }
 
     /// One past the last data byte (the FIN's sequence number once closed).
@@ -205,7 +240,16 @@ impl Sender {
     /// "the amount of outstanding data would remain less than or equal to the
     /// congestion window plus 2 segments"; cwnd itself does not change.
     fn limited_transmit_room(&self) -> u64 {
-        if !self.limited_transmit || self.win.phase != Phase::Disorder {
+        let phase_ok = match self.win.phase {
+            Phase::Disorder => true,
+            // ns-2 send_one(): on any of the first DupThresh−1 duplicate ACKs,
+            // also after an ECN reduction or a timeout (`limited_transmit_all`).
+            Phase::Cwr { .. } | Phase::Loss { .. } => {
+                self.limited_transmit_all && self.win.dupacks < self.win.dupthresh
+            }
+            Phase::Open | Phase::Recovery { .. } => false,
+        };
+        if !self.limited_transmit || !phase_ok {
             return 0;
         }
         self.win.dupacks.min(2) as u64 * self.win.mss as u64
@@ -254,13 +298,11 @@ impl Sender {
     }
 
     pub(crate) fn arm_timer(&mut self, now: Instant) {
-        let at = tick_deadline(now, self.rtt.rto(), self.rtt.tick());
-        self.timer = RtxTimer::Retransmit { expires_at: at };
+        self.timer = RtxTimer::Retransmit { expires_at: self.rtt.deadline(now) };
     }
 
     pub(crate) fn hold_timer(&mut self, now: Instant) {
-        let at = tick_deadline(now, self.rtt.rto(), self.rtt.tick());
-        self.timer = RtxTimer::EcnHold { expires_at: at };
+        self.timer = RtxTimer::EcnHold { expires_at: self.rtt.deadline(now) };
     }
 
     /// RFC 6298 (5.2)/(5.3) after an ACK of new data; the ECN hold keeps running.
@@ -276,10 +318,16 @@ impl Sender {
     }
 
     /// An RTT sample when the timed segment is covered by `ack`.
-    pub(crate) fn take_rtt_sample(&mut self, now: Instant, ack: u64) -> Option<Duration> {
+    /// With `keep_backoff` the sample leaves the timer's backoff as it is
+    /// (ns-2 `newack`: not while `ecn_backoff_` and the ACK carries ECE).
+    pub(crate) fn take_rtt_sample(&mut self, now: Instant, ack: u64, keep_backoff: bool) -> Option<Duration> {
         let t = self.timing.filter(|t| ack >= t.end)?;
         let sample = now - t.sent_at;
-        self.rtt.sample(sample);
+        let backoff = self.rtt.backoff_state();
+        self.rtt.sample(t.sent_at, now);
+        if keep_backoff {
+            self.rtt.set_backoff_state(backoff);
+        }
         self.timing = None;
         Some(sample)
     }

@@ -29,6 +29,10 @@ def add_parsers(sub: Any) -> None:
     queues.add_argument("--engine", action="store_true", help="also the whole engine per packet-hop, 10 000 flows")
     aqmdiff = bsub.add_parser("aqm-diff", help="replay scripted arrivals through ecnlab's and ns-3's queue discs")
     aqmdiff.add_argument("--cases", help="comma-separated case names (default: all)")
+    ns2ecn = bsub.add_parser("ns2-ecn", help="ns-2's ECN validation suite (test-suite-ecn.tcl) run in ns-2 and ecnlab")
+    ns2ecn.add_argument("--tests", nargs="+", metavar="NAME", help="tests to run (default: all 84)")
+    ns2ecn.add_argument("--out", type=Path, metavar="DIR", help="also write DIR/ns2-ecn.json and DIR/ns2-ecn.md")
+    ns2ecn.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
     scaling = bsub.add_parser("scaling", help="ecnlab's cost per packet: flows 10 -> 10 000, rate 10M -> 10G")
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
 
@@ -38,6 +42,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _queues(args)
     if args.bench_command == "aqm-diff":
         return _aqm_diff(args)
+    if args.bench_command == "ns2-ecn":
+        return _ns2_ecn(args)
     if args.bench_command == "scaling":
         from ecnlab.bench.scaling import format_scaling, run_scaling
 
@@ -133,3 +139,35 @@ def _signals(c: dict[str, int]) -> int:
 
 def _counts(c: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
+
+
+def _ns2_ecn(args: argparse.Namespace) -> int:
+    import json
+
+    from ecnlab.bench import ns2ecn
+    from ecnlab.bench.ns2 import ns_binary
+
+    suite = ns2ecn.suite_file()
+    if suite is None or ns_binary() is None:
+        print(f"ecnlab: error: needs ns-2 and {ns2ecn.SUITE_DIR / ns2ecn.SUITE_NAME} "
+              "(Debian packages ns2 and ns2-examples)", file=sys.stderr)  # fmt: skip
+        return 2
+    known = ns2ecn.list_tests(suite.read_text())
+    bad = [t for t in args.tests or [] if t not in known]
+    if bad or args.jobs < 1:
+        what = f"--tests {bad[0]!r}: not a test of {ns2ecn.SUITE_NAME}" if bad else f"--jobs {args.jobs}: must be >= 1"
+        print(f"ecnlab: error: {what}", file=sys.stderr)
+        return 2
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        print(f"ecnlab: error: --out {str(args.out)!r}: exists and is not a directory", file=sys.stderr)
+        return 2
+    results = ns2ecn.run_suite(suite, args.tests, jobs=args.jobs)
+    table = ns2ecn.format_table(results)
+    print(table)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        n, m = ns2ecn.counts(results)
+        doc = {"suite": str(suite), "tests": len(results), "reactions_same": n, "trace_same": m, "results": results}
+        (args.out / "ns2-ecn.json").write_text(json.dumps(doc, indent=1) + "\n")
+        (args.out / "ns2-ecn.md").write_text(table + "\n")
+    return 0

@@ -28,6 +28,7 @@ fn params() -> RedParams {
         personality: RedPersonality::Linux,
         mark_p: None,
         adaptive: false,
+        ns2_rng_skip: None,
         quench: false,
     }
 }

@@ -30,14 +30,15 @@
 //! defaults to ns-2's 0.1. Drops are counted as ns-2 counts them: early.
 //!
 //! Known differences from the tools: the host drops on overflow *after* the AQM
-//! (ns-2 also resets `count` on an overflow drop); the idle period starts
-//! when the last packet leaves the queue (ns-2/ns-3: when the link next asks
-//! for a packet, one transmission time later); draws compare `u ≤ p` only when
+//! (ns-2 also resets `count` on an overflow drop); for `ns3` the idle period
+//! starts when the last packet leaves the queue (ns-3: when the link next asks
+//! for a packet, one transmission time later; `ns2` follows ns-2 there); draws compare `u ≤ p` only when
 //! p > 0, so p = 0 (the `wait` hold-off) never acts.
 
 use ecnlab_wire::{Duration, Instant};
 use rand::{Rng, RngCore};
 
+use super::mrg::Mrg32k3a;
 use super::{ewma, idle_decay, prob_act, Idle};
 use crate::aqm::{Aqm, QueueView};
 use crate::config::{RedMode, RedParams};
@@ -67,6 +68,10 @@ pub(crate) struct NsRed {
     /// ns `old`: the average was already above min_th at the previous arrival.
     old: bool,
     idle: Idle,
+    /// `RedParams::ns2_rng_skip`: ns-2's own generator instead of the queue's stream.
+    ns2_rng: Option<Mrg32k3a>,
+    /// ns2: when the packet last dequeued ends its transmission (idle starts then).
+    tx_end: Instant,
 }
 
 impl NsRed {
@@ -82,6 +87,8 @@ impl NsRed {
             count_bytes: 0,
             old: false,
             idle: Idle::Since(Instant::ZERO),
+            ns2_rng: cfg.ns2_rng_skip.map(Mrg32k3a::ns2_default),
+            tx_end: Instant::ZERO,
         }
     }
 
@@ -133,7 +140,10 @@ impl NsRed {
     fn early<R: RngCore + ?Sized>(&mut self, len: u32, rng: &mut R) -> Verdict {
         let p1 = ns_prob(&self.cfg, self.avg);
         let p = self.modify_p(p1, len);
-        let u: f64 = rng.random();
+        let u: f64 = match self.ns2_rng.as_mut() {
+            Some(g) => g.u01(),
+            None => rng.random(),
+        };
         if !(p > 0.0 && u <= p) {
             return Verdict::Pass;
         }
@@ -188,8 +198,17 @@ impl Aqm for NsRed {
         self.early(len, rng)
     }
 
+    /// ns-2 `REDQueue::deque` marks the queue idle when the link asks for a
+    /// packet and finds none: at the end of the last packet's transmission, not
+    /// when it left the queue (ns-3 and F&J: when it left).
+    fn on_dequeue(&mut self, now: Instant, _sojourn: Duration, len: u32, _q: &QueueView) {
+        if matches!(self.flavour, Flavour::Ns2 { .. }) {
+            self.tx_end = now + Duration::transmission(u64::from(len), self.cfg.link_rate_bps);
+        }
+    }
+
     fn on_idle(&mut self, now: Instant) {
-        self.idle = Idle::Since(now);
+        self.idle = Idle::Since(now.max(self.tx_end));
     }
 
     fn avg_estimate(&self) -> Option<f64> {

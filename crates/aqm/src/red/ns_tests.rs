@@ -3,7 +3,7 @@
 //! region) and a differential run against an independent transcription of
 //! ns-2.35 `REDQueue::enque` written out again below.
 
-use ecnlab_wire::{Ecn, Instant};
+use ecnlab_wire::{Duration, Ecn, Instant};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -29,6 +29,7 @@ fn params(personality: RedPersonality) -> RedParams {
         personality,
         mark_p: None,
         adaptive: false,
+        ns2_rng_skip: None,
         quench: false,
     }
 }
@@ -257,4 +258,28 @@ fn test_ns2_matches_transcribed_enque_on_random_traffic() {
         }
         assert!(acts > 50, "seed {seed}: the run must reach the early region ({acts} actions)");
     }
+}
+
+/// ns-2.35 `REDQueue::deque` sets `idle_` and `idletime_` when the link asks
+/// for a packet and the queue is empty, i.e. when the last packet's
+/// transmission ends; `enque` then decays the average by m = ⌊ptc·(now −
+/// idletime_)⌋ extra steps. ecnlab's host reports the queue empty when that
+/// packet leaves it, so `ns2` starts the idle period one transmission later
+/// (1000 B at 8 Mbit/s: 1 ms); `ns3` starts it at once.
+#[test]
+fn test_ns2_idle_starts_after_the_last_transmission() {
+    let cfg = RedParams { wq: 0.5, min_th: 100.0, max_th: 200.0, ..params(RedPersonality::Ns2) };
+    let ms = |x: u64| Instant::from_nanos(x * 1_000_000);
+    let avg_after_gap = |flavour: Flavour| {
+        let mut red = NsRed::new(&cfg, flavour);
+        red.avg = 8.0;
+        red.on_dequeue(ms(10), Duration::ZERO, 1000, &view(0));
+        red.on_idle(ms(10));
+        // 1.5 ms after the dequeue: ns-2's link finished 0.5 ms ago (m = 0);
+        // measured from the dequeue, one mean-packet time (1 ms) has passed (m = 1).
+        red.on_enqueue(ms(10) + Duration::from_micros(1500), 1000, &view(0), &mut ScriptRng::default());
+        red.avg
+    };
+    assert_eq!(avg_after_gap(Flavour::Ns2 { mark_p: 0.1 }), 8.0 * 0.5); // (1 − wq)^(0+1)·avg + wq·0
+    assert_eq!(avg_after_gap(Flavour::Ns3 { hard_drop: true }), 8.0 * 0.25); // m = 1
 }

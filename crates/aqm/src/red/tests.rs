@@ -28,6 +28,7 @@ fn params() -> RedParams {
         personality: RedPersonality::Floyd93,
         mark_p: None,
         adaptive: false,
+        ns2_rng_skip: None,
         quench: false,
     }
 }

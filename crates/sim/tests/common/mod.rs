@@ -29,6 +29,7 @@ pub fn red(min_th: f64, max_th: f64, max_p: f64, limit: u32, ecn: bool, rate_bps
         personality: Default::default(),
         mark_p: None,
         adaptive: false,
+        ns2_rng_skip: None,
         quench: false,
     })
 }

@@ -11,6 +11,10 @@
 //! bytes_acked restarts from 0 at every congestion event (RFC 3465 §2.1
 //! resets it when cwnd is reduced).
 //!
+//! With `window_arith = ns2` and L = 0 the avoidance step is ns-2.35's
+//! `opencwnd()` on a double: cwnd += SMSS²/cwnd with the fraction of a byte
+//! carried to the next ACK (`frac`), so many small steps add up as ns-2's do.
+//!
 //! Reduction, for every kind of congestion event:
 //! ssthresh = max(FlightSize / 2, 2·SMSS) (RFC 5681 eq. 4), FlightSize taken
 //! after the ACK that triggered it was applied. With ABE (`abe`, RFC 8511 §3.1:
@@ -18,7 +22,7 @@
 //! max(FlightSize·4/5, 2·SMSS) instead.
 
 use super::{Ack, Congestion, CongestionControl};
-use crate::config::TcpConfig;
+use crate::config::{TcpConfig, WindowArith};
 use crate::window::{Window, CWND_MAX};
 
 #[derive(Clone, Debug, Default)]
@@ -29,11 +33,36 @@ pub(crate) struct Reno {
     bytes_acked: u64,
     /// RFC 8511: β_ecn = 0.8 for ECN-Echo reductions.
     abe: bool,
+    /// `window_arith = ns2`: cwnd is real-valued; `frac` is the part below one
+    /// byte, valid while cwnd is still `frac_of` (any other change resets it).
+    exact: bool,
+    frac: f64,
+    frac_of: u32,
 }
 
 impl Reno {
     pub(crate) fn new(cfg: &TcpConfig) -> Self {
-        Reno { abc: cfg.abc, bytes_acked: 0, abe: cfg.abe }
+        Reno {
+            abc: cfg.abc,
+            bytes_acked: 0,
+            abe: cfg.abe,
+            exact: cfg.window_arith == WindowArith::Ns2,
+            frac: 0.0,
+            frac_of: 0,
+        }
+    }
+}
+
+impl Reno {
+    /// ns-2 `opencwnd()`, congestion avoidance: cwnd_ += 1/cwnd_ in packets.
+    fn open_exact(&mut self, w: &mut Window) {
+        let frac = if self.frac_of == w.cwnd { self.frac } else { 0.0 };
+        let mss = f64::from(w.mss);
+        let cwnd = f64::from(w.cwnd) + frac;
+        let next = (cwnd + mss * mss / cwnd).min(f64::from(CWND_MAX));
+        w.cwnd = next.floor() as u32;
+        self.frac = next - next.floor();
+        self.frac_of = w.cwnd;
     }
 }
 
@@ -44,6 +73,9 @@ impl CongestionControl for Reno {
 
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if self.exact && self.abc == 0 && w.cwnd >= w.ssthresh {
+            return self.open_exact(w);
+        }
         let inc = match (self.abc, w.cwnd < w.ssthresh) {
             (0, true) => w.mss,
             (0, false) => (w.mss as u64 * w.mss as u64 / w.cwnd as u64).max(1) as u32,
@@ -61,6 +93,7 @@ impl CongestionControl for Reno {
     }
 
     fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32 {
+        self.frac = 0.0;
         self.bytes_acked = 0;
         let reduced = if self.abe && kind == Congestion::Ecn { flight * 4 / 5 } else { flight / 2 };
         (reduced.min(CWND_MAX as u64) as u32).max(2 * w.mss)
@@ -85,7 +118,7 @@ mod tests {
     fn test_abc_slow_start_limits_growth_to_l_segments() {
         let mut w = Window::new(3);
         w.init(1000, 2);
-        let mut cc = Reno { abc: 2, bytes_acked: 0, abe: false };
+        let mut cc = Reno { abc: 2, ..Reno::default() };
         cc.on_ack(&mut w, &acked(2000)); // a delayed ACK of two segments
         assert_eq!(w.cwnd, 4000);
         cc.on_ack(&mut w, &acked(5000)); // a stretch ACK: at most 2·SMSS
@@ -100,7 +133,7 @@ mod tests {
         let mut w = Window::new(3);
         w.init(1000, 4);
         w.ssthresh = 4000;
-        let mut cc = Reno { abc: 2, bytes_acked: 0, abe: false };
+        let mut cc = Reno { abc: 2, ..Reno::default() };
         for _ in 0..3 {
             cc.on_ack(&mut w, &acked(1000));
             assert_eq!(w.cwnd, 4000);
@@ -142,11 +175,11 @@ mod tests {
             w.init(1000, 10);
             w
         };
-        let mut cc = Reno { abc: 2, bytes_acked: 0, abe: true };
+        let mut cc = Reno { abc: 2, abe: true, ..Reno::default() };
         assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 10_000), 8000);
         assert_eq!(cc.ssthresh(&w, Congestion::Loss, 10_000), 5000);
         assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 2000), 2000, "floor of 2 segments");
-        let mut off = Reno { abc: 2, bytes_acked: 0, abe: false };
+        let mut off = Reno { abc: 2, ..Reno::default() };
         assert_eq!(off.ssthresh(&w, Congestion::Ecn, 10_000), 5000);
     }
 }
