@@ -97,21 +97,22 @@ impl Topology {
             return Err(Error::spec("links", spec.links.len(), "at most 2^31 - 1 links"));
         }
         let ecmp = spec.ecmp.then(|| crate::rng::mix(spec.seed ^ ECMP_SALT));
-        let mut t = Topology {
-            names,
-            kinds,
-            index,
-            ends,
-            link_index,
-            dest: Vec::new(),
-            route: Vec::new(),
-            next: Vec::new(),
-            columns: 0,
-            groups: Vec::new(),
-            ecmp,
-        };
+        Ok(Topology::routed(names, kinds, index, ends, link_index, ecmp))
+    }
+
+    /// The topology with its routes computed.
+    fn routed(
+        names: Vec<String>,
+        kinds: Vec<NodeKind>,
+        index: HashMap<String, u32>,
+        ends: Vec<(u32, u32)>,
+        link_index: HashMap<String, u32>,
+        ecmp: Option<u64>,
+    ) -> Self {
+        let (dest, route, next, groups) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut t = Topology { names, kinds, index, ends, link_index, dest, route, next, columns: 0, groups, ecmp };
         t.compute_routes();
-        Ok(t)
+        t
     }
 
     pub fn node_count(&self) -> usize {
@@ -306,21 +307,10 @@ mod tests {
 
     fn topology_with(kinds: &[bool], links: &[(usize, usize)], ecmp: Option<u64>) -> Topology {
         let names: Vec<String> = (0..kinds.len()).map(|i| format!("n{i}")).collect();
-        let mut t = Topology {
-            index: names.iter().enumerate().map(|(i, s)| (s.clone(), i as u32)).collect(),
-            names,
-            kinds: kinds.iter().map(|&h| if h { NodeKind::Host } else { NodeKind::Router }).collect(),
-            ends: links.iter().filter(|(a, b)| a != b).map(|&(a, b)| (a as u32, b as u32)).collect(),
-            link_index: HashMap::new(),
-            dest: Vec::new(),
-            route: Vec::new(),
-            next: Vec::new(),
-            columns: 0,
-            groups: Vec::new(),
-            ecmp,
-        };
-        t.compute_routes();
-        t
+        let index = names.iter().enumerate().map(|(i, s)| (s.clone(), i as u32)).collect();
+        let kinds = kinds.iter().map(|&h| if h { NodeKind::Host } else { NodeKind::Router }).collect();
+        let ends = links.iter().filter(|(a, b)| a != b).map(|&(a, b)| (a as u32, b as u32)).collect();
+        Topology::routed(names, kinds, index, ends, HashMap::new(), ecmp)
     }
 
     /// Hops from `node` to `dst` following `next` (None: no route or a loop).

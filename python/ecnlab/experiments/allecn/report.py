@@ -96,19 +96,19 @@ ecnlab.experiments.allecn.sensitivity` and `... .direction` re-run the checks):
 
 - **Not RED's ECN rule.** ns-2.35's RED drops ECT packets instead of marking
   them once its probability exceeds `mark_p_` = 0.1 (above max_th). With
-  `personality = "ns2"` the overheads at QL = 64 rise by 0.07 to 0.34
+  `personality = "ns2"` the overheads at QL = 64 move by −0.65 to +0.27
   points: with the queue limit just above max_th, the average seldom gets
   there. ns-2's byte-mode default (500-byte units) makes RED *worse*
-  (25 clients: 24.1 %), away from the paper's RED.
+  (25 clients: 24.6 %), away from the paper's RED.
 - **TCP details set the level.** The overhead is mostly retransmissions after
   timeouts (25 clients, QL = 64, DT: about 3 timeouts per transfer; a full
   queue adds 0.5 s to a 50 ms round trip). The paper gives no timers; ecnlab
   uses ns-2's (200 ms minimum RTO, 10 ms tick). RFC 6298 timers (1 s minimum
-  RTO) bring the 25-client overheads to DT 14.5 %, RED 12.8 %, ECN 4.9 %;
-  NewReno brings DT's 10-client excess to 586 packets (paper 445): the
+  RTO) bring the 25-client overheads to DT 12.8 %, RED 11.6 %, ECN 5.3 %;
+  NewReno brings DT's 10-client excess to 640 packets (paper 445): the
   absolute numbers depend on TCP details the paper does not give, while the
-  ordering ECN < RED < DT does not. (Numbers of the sensitivity runs after
-  the TCP fixes of issue 15; docs/experiments/allecn.md.)
+  ordering ECN < RED < DT does not. (Numbers of the sensitivity runs with
+  the finished ns2 personality, 2026-11-26; docs/experiments/allecn.md.)
 - **The minimum.** The paper's percentages imply 70 packets per transfer;
   ecnlab counts ceil(102 400 / 1460) = 71, the segments its sender needs. Each
   counts excess over its own minimum.
