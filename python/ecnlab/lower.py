@@ -11,7 +11,7 @@ import fnmatch
 from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
-from ecnlab.model import AppSpec, Link, PiSpec, QueueSpec, Scenario, TcpSpec
+from ecnlab.model import NS2_RULE_KEYS, AppSpec, Link, PiSpec, QueueSpec, Scenario, TcpSpec
 from ecnlab.params import engine_queue
 from ecnlab.pi_design import pi_gains
 from ecnlab.queues import MODERN_KINDS
@@ -242,11 +242,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "syn_immediate_ack": t.syn_immediate_ack,
         "rto_arith": t.rto_arith,
         "clock_phase_ns": t.clock_phase_ns,
-        "ecn_backoff": t.ecn_backoff,
-        "ack_ce_at_once": t.ack_ce_at_once,
-        "sack_is_lost": t.sack_is_lost,
-        "rtx_restart_on_fr": t.rtx_restart_on_fr,
-        "limited_transmit_all": t.limited_transmit_all,
-        "guard_after_timeout": t.guard_after_timeout,
-        "timer_before_sample": t.timer_before_sample,
+        **{k: getattr(t, k) for k in NS2_RULE_KEYS},
     }

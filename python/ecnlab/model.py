@@ -116,6 +116,19 @@ class TcpSpec:
     timer_before_sample: bool = False
 
 
+#: TcpSpec fields named alike in the scenario, the resolved scenario and the engine JSON, copied
+#: as they are (the ns-2.35 rules of the ns2 personality, docs/ns2-ecn-suite.md).
+NS2_RULE_KEYS = (
+    "ecn_backoff",
+    "ack_ce_at_once",
+    "sack_is_lost",
+    "rtx_restart_on_fr",
+    "limited_transmit_all",
+    "guard_after_timeout",
+    "timer_before_sample",
+)
+
+
 @dataclass(frozen=True)
 class Node:
     """A host (ends connections) or a router (forwards)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecnlab.model import AppSpec, QueueSpec, TcpSpec
+from ecnlab.model import NS2_RULE_KEYS, AppSpec, QueueSpec, TcpSpec
 from ecnlab.queues import resolved_modern
 from ecnlab.units import ns_to_s
 
@@ -90,13 +90,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "syn_immediate_ack": t.syn_immediate_ack,
         "rto_arith": t.rto_arith,
         "clock_phase": ns_to_s(t.clock_phase_ns),
-        "ecn_backoff": t.ecn_backoff,
-        "ack_ce_at_once": t.ack_ce_at_once,
-        "sack_is_lost": t.sack_is_lost,
-        "rtx_restart_on_fr": t.rtx_restart_on_fr,
-        "limited_transmit_all": t.limited_transmit_all,
-        "guard_after_timeout": t.guard_after_timeout,
-        "timer_before_sample": t.timer_before_sample,
+        **{k: getattr(t, k) for k in NS2_RULE_KEYS},
     }
 
 

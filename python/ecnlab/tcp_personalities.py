@@ -32,6 +32,19 @@ S = 1_000_000_000
 
 DEFAULT_PERSONALITY = "rfc"
 
+# The ns-2.35 rules (docs/ns2-ecn-suite.md) as the RFCs and Linux have them: off.
+_NOT_NS2 = {
+    "ecn_on_retransmit": False,
+    "recover_guard_all": False,
+    "window_arith": "rfc5681",
+    "rto_arith": "rfc6298",
+    "ecn_backoff": False,
+    "ack_ce_at_once": True,
+    "sack_is_lost": True,
+    "rtx_restart_on_fr": False,
+    "limited_transmit_all": False,
+}
+
 # personality -> {TcpSpec attribute: value}
 TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
     "rfc": {
@@ -46,15 +59,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 60 * S,
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 100 * MS,
-        "ecn_on_retransmit": False,
-        "recover_guard_all": False,
-        "window_arith": "rfc5681",
-        "rto_arith": "rfc6298",
-        "ecn_backoff": False,
-        "ack_ce_at_once": True,
-        "sack_is_lost": True,
-        "rtx_restart_on_fr": False,
-        "limited_transmit_all": False,
+        **_NOT_NS2,
     },
     "ns2": {
         "init_cwnd": 2,
@@ -90,14 +95,6 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 120 * S,
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 40 * MS,
-        "ecn_on_retransmit": False,
-        "recover_guard_all": False,
-        "window_arith": "rfc5681",
-        "rto_arith": "rfc6298",
-        "ecn_backoff": False,
-        "ack_ce_at_once": True,
-        "sack_is_lost": True,
-        "rtx_restart_on_fr": False,
-        "limited_transmit_all": False,
+        **_NOT_NS2,
     },
 }
