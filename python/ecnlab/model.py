@@ -114,10 +114,15 @@ class TcpSpec:
     limited_transmit_all: bool = False
     guard_after_timeout: bool = True
     timer_before_sample: bool = False
+    ssthresh_basis: str = "flight"
+    sack_after_rto: bool = False
+    rto_keeps_recovery_ssthresh: bool = False
+    prr: bool = False
+    rack: bool = False
 
 
 #: TcpSpec fields named alike in the scenario, the resolved scenario and the engine JSON, copied
-#: as they are (the ns-2.35 rules of the ns2 personality, docs/ns2-ecn-suite.md).
+#: as they are (the ns-2.35 rules of the ns2 personality, docs/ns2-ecn-suite.md, and Linux's).
 NS2_RULE_KEYS = (
     "ecn_backoff",
     "ack_ce_at_once",
@@ -126,6 +131,12 @@ NS2_RULE_KEYS = (
     "limited_transmit_all",
     "guard_after_timeout",
     "timer_before_sample",
+    # Linux's rules, as named in the linux personality (docs/model.md):
+    "ssthresh_basis",
+    "sack_after_rto",
+    "rto_keeps_recovery_ssthresh",
+    "prr",
+    "rack",
 )
 
 

@@ -33,6 +33,11 @@ def add_parsers(sub: Any) -> None:
     ns2ecn.add_argument("--tests", nargs="+", metavar="NAME", help="tests to run (default: all 84)")
     ns2ecn.add_argument("--out", type=Path, metavar="DIR", help="also write DIR/ns2-ecn.json and DIR/ns2-ecn.md")
     ns2ecn.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
+    fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
+    fidelity.add_argument("--cc", choices=("reno", "cubic"), default="reno", help="grid: reno (issue 15) or cubic")
+    fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
+    fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
+    fidelity.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table to FILE")
     scaling = bsub.add_parser("scaling", help="ecnlab's cost per packet: flows 10 -> 10 000, rate 10M -> 10G")
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
 
@@ -44,6 +49,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _aqm_diff(args)
     if args.bench_command == "ns2-ecn":
         return _ns2_ecn(args)
+    if args.bench_command == "fidelity":
+        return _fidelity(args)
     if args.bench_command == "scaling":
         from ecnlab.bench.scaling import format_scaling, run_scaling
 
@@ -170,4 +177,27 @@ def _ns2_ecn(args: argparse.Namespace) -> int:
         doc = {"suite": str(suite), "tests": len(results), "reactions_same": n, "trace_same": m, "results": results}
         (args.out / "ns2-ecn.json").write_text(json.dumps(doc, indent=1) + "\n")
         (args.out / "ns2-ecn.md").write_text(table + "\n")
+    return 0
+
+
+def _fidelity(args: argparse.Namespace) -> int:
+    import os
+
+    from ecnlab.bench.fidelity import HEADER, format_row, format_table, run_fidelity
+
+    if args.seconds is not None and not 3 <= args.seconds <= 3600:
+        print(f"ecnlab: error: --seconds = {args.seconds}: must be between 3 and 3600", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("ecnlab: error: bench fidelity emulates through network namespaces: run it as root", file=sys.stderr)
+        return 2
+    print(HEADER, flush=True)
+    rows = []
+    for row in run_fidelity(args.cc, args.quick, lambda m: print(m, file=sys.stderr, flush=True), seconds=args.seconds):
+        rows.append(row)
+        print(format_row(row), flush=True)
+    table = format_table(rows)
+    print(table.splitlines()[-1])
+    if args.markdown:
+        args.markdown.write_text(table + "\n")
     return 0
