@@ -35,7 +35,7 @@ def test_every_engine_record_matches_the_schema(path: Path, tmp_path: Path) -> N
     spec["stop_when_complete"] = False
     if spec.get("pcap_dir") is not None:
         spec["pcap_dir"] = str(tmp_path)
-    out, _, _ = _core.run_split(json.dumps(spec))
+    out, _, _, _ = _core.run_split(json.dumps(spec))
     result = json.loads(out)
     assert problems("sim", result["sim"]) == []
     for kind, field in RECORDS.items():

@@ -14,14 +14,17 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ecnlab import timeseries
+from ecnlab import flowtable, timeseries
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec, resolved_scenario
 from ecnlab.model import Scenario
 from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, write_summary
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["run", "run_scenario", "check_out_dir"]
 
@@ -31,7 +34,7 @@ class Engine(Protocol):
 
     def run(self, spec_json: str) -> str: ...
 
-    def run_split(self, spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any]]: ...
+    def run_split(self, spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any], list[Any] | None]: ...
 
     def version(self) -> str: ...
 
@@ -67,13 +70,14 @@ def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:
     resolved = resolved_scenario(sc)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="ecnlab-") as tmp:
-            summary, series = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
-        return RunResult(summary, None, series)
+            summary, series, table = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
+        return RunResult(summary, None, series, table)
     with atomic_out_dir(out) as staging:
-        summary, series = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
+        summary, series, table = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
         write_summary(staging, summary)
         timeseries.write(staging, series)
-    return RunResult(summary, out, series)
+        flowtable.write(staging, table)
+    return RunResult(summary, out, series, table)
 
 
 @contextlib.contextmanager
@@ -130,15 +134,18 @@ def _remove_created(created: list[Path]) -> None:
 
 def _run_engine(
     core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The summary, and the time series tables (``timeseries.py``) by file name."""
+) -> tuple[dict[str, Any], dict[str, Any], pa.Table | None]:
+    """The summary, the time series tables (``timeseries.py``) by file name, and the per-flow
+    table when the run has a large group (``flowtable.py``)."""
     spec = engine_spec(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
     t0 = time.perf_counter()
-    text, queues, flows = core.run_split(json.dumps(spec))
+    text, queues, flows, columns = core.run_split(json.dumps(spec))
     wall = time.perf_counter() - t0
     engine = json.loads(text)
     series = timeseries.from_columns(queues, flows) if sc.sample_interval_ns else {}
-    return build_summary(scenario=resolved, engine=engine, wall_s=wall, version=core.version()), series
+    table = flowtable.from_engine(columns) if columns is not None else None
+    summary = build_summary(scenario=resolved, engine=engine, wall_s=wall, version=core.version(), flows=table)
+    return summary, series, table
 
 
 def _make_parents(parent: Path) -> list[Path]:
