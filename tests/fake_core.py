@@ -74,7 +74,9 @@ def _flows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for e in entries:
         src, dst = ([h] if isinstance(h, str) else h for h in (e["src"], e["dst"]))
-        pairs = [(src[0 if len(src) == 1 else k], dst[0 if len(dst) == 1 else k]) for k in range(max(len(src), len(dst)))]
+        pairs = [
+            (src[0 if len(src) == 1 else k], dst[0 if len(dst) == 1 else k]) for k in range(max(len(src), len(dst)))
+        ]
         hosts = [p for p in pairs for _ in range(e.get("count", 1))]
         for k, (a, b) in enumerate(hosts):
             out.append({**e, "id": e["id"] if len(hosts) == 1 else f"{e['id']}_{k + 1}", "src": a, "dst": b})

@@ -53,7 +53,12 @@ def test_every_example_passes_the_engine_check() -> None:
         (["links", 0, "rate_bps"], 0, "links[0].rate_bps", 'topology link "client1->A" rate'),
         (["links", 1, "loss"], 2.0, "links[1].loss", 'topology link "A->client1" loss'),
         (["links", 0, "queue", "limit_pkts"], 0, "links[0].queue.limit_pkts", 'topology link "client1->A" queue.limit'),
-        (["flows", 0, "tcp", "rwnd_bytes"], 10, "flows[0].tcp.rwnd_bytes", 'flows[0] (flows "bulk_1" … "bulk_2").tcp.rwnd'),
+        (
+            ["flows", 0, "tcp", "rwnd_bytes"],
+            10,
+            "flows[0].tcp.rwnd_bytes",
+            'flows[0] (flows "bulk_1" … "bulk_2").tcp.rwnd',
+        ),
         (["flows", 0, "tcp", "mss"], 10, "flows[0].tcp.mss", 'flows[0] (flows "bulk_1" … "bulk_2").tcp.mss'),
         (["flows", 0, "app", "bytes"], 0, "flows[0].app.bytes", 'flows[0] (flows "bulk_1" … "bulk_2").bytes'),
         (["flows", 0, "dst"], "nowhere", "flows[0].dst", 'flows[0] (flows "bulk_1" … "bulk_2").to'),

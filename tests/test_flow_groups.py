@@ -135,9 +135,7 @@ def test_group_summary_agrees_with_the_parquet_rows(group_run: tuple[Path, dict[
 
 
 @pytest.mark.engine
-def test_group_runs_are_byte_identical_and_read_back(
-    group_run: tuple[Path, dict[str, Any]], tmp_path: Path
-) -> None:
+def test_group_runs_are_byte_identical_and_read_back(group_run: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     out, summary = group_run
     again = tmp_path / "again"
     result = ecnlab.run(_scenario(), out=again)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-from dataclasses import replace
 from typing import Any
 
 from ecnlab._table import Table, choice, integer, string
@@ -16,7 +15,16 @@ from ecnlab.topology import Reachability
 from ecnlab.units import parse_duration, parse_size
 from ecnlab.web import WEB_KEYS, parse_web
 
-__all__ = ["parse_flows", "FlowIds", "parse_faults", "parse_pcap", "pcap_file", "pcap_stem", "captured_links", "FLOW_KINDS"]
+__all__ = [
+    "parse_flows",
+    "FlowIds",
+    "parse_faults",
+    "parse_pcap",
+    "pcap_file",
+    "pcap_stem",
+    "captured_links",
+    "FLOW_KINDS",
+]
 
 FLOW_KINDS = ("bulk", "serial", "request_response", "telnet", "ftp_arrivals", "web")
 _COMMON_KEYS = ("name", "kind", "from", "to", "count", "start", "initiator", "tcp")

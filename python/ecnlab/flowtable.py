@@ -40,8 +40,6 @@ def _array(kind: str, data: bytes, offsets: bytes | None, valid: bytes | None) -
     import numpy as np
     import pyarrow as pa
 
-    from ecnlab.timeseries import column_from_buffers
-
     if kind == "string":
         assert offsets is not None
         return pa.StringArray.from_buffers(len(offsets) // 4 - 1, pa.py_buffer(offsets), pa.py_buffer(data))

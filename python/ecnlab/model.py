@@ -273,7 +273,17 @@ class FlowGroup:
         at run time; the front expands only for emulation and inspection)."""
         pairs = [(a, b) for a, b in zip(self.src, self.dst, strict=True) for _ in range(self.count)]
         return [
-            Flow(self.flow_id(k), a, b, self.start_ns, self.initiator, self.app, self.tcp, self.index, self.start_spread_ns)
+            Flow(
+                self.flow_id(k),
+                a,
+                b,
+                self.start_ns,
+                self.initiator,
+                self.app,
+                self.tcp,
+                self.index,
+                self.start_spread_ns,
+            )
             for k, (a, b) in enumerate(pairs)
         ]
 

@@ -48,7 +48,7 @@ def _groups(groups: list[dict[str, Any]]) -> list[str]:
     """Large flow groups, one line each (their flows are in flows.parquet)."""
     if not groups:
         return []
-    rows = [
+    rows: list[Sequence[Any]] = [
         [
             g["name"],
             g["flows"],

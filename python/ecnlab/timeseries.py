@@ -25,7 +25,16 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["column_from_buffers", "QUEUES_FILE", "FLOWS_FILE", "from_columns", "from_flow_rows", "write", "read_queues", "read_flows"]
+__all__ = [
+    "column_from_buffers",
+    "QUEUES_FILE",
+    "FLOWS_FILE",
+    "from_columns",
+    "from_flow_rows",
+    "write",
+    "read_queues",
+    "read_flows",
+]
 
 QUEUES_FILE = "timeseries-queues.parquet"
 FLOWS_FILE = "timeseries-flows.parquet"

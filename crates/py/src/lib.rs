@@ -51,7 +51,7 @@ fn run(py: Python<'_>, spec_json: String) -> PyResult<String> {
 /// `ecnlab_sim::groups::RECORD_LIMIT` flows; then it holds every flow's results
 /// (`flow_table_list`) and the JSON only the smaller entries' flow records.
 #[pyfunction]
-fn run_split(py: Python<'_>, spec_json: String) -> PyResult<(String, Py<PyDict>, Py<PyDict>, Option<Py<PyList>>)> {
+fn run_split(py: Python<'_>, spec_json: String) -> PyResult<Split> {
     const CHECK_EVERY: u32 = 1 << 20;
     let mut pending: Option<PyErr> = None;
     let result = py.detach(|| {
@@ -66,6 +66,9 @@ fn run_split(py: Python<'_>, spec_json: String) -> PyResult<(String, Py<PyDict>,
     let table = out.flow_table.as_deref().map(|t| flow_table_list(py, t)).transpose()?;
     Ok((out.json, columns_dict(py, &out.queues)?, columns_dict(py, &out.flows)?, table))
 }
+
+/// What `run_split` returns: (JSON, queue columns, flow columns, flow table).
+type Split = (String, Py<PyDict>, Py<PyDict>, Option<Py<PyList>>);
 
 fn columns_dict(py: Python<'_>, c: &ecnlab_sim::series::Columns) -> PyResult<Py<PyDict>> {
     let d = PyDict::new(py);

@@ -37,7 +37,12 @@ fn num(name: &'static str, kind: &'static str, flows: &[FlowOut], get: impl Fn(&
     (name, kind, Values::Num(flows.iter().map(|f| get(f).unwrap_or(f64::NAN)).collect()))
 }
 
-fn list(name: &'static str, kind: &'static str, flows: &[FlowOut], get: impl Fn(&FlowOut) -> Option<Vec<f64>>) -> Column {
+fn list(
+    name: &'static str,
+    kind: &'static str,
+    flows: &[FlowOut],
+    get: impl Fn(&FlowOut) -> Option<Vec<f64>>,
+) -> Column {
     let (mut offsets, mut values, mut valid) = (vec![0], Vec::new(), Vec::with_capacity(flows.len()));
     for f in flows {
         let row = get(f);
@@ -63,7 +68,8 @@ fn counts(v: &[u64]) -> Vec<f64> {
 /// Every flow's results as columns (names and order: the flow record's keys).
 pub fn columns(flows: &[FlowOut]) -> Vec<Column> {
     let u64s = |name, get: fn(&FlowOut) -> u64| num(name, "uint64", flows, move |f| Some(get(f) as f64));
-    let opt_u64 = |name, get: fn(&FlowOut) -> Option<u64>| num(name, "uint64", flows, move |f| get(f).map(|v| v as f64));
+    let opt_u64 =
+        |name, get: fn(&FlowOut) -> Option<u64>| num(name, "uint64", flows, move |f| get(f).map(|v| v as f64));
     let opt_f64 = |name, get: fn(&FlowOut) -> Option<f64>| num(name, "float64", flows, get);
     let flag = |name, get: fn(&FlowOut) -> bool| num(name, "bool", flows, move |f| Some(f64::from(u8::from(get(f)))));
     vec![

@@ -11,7 +11,6 @@ use serde::Serialize;
 /// Entries making more flows than this are reported as groups.
 pub const RECORD_LIMIT: usize = 1000;
 
-
 /// One large entry's flows summarised: counts, sums of the per-flow counters,
 /// and the spread of goodput and completion time over its flows.
 #[derive(Debug, Default, Serialize)]

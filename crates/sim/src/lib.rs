@@ -73,8 +73,7 @@ pub struct SplitOutput {
 /// the records of the smaller entries' flows in the JSON (the group has its summary).
 pub fn run_json_split_until(spec_json: &str, every: u32, stop: impl FnMut() -> bool) -> Result<SplitOutput, Error> {
     let spec: SimSpec = serde_json::from_str(spec_json)?;
-    let kept: Vec<bool> =
-        spec.flows.iter().flat_map(|f| std::iter::repeat_n(!groups::is_group(f), f.len())).collect();
+    let kept: Vec<bool> = spec.flows.iter().flat_map(|f| std::iter::repeat_n(!groups::is_group(f), f.len())).collect();
     let mut out = Simulation::new(spec)?.run_until(every, stop)?;
     let (queues, flows) = (out.timeseries.queue_columns(), out.timeseries.flow_columns());
     out.timeseries = Default::default();

@@ -72,11 +72,7 @@ impl Simulation {
 
     fn incomplete_error(&self) -> Error {
         let (i, f) = self.flows.iter().enumerate().find(|(_, f)| f.completion.is_none()).expect("a flow is pending");
-        Error::Incomplete {
-            flow: self.flow_ids[i].clone(),
-            time_s: self.end.as_secs_f64(),
-            delivered: f.delivered,
-        }
+        Error::Incomplete { flow: self.flow_ids[i].clone(), time_s: self.end.as_secs_f64(), delivered: f.delivered }
     }
 }
 
