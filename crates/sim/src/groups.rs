@@ -11,48 +11,63 @@ use serde::Serialize;
 /// Entries making more flows than this are reported as groups.
 pub const RECORD_LIMIT: usize = 1000;
 
-/// One large entry's flows summarised: counts, sums of the per-flow counters,
-/// and the spread of goodput and completion time over its flows.
-#[derive(Debug, Default, Serialize)]
-pub struct GroupOut {
-    /// The entry's name (its flows are `name_1` … `name_n`).
-    pub name: String,
-    pub kind: &'static str,
-    /// Position of the entry among the scenario's `[[flows]]`.
-    pub entry: u32,
-    /// Flows in the group, and the flow index (row of `flows.parquet`) of its first one.
-    pub flows: u64,
-    pub first_row: u64,
-    pub bytes_delivered: u64,
-    /// Goodput over the group's flows: mean, min, nearest-rank p10/p50/p90/p99, max.
-    pub goodput_bps_mean: f64,
-    pub goodput_bps_min: f64,
-    pub goodput_bps_p10: f64,
-    pub goodput_bps_p50: f64,
-    pub goodput_bps_p90: f64,
-    pub goodput_bps_p99: f64,
-    pub goodput_bps_max: f64,
-    /// Jain's index over the group's goodputs (null if all are zero).
-    pub jain: Option<f64>,
-    /// Flows that finished their work, and their completion times (null when none did).
-    pub completed: u64,
-    pub completion_time_s_mean: Option<f64>,
-    pub completion_time_s_p50: Option<f64>,
-    pub completion_time_s_p99: Option<f64>,
-    pub completion_time_s_max: Option<f64>,
-    pub ecn_negotiated: u64,
-    pub connections: u64,
-    pub data_packets_sent: u64,
-    pub retransmits: u64,
-    pub fast_retransmits: u64,
-    pub timeouts: u64,
-    pub ecn_reductions: u64,
-    pub ce_received: u64,
-    pub ece_sent: u64,
-    pub cwr_sent: u64,
-    pub pkts_sent: u64,
-    pub pkts_dropped: u64,
+/// `GroupOut` with its sums of per-flow counters named once: each is the sum over the
+/// group's flows of the `FlowOut` field of the same name.
+macro_rules! group_out {
+    ($($sum:ident),* $(,)?) => {
+        /// One large entry's flows summarised: counts, sums of the per-flow counters,
+        /// and the spread of goodput and completion time over its flows.
+        #[derive(Debug, Default, Serialize)]
+        pub struct GroupOut {
+            /// The entry's name (its flows are `name_1` … `name_n`).
+            pub name: String,
+            pub kind: &'static str,
+            /// Position of the entry among the scenario's `[[flows]]`.
+            pub entry: u32,
+            /// Flows in the group, and the flow index (row of `flows.parquet`) of its first one.
+            pub flows: u64,
+            pub first_row: u64,
+            pub bytes_delivered: u64,
+            /// Goodput over the group's flows: mean, min, nearest-rank p10/p50/p90/p99, max.
+            pub goodput_bps_mean: f64,
+            pub goodput_bps_min: f64,
+            pub goodput_bps_p10: f64,
+            pub goodput_bps_p50: f64,
+            pub goodput_bps_p90: f64,
+            pub goodput_bps_p99: f64,
+            pub goodput_bps_max: f64,
+            /// Jain's index over the group's goodputs (null if all are zero).
+            pub jain: Option<f64>,
+            /// Flows that finished their work, and their completion times (null when none did).
+            pub completed: u64,
+            pub completion_time_s_mean: Option<f64>,
+            pub completion_time_s_p50: Option<f64>,
+            pub completion_time_s_p99: Option<f64>,
+            pub completion_time_s_max: Option<f64>,
+            /// Sums over the group's flows (`ecn_negotiated`: flows that negotiated ECN).
+            $(pub $sum: u64,)*
+        }
+
+        fn add_sums(g: &mut GroupOut, flows: &[FlowOut]) {
+            $(g.$sum = flows.iter().map(|f| u64::from(f.$sum)).sum();)*
+        }
+    };
 }
+
+group_out!(
+    ecn_negotiated,
+    connections,
+    data_packets_sent,
+    retransmits,
+    fast_retransmits,
+    timeouts,
+    ecn_reductions,
+    ce_received,
+    ece_sent,
+    cwr_sent,
+    pkts_sent,
+    pkts_dropped,
+);
 
 /// Whether `entry`'s flows are reported as a group.
 pub fn is_group(entry: &FlowSpec) -> bool {
@@ -75,19 +90,18 @@ pub fn summarize(entries: &[FlowSpec], flows: &[FlowOut]) -> Vec<GroupOut> {
 }
 
 fn group_out(name: &str, entry: usize, first: usize, flows: &[FlowOut]) -> GroupOut {
-    let sum = |f: fn(&FlowOut) -> u64| flows.iter().map(f).sum::<u64>();
     let goodput: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
     let sorted = sorted(goodput.clone());
     let done: Vec<f64> = flows.iter().filter_map(|f| f.completion_time_s).collect();
     let done_sorted = sorted_or_none(done.clone());
     let [p10, p50, p90] = [10.0, 50.0, 90.0].map(|q| nearest_rank(&sorted, q));
-    GroupOut {
+    let mut g = GroupOut {
         name: name.to_string(),
         kind: flows[0].kind,
         entry: entry as u32,
         flows: flows.len() as u64,
         first_row: first as u64,
-        bytes_delivered: sum(|f| f.bytes_delivered),
+        bytes_delivered: flows.iter().map(|f| f.bytes_delivered).sum(),
         goodput_bps_mean: mean(&goodput),
         goodput_bps_min: sorted[0],
         goodput_bps_p10: p10,
@@ -101,19 +115,10 @@ fn group_out(name: &str, entry: usize, first: usize, flows: &[FlowOut]) -> Group
         completion_time_s_p50: done_sorted.as_deref().map(|s| nearest_rank(s, 50.0)),
         completion_time_s_p99: done_sorted.as_deref().map(|s| nearest_rank(s, 99.0)),
         completion_time_s_max: done_sorted.as_deref().map(|s| s[s.len() - 1]),
-        ecn_negotiated: sum(|f| u64::from(f.ecn_negotiated)),
-        connections: sum(|f| u64::from(f.connections)),
-        data_packets_sent: sum(|f| f.data_packets_sent),
-        retransmits: sum(|f| f.retransmits),
-        fast_retransmits: sum(|f| f.fast_retransmits),
-        timeouts: sum(|f| f.timeouts),
-        ecn_reductions: sum(|f| f.ecn_reductions),
-        ce_received: sum(|f| f.ce_received),
-        ece_sent: sum(|f| f.ece_sent),
-        cwr_sent: sum(|f| f.cwr_sent),
-        pkts_sent: sum(|f| f.pkts_sent),
-        pkts_dropped: sum(|f| f.pkts_dropped),
-    }
+        ..Default::default()
+    };
+    add_sums(&mut g, flows);
+    g
 }
 
 fn sorted(mut v: Vec<f64>) -> Vec<f64> {
