@@ -147,6 +147,21 @@ def test_group_runs_are_byte_identical_and_read_back(group_run: tuple[Path, dict
 
 
 @pytest.mark.engine
+def test_sweep_metrics_count_the_flows_of_groups(group_run: tuple[Path, dict[str, Any]]) -> None:
+    from ecnlab.store import run_metrics
+
+    out, summary = group_run
+    rows = pq.read_table(out / FLOWS_FILE).to_pylist()
+    every_record = {k: v for k, v in summary.items() if k != "groups"} | {"flows": rows}
+    got, want = run_metrics(summary), run_metrics(every_record)
+    assert got["flows"] == want["flows"] == N + 2
+    assert math.isclose(got["goodput_total_bps"], want["goodput_total_bps"], rel_tol=1e-12)
+    assert math.isclose(got["goodput_bps"], want["goodput_bps"], rel_tol=1e-12)
+    rest = ("goodput_total_bps", "goodput_bps")
+    assert {k: v for k, v in got.items() if k not in rest} == {k: v for k, v in want.items() if k not in rest}
+
+
+@pytest.mark.engine
 def test_up_to_the_limit_an_entry_keeps_its_records(tmp_path: Path) -> None:
     result = ecnlab.run(_scenario(count=GROUP_RECORD_LIMIT), out=tmp_path / "r")
     assert "groups" not in result.summary and not (tmp_path / "r" / FLOWS_FILE).exists()

@@ -79,6 +79,6 @@ def test_run_metrics_read_only_schema_keys() -> None:
         for n in ast.walk(tree)
         if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "get" and isinstance(n.args[0], ast.Constant)
     }
-    top = {"flows", "links", "queues", "sim", "fairness", "name", "link"}
-    known = set(keys("flow")) | set(keys("queue")) | set(keys("link")) | set(keys("sim")) | top
+    top = {"flows", "groups", "links", "queues", "sim", "fairness", "name", "link"}
+    known = set(keys("flow")) | set(keys("queue")) | set(keys("link")) | set(keys("sim")) | set(keys("group")) | top
     assert read and read <= known, read - known

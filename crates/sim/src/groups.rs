@@ -44,6 +44,8 @@ macro_rules! group_out {
             pub completion_time_s_p50: Option<f64>,
             pub completion_time_s_p99: Option<f64>,
             pub completion_time_s_max: Option<f64>,
+            /// Request/response transactions completed (null when no flow counts them).
+            pub transactions: Option<u64>,
             /// Sums over the group's flows (`ecn_negotiated`: flows that negotiated ECN).
             $(pub $sum: u64,)*
         }
@@ -115,6 +117,7 @@ fn group_out(name: &str, entry: usize, first: usize, flows: &[FlowOut]) -> Group
         completion_time_s_p50: done_sorted.as_deref().map(|s| nearest_rank(s, 50.0)),
         completion_time_s_p99: done_sorted.as_deref().map(|s| nearest_rank(s, 99.0)),
         completion_time_s_max: done_sorted.as_deref().map(|s| s[s.len() - 1]),
+        transactions: flows.iter().filter_map(|f| f.transactions).reduce(|a, b| a + b),
         ..Default::default()
     };
     add_sums(&mut g, flows);
