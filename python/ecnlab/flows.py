@@ -80,16 +80,17 @@ class FlowIds:
     def __init__(self) -> None:
         self.single: dict[str, int] = {}  # id -> entry index
         self.numbered: dict[str, tuple[int, int]] = {}  # name -> (entry index, flows)
+        self.single_by_stem: dict[str, dict[int, str]] = {}  # "a" -> {3: "a_3"} for single ids shaped name_k
         self.total = 0
 
     def owner(self, flow_id: str) -> int | None:
         """The entry index that makes flow ``flow_id``, or None."""
         if flow_id in self.single:
             return self.single[flow_id]
-        name, _, k = flow_id.rpartition("_")
-        if name in self.numbered and k.isdecimal() and k[0] != "0":
-            index, n = self.numbered[name]
-            return index if 1 <= int(k) <= n else None
+        stem, k = _numbered(flow_id)
+        if stem in self.numbered and k is not None:
+            index, n = self.numbered[stem]
+            return index if 1 <= k <= n else None
         return None
 
     def clash(self, g: FlowGroup) -> tuple[str, int] | None:
@@ -99,22 +100,28 @@ class FlowIds:
             return None if other is None else (g.name, other)
         if g.name in self.numbered:
             return f"{g.name}_1", self.numbered[g.name][0]
-        for single, other in self.single.items():  # only ids shaped like name_k can clash
-            if single.startswith(g.name + "_") and self._numbered_id(single, g):
-                return single, other
+        taken = [(k, i) for k, i in self.single_by_stem.get(g.name, {}).items() if 1 <= k <= g.size]
+        if taken:
+            flow_id = min(taken)[1]
+            return flow_id, self.single[flow_id]
         return None
-
-    @staticmethod
-    def _numbered_id(flow_id: str, g: FlowGroup) -> bool:
-        k = flow_id[len(g.name) + 1 :]
-        return k.isdecimal() and k[0] != "0" and 1 <= int(k) <= g.size
 
     def add(self, g: FlowGroup) -> None:
         if g.size == 1:
             self.single[g.name] = g.index
+            stem, k = _numbered(g.name)
+            if k is not None:
+                self.single_by_stem.setdefault(stem, {})[k] = g.name
         else:
             self.numbered[g.name] = (g.index, g.size)
         self.total += g.size
+
+
+def _numbered(flow_id: str) -> tuple[str, int | None]:
+    """``("a", 3)`` for ``"a_3"``; the number is None unless the id ends in ``_`` and a number
+    without leading zeros (the shape of a group's ids)."""
+    stem, _, k = flow_id.rpartition("_")
+    return stem, int(k) if stem and k.isdecimal() and k.isascii() and k[0] != "0" else None
 
 
 def _parse_group(
