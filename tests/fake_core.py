@@ -49,11 +49,12 @@ class FakeCore:
             raise EngineError(self.fail)
         return json.dumps(fake_output(spec))
 
-    def run_split(self, spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
-        """``run`` with the time series as the engine's columns (``_core.run_split``)."""
+    def run_split(self, spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any], None]:
+        """``run`` with the time series as the engine's columns (``_core.run_split``; no flow
+        table: the fake makes no large group)."""
         out = json.loads(self.run(spec_json))
         ts = out.pop("timeseries")
-        return json.dumps(out), _columns(ts["queue"], "link"), _columns(ts["flow"], "flow")
+        return json.dumps(out), _columns(ts["queue"], "link"), _columns(ts["flow"], "flow"), None
 
 
 def _columns(series: list[dict[str, Any]], key: str) -> dict[str, Any]:
@@ -65,6 +66,21 @@ def _columns(series: list[dict[str, Any]], key: str) -> dict[str, Any]:
         values = [v for s in series for v in s.get(c) or [None] * len(s["t_s"])]
         cols[c] = struct.pack(f"<{len(values)}d", *(float("nan") if v is None else v for v in values))
     return cols
+
+
+def _flows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each entry's flows as the engine expands them: ``count`` per (src, dst) pair, ids
+    ``id_1`` … when an entry makes more than one."""
+    out = []
+    for e in entries:
+        src, dst = ([h] if isinstance(h, str) else h for h in (e["src"], e["dst"]))
+        pairs = [
+            (src[0 if len(src) == 1 else k], dst[0 if len(dst) == 1 else k]) for k in range(max(len(src), len(dst)))
+        ]
+        hosts = [p for p in pairs for _ in range(e.get("count", 1))]
+        for k, (a, b) in enumerate(hosts):
+            out.append({**e, "id": e["id"] if len(hosts) == 1 else f"{e['id']}_{k + 1}", "src": a, "dst": b})
+    return out
 
 
 def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
@@ -101,7 +117,7 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
             "transactions": None,
             "transfer_times_s": [],
         })
-        for i, f in enumerate(spec["flows"])
+        for i, f in enumerate(_flows(spec["flows"]))
     ]  # fmt: skip
     queues = []
     for link in spec["links"]:
@@ -157,7 +173,7 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
             }
             for name in spec["timeseries_links"]
         ]
-        ids = spec["timeseries_flows"] or [f["id"] for f in spec["flows"]]
+        ids = spec["timeseries_flows"] or [f["id"] for f in _flows(spec["flows"])]
         flow_series = [
             {
                 "flow": fid,

@@ -53,10 +53,16 @@ def test_every_example_passes_the_engine_check() -> None:
         (["links", 0, "rate_bps"], 0, "links[0].rate_bps", 'topology link "client1->A" rate'),
         (["links", 1, "loss"], 2.0, "links[1].loss", 'topology link "A->client1" loss'),
         (["links", 0, "queue", "limit_pkts"], 0, "links[0].queue.limit_pkts", 'topology link "client1->A" queue.limit'),
-        (["flows", 0, "tcp", "rwnd_bytes"], 10, "flows[0].tcp.rwnd_bytes", 'flows[0] (flow "bulk_1").tcp.rwnd'),
-        (["flows", 0, "tcp", "mss"], 10, "flows[0].tcp.mss", 'flows[0] (flow "bulk_1").tcp.mss'),
-        (["flows", 0, "app", "bytes"], 0, "flows[0].app.bytes", 'flows[0] (flow "bulk_1").bytes'),
-        (["flows", 0, "dst"], "nowhere", "flows[0].dst", 'flows[0] (flow "bulk_1").dst'),
+        (
+            ["flows", 0, "tcp", "rwnd_bytes"],
+            10,
+            "flows[0].tcp.rwnd_bytes",
+            'flows[0] (flows "bulk_1" … "bulk_2").tcp.rwnd',
+        ),
+        (["flows", 0, "tcp", "mss"], 10, "flows[0].tcp.mss", 'flows[0] (flows "bulk_1" … "bulk_2").tcp.mss'),
+        (["flows", 0, "app", "bytes"], 0, "flows[0].app.bytes", 'flows[0] (flows "bulk_1" … "bulk_2").bytes'),
+        (["flows", 0, "dst"], "nowhere", "flows[0].dst", 'flows[0] (flows "bulk_1" … "bulk_2").to'),
+        (["flows", 1, "count"], 0, "flows[1].count", 'flows[1] (flow "downloads").count'),
         (
             ["faults"],
             [{"link": "A->B", "flow": "ghost", "action": "drop", "nth": 3, "seq": None}],
@@ -95,7 +101,7 @@ def test_validate_and_run_ask_the_engine(
     assert cli.main(args) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
-        f'ecnlab: error: {EXPLICIT}: flows[0] (flow "bulk_1").tcp.mss = 1460: '
+        f'ecnlab: error: {EXPLICIT}: flows[0] (flows "bulk_1" … "bulk_2").tcp.mss = 1460: '
         "refused for this test (the engine's rule for flows[0].tcp.mss)"
     )
     assert len(calls) == 1 and not (tmp_path / "r").exists()
@@ -133,5 +139,6 @@ def test_unit_fields_show_the_engine_value_without_passing_it_off_as_the_scenari
     with pytest.raises(ScenarioError) as e:
         load_scenario(EXPLICIT)
     assert str(e.value) == (
-        'flows[0] (flow "bulk_1").tcp.min_rto: must be <= x (the engine\'s rule: flows[0].tcp.min_rto_ns = 200000000)'
+        'flows[0] (flows "bulk_1" … "bulk_2").tcp.min_rto: must be <= x '
+        "(the engine's rule: flows[0].tcp.min_rto_ns = 200000000)"
     )

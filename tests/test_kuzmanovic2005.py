@@ -207,9 +207,11 @@ def test_deploy_sweep_splits_clients() -> None:
     by = {r.name.split(",")[0]: r for r in quick.runs}
     assert set(by) == {"deploy=ecn5", "deploy=ecn50", "deploy=ecn95", "deploy=uncongested"}
     for name, ecn in (("deploy=ecn5", 1), ("deploy=ecn50", 10), ("deploy=ecn95", 19), ("deploy=uncongested", 0)):
-        flows = engine_spec(parse_scenario(by[name].data))["flows"]
-        assert len(flows) == 20 and sum(f["tcp"]["ecn"] != "off" for f in flows) == ecn
-        assert all(f["tcp"]["ecn"] == "ecn+" for f in flows if f["tcp"]["ecn"] != "off")
+        sc = parse_scenario(by[name].data)
+        assert len(sc.flows) == 20 and sum(f.tcp.ecn for f in sc.flows) == ecn
+        assert all(f.tcp.ecn_plus for f in sc.flows if f.tcp.ecn)
+        entries = engine_spec(sc)["flows"]  # the engine's entries carry the same TCP settings
+        assert all(e["tcp"]["ecn"] == "ecn+" for e in entries if e["tcp"]["ecn"] != "off")
 
 
 @pytest.mark.engine

@@ -35,7 +35,7 @@ def test_every_engine_record_matches_the_schema(path: Path, tmp_path: Path) -> N
     spec["stop_when_complete"] = False
     if spec.get("pcap_dir") is not None:
         spec["pcap_dir"] = str(tmp_path)
-    out, _, _ = _core.run_split(json.dumps(spec))
+    out, _, _, _ = _core.run_split(json.dumps(spec))
     result = json.loads(out)
     assert problems("sim", result["sim"]) == []
     for kind, field in RECORDS.items():
@@ -79,6 +79,6 @@ def test_run_metrics_read_only_schema_keys() -> None:
         for n in ast.walk(tree)
         if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "get" and isinstance(n.args[0], ast.Constant)
     }
-    top = {"flows", "links", "queues", "sim", "fairness", "name", "link"}
-    known = set(keys("flow")) | set(keys("queue")) | set(keys("link")) | set(keys("sim")) | top
+    top = {"flows", "groups", "links", "queues", "sim", "fairness", "name", "link"}
+    known = set(keys("flow")) | set(keys("queue")) | set(keys("link")) | set(keys("sim")) | set(keys("group")) | top
     assert read and read <= known, read - known

@@ -11,10 +11,15 @@ def version() -> str:
 def run(spec_json: str) -> str:
     """Run one simulation (``SimSpec`` JSON in, result JSON out), with the GIL released."""
 
-def run_split(spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+def run_split(
+    spec_json: str,
+) -> tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, str, bytes, bytes | None, bytes | None]] | None]:
     """As ``run``, with the time series apart as columns: (result JSON without
-    ``timeseries``, queue columns, flow columns); each column set has ``names``,
-    ``counts`` and every column as little-endian f64 bytes (null = NaN)."""
+    ``timeseries``, queue columns, flow columns, flow table); each column set has ``names``,
+    ``counts`` and every column as little-endian f64 bytes (null = NaN). The flow table is None
+    unless an entry makes more than 1000 flows: then every flow's results as
+    ``(name, arrow type, data, offsets, valid)`` (``flowtable.py``) and the JSON holds only the
+    smaller entries' flow records."""
 
 def default_tcp_config() -> str:
     """The engine's ``TcpConfig::default()`` as JSON."""

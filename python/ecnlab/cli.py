@@ -175,7 +175,7 @@ def _validate(args: argparse.Namespace) -> int:
         topo = sc.topology
         print(
             f"{args.scenario}: ok ({len(topo.nodes)} nodes, {len(topo.links)} links, "
-            f"{len(sc.flows)} flows, {len(sc.faults)} faults)"
+            f"{sc.flow_count} flows, {len(sc.faults)} faults)"
         )
     return 0
 

@@ -89,16 +89,16 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
         )
     tcp = parse_tcp(root.table("tcp"), TcpSpec())
     topo = parse_topology(root.table("topology"), "topology", mss=tcp.mss)
-    groups, flows = parse_flows(root.tables("flows"), topo, tcp, duration)
-    faults = parse_faults(root.tables("faults"), topo, [f.id for f in flows])
+    groups = parse_flows(root.tables("flows"), topo, tcp, duration)
+    faults = parse_faults(root.tables("faults"), topo, groups)
     pcap = parse_pcap(root.table("output"), topo)
-    ts_links, ts_flows = parse_timeseries(root.table("output"), topo, [f.id for f in flows])
+    ts_links, ts_flows = parse_timeseries(root.table("output"), topo, groups)
     stop_when_complete = root.get("stop_when_complete", boolean, False)
     if stop_when_complete:
-        for f in flows:
-            if not f.app.is_finite():
+        for g in groups:
+            if not g.app.is_finite():
                 raise ScenarioError(
-                    f"flows[{f.group}]",
+                    f"flows[{g.index}]",
                     "stop_when_complete = true needs finite work (bulk bytes, or request_response transactions)",
                 )
     sc = Scenario(
@@ -111,7 +111,6 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
         topology=topo,
         tcp=tcp,
         groups=tuple(groups),
-        flows=tuple(flows),
         faults=tuple(faults),
         pcap=tuple(pcap),
         timeseries_links=tuple(ts_links),

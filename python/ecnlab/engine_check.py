@@ -15,7 +15,7 @@ import json
 import re
 
 from ecnlab.errors import ScenarioError
-from ecnlab.model import Scenario
+from ecnlab.model import FlowGroup, Scenario
 
 __all__ = ["check_scenario", "scenario_key"]
 
@@ -37,6 +37,7 @@ _APP = {
     "mean_session_gap_ns": "mean_session_gap",
     "mean_think_ns": "think",
 }
+_SIDES = {"src": "from", "dst": "to"}
 _UNIT_SUFFIXES = ("_ns", "_bytes", "_bps", "_segments")
 _LISTS = "nodes|links|flows|faults|timeseries_links|timeseries_flows"
 _PATH = re.compile(rf"^(?P<list>{_LISTS})\[(?P<i>\d+)\](?:\.(?P<rest>.+))?$")
@@ -71,14 +72,20 @@ def scenario_key(sc: Scenario, field: str) -> str:
         link = sc.topology.links[i]
         sub = _link_key(rest)
         return f'topology link "{link.name}"' + (f" {sub}" if sub else "")
-    if kind == "flows":
-        flow = sc.flows[i]
-        return f'flows[{flow.group}] (flow "{flow.id}")' + (f".{_flow_key(rest)}" if rest else "")
+    if kind == "flows":  # the engine's flows[i] is the scenario's entry i
+        return f"flows[{i}] ({_entry_flows(sc.groups[i])})" + (f".{_flow_key(rest)}" if rest else "")
     if kind == "faults":
         return f"faults[{i}]" + (f".{rest}" if rest else "")
     if kind in ("timeseries_links", "timeseries_flows"):
         return f"output.{kind}"
     return f"topology.nodes[{i}]" + (f".{rest}" if rest else "")
+
+
+def _entry_flows(g: FlowGroup) -> str:
+    """The flows of an entry, for context: ``flow "a"`` or ``flows "a_1" … "a_n"``."""
+    if g.size == 1:
+        return f'flow "{g.flow_id(0)}"'
+    return f'flows "{g.flow_id(0)}" … "{g.flow_id(g.size - 1)}"'
 
 
 def _link_key(rest: str) -> str:
@@ -90,6 +97,9 @@ def _link_key(rest: str) -> str:
 
 def _flow_key(rest: str) -> str:
     head, _, field = rest.partition(".")
+    side = head.split("[", 1)
+    if side[0] in _SIDES:  # src, dst, src[3]
+        return _SIDES[side[0]] + (f"[{side[1]}" if len(side) == 2 else "")
     if head == "app":
         return _APP.get(field, field)
     if head == "tcp":

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-from dataclasses import replace
 from typing import Any
 
 from ecnlab._table import Table, choice, integer, string
 from ecnlab.errors import ScenarioError
-from ecnlab.model import AppSpec, Fault, Flow, FlowGroup, TcpSpec, Topology
+from ecnlab.model import AppSpec, Fault, FlowGroup, TcpSpec, Topology
 from ecnlab.names import NAME_RE, is_glob, match_glob, summarize
 from ecnlab.params import parse_tcp
 from ecnlab.topology import Reachability
 from ecnlab.units import parse_duration, parse_size
 from ecnlab.web import WEB_KEYS, parse_web
 
-__all__ = ["parse_flows", "parse_faults", "parse_pcap", "pcap_file", "pcap_stem", "captured_links", "FLOW_KINDS"]
+__all__ = [
+    "parse_flows",
+    "FlowIds",
+    "parse_faults",
+    "parse_pcap",
+    "pcap_file",
+    "pcap_stem",
+    "captured_links",
+    "FLOW_KINDS",
+]
 
 FLOW_KINDS = ("bulk", "serial", "request_response", "telnet", "ftp_arrivals", "web")
 _COMMON_KEYS = ("name", "kind", "from", "to", "count", "start", "initiator", "tcp")
@@ -38,34 +46,82 @@ DUPLEX = "<->"  # [output] pcap = ["A<->B"]: both directions of a path in one ca
 MAX_FLOWS = 1_000_000
 
 
-def parse_flows(
-    tables: list[Table], topo: Topology, tcp: TcpSpec, duration_ns: int
-) -> tuple[list[FlowGroup], list[Flow]]:
-    """Every ``[[flows]]`` entry, and the concrete flows they expand to (ids unique)."""
+def parse_flows(tables: list[Table], topo: Topology, tcp: TcpSpec, duration_ns: int) -> list[FlowGroup]:
+    """Every ``[[flows]]`` entry, validated once per entry, never flow by flow: the engine
+    expands each into its flows (``crates/sim/src/spec.rs``, ``FlowSpec``); the ids they will
+    have are checked unique here from the entries' names and sizes (:class:`FlowIds`)."""
     groups: list[FlowGroup] = []
-    flows: list[Flow] = []
-    owner: dict[str, str] = {}
+    ids = FlowIds()
     reach = Reachability(topo)
     for index, ft in enumerate(tables):
         group = _parse_group(index, ft, topo, reach, tcp, duration_ns)
-        total = len(flows) + min(len(group.src), len(group.dst)) * group.count
-        if total > MAX_FLOWS:  # checked before expanding: 10^10 flows must not take minutes to refuse
+        total = ids.total + group.size
+        if total > MAX_FLOWS:  # checked before anything per flow: 10^10 flows must not take minutes to refuse
             why = f"makes {total} flows in all; a scenario has at most {MAX_FLOWS}"
             if ft.has("count"):
                 raise ScenarioError(ft.at("count"), why, ft.raw("count"))
             raise ScenarioError(ft.path, why)
-        expanded = _expand(group)
-        group = replace(group, ids=tuple(f.id for f in expanded))
-        for flow in expanded:
-            if flow.id in owner:
-                where = ft.at("name") if ft.has("name") else ft.path
-                raise ScenarioError(where, f'flow id "{flow.id}" is already used by {owner[flow.id]}')
-            owner[flow.id] = ft.path
-            flows.append(flow)
+        clash = ids.clash(group)
+        if clash is not None:
+            flow_id, other = clash
+            where = ft.at("name") if ft.has("name") else ft.path
+            raise ScenarioError(where, f'flow id "{flow_id}" is already used by flows[{other}]')
+        ids.add(group)
         groups.append(group)
-    if not flows:
+    if not groups:
         raise ScenarioError("flows", "required: at least one [[flows]] entry")
-    return groups, flows
+    return groups
+
+
+class FlowIds:
+    """The flow ids of the entries seen so far, kept per entry: an entry making one flow has
+    its name as id, a larger one ``name_1`` … ``name_n`` (``FlowGroup.flow_id``)."""
+
+    def __init__(self) -> None:
+        self.single: dict[str, int] = {}  # id -> entry index
+        self.numbered: dict[str, tuple[int, int]] = {}  # name -> (entry index, flows)
+        self.single_by_stem: dict[str, dict[int, str]] = {}  # "a" -> {3: "a_3"} for single ids shaped name_k
+        self.total = 0
+
+    def owner(self, flow_id: str) -> int | None:
+        """The entry index that makes flow ``flow_id``, or None."""
+        if flow_id in self.single:
+            return self.single[flow_id]
+        stem, k = _numbered(flow_id)
+        if stem in self.numbered and k is not None:
+            index, n = self.numbered[stem]
+            return index if 1 <= k <= n else None
+        return None
+
+    def clash(self, g: FlowGroup) -> tuple[str, int] | None:
+        """(an id of ``g`` already made, the entry making it), or None."""
+        if g.size == 1:
+            other = self.owner(g.name)
+            return None if other is None else (g.name, other)
+        if g.name in self.numbered:
+            return f"{g.name}_1", self.numbered[g.name][0]
+        taken = [(k, i) for k, i in self.single_by_stem.get(g.name, {}).items() if 1 <= k <= g.size]
+        if taken:
+            flow_id = min(taken)[1]
+            return flow_id, self.single[flow_id]
+        return None
+
+    def add(self, g: FlowGroup) -> None:
+        if g.size == 1:
+            self.single[g.name] = g.index
+            stem, k = _numbered(g.name)
+            if k is not None:
+                self.single_by_stem.setdefault(stem, {})[k] = g.name
+        else:
+            self.numbered[g.name] = (g.index, g.size)
+        self.total += g.size
+
+
+def _numbered(flow_id: str) -> tuple[str, int | None]:
+    """``("a", 3)`` for ``"a_3"``; the number is None unless the id ends in ``_`` and a number
+    without leading zeros (the shape of a group's ids)."""
+    stem, _, k = flow_id.rpartition("_")
+    return stem, int(k) if stem and k.isdecimal() and k.isascii() and k[0] != "0" else None
 
 
 def _parse_group(
@@ -210,22 +266,16 @@ def _str_or_list(value: Any, path: str) -> str | list[str]:
     raise ScenarioError(path, 'must be a host name, a glob like "s*", or a list of them', value)
 
 
-def _expand(g: FlowGroup) -> list[Flow]:
-    pairs = [(a, b) for a, b in zip(g.src, g.dst, strict=False) for _ in range(g.count)]
-    ids = [g.name] if len(pairs) == 1 else [f"{g.name}_{k}" for k in range(1, len(pairs) + 1)]
-    return [
-        Flow(fid, a, b, g.start_ns, g.initiator, g.app, g.tcp, g.index, g.start_spread_ns)
-        for fid, (a, b) in zip(ids, pairs, strict=False)
-    ]
-
-
-def parse_faults(tables: list[Table], topo: Topology, flow_ids: list[str]) -> list[Fault]:
+def parse_faults(tables: list[Table], topo: Topology, groups: list[FlowGroup]) -> list[Fault]:
     """``[[faults]]``: each names an existing link and flow and exactly one of nth / seq."""
     faults = []
+    ids = FlowIds()
+    for g in groups:
+        ids.add(g)
     for ft in tables:
         ft.check_keys(_FAULT_KEYS)
         link = _link(ft, "link", topo)
-        flow = _existing(ft, "flow", flow_ids, "flow")
+        flow = _existing_flow(ft, "flow", ids, groups)
         action = ft.get("action", choice(("drop", "mark")))
         nth = ft.get("nth", integer(1, 2**63 - 1), None)
         seq = ft.get("seq", integer(1, 2**63 - 1), None)
@@ -235,13 +285,15 @@ def parse_faults(tables: list[Table], topo: Topology, flow_ids: list[str]) -> li
     return faults
 
 
-def _existing(t: Table, key: str, names: list[str], what: str) -> str:
+def _existing_flow(t: Table, key: str, ids: FlowIds, groups: list[FlowGroup]) -> str:
     value = t.get(key, string)
-    if value not in names:
-        close = difflib.get_close_matches(value, names, n=1, cutoff=0.5)
-        hint = f'did you mean "{close[0]}"?' if close else f"flows: {summarize(names)}"
-        raise ScenarioError(t.at(key), f"no such {what} ({hint})", value)
-    return value
+    if ids.owner(value) is not None:
+        return value
+    # Suggestions from every id of the smaller entries and the ends of the larger ones.
+    names = [i for g in groups for i in (g.flow_ids() if g.size <= 1000 else (g.flow_id(0), g.flow_id(g.size - 1)))]
+    close = difflib.get_close_matches(value, names, n=1, cutoff=0.5)
+    hint = f'did you mean "{close[0]}"?' if close else f"flows: {summarize(names)}"
+    raise ScenarioError(t.at(key), f"no such flow ({hint})", value)
 
 
 def _link(t: Table, key: str, topo: Topology) -> str:
@@ -277,7 +329,7 @@ def default_timeseries_links(topo: Topology) -> list[str]:
     return core or leaving
 
 
-def parse_timeseries(table: Table | None, topo: Topology, flow_ids: list[str]) -> tuple[list[str], list[str]]:
+def parse_timeseries(table: Table | None, topo: Topology, groups: list[FlowGroup]) -> tuple[list[str], list[str]]:
     """``[output] timeseries_links`` (link names) and ``timeseries_flows`` (flow ids or
     glob patterns, default ``["*"]``): what ``sample_interval`` samples."""
     if table is None or not table.has("timeseries_links"):
@@ -296,7 +348,7 @@ def parse_timeseries(table: Table | None, topo: Topology, flow_ids: list[str]) -
         raw = table.get("timeseries_flows", _str_or_list)
         patterns = [raw] if isinstance(raw, str) else list(raw)
         for i, p in enumerate(patterns):
-            if not any(fnmatch.fnmatchcase(f, p) for f in flow_ids):
+            if not any(fnmatch.fnmatchcase(f, p) for g in groups for f in g.flow_ids()):
                 path = table.at("timeseries_flows") if isinstance(raw, str) else f"{table.at('timeseries_flows')}[{i}]"
                 raise ScenarioError(path, "matches no flow id", p)
     return links, patterns

@@ -11,7 +11,7 @@ import fnmatch
 from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
-from ecnlab.model import NS2_RULE_KEYS, AppSpec, Link, PiSpec, QueueSpec, Scenario, TcpSpec
+from ecnlab.model import NS2_RULE_KEYS, AppSpec, FlowGroup, Link, PiSpec, QueueSpec, Scenario, TcpSpec
 from ecnlab.params import engine_queue
 from ecnlab.pi_design import pi_gains
 from ecnlab.queues import MODERN_KINDS
@@ -76,30 +76,43 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
         "stop_when_complete": sc.stop_when_complete,
         "nodes": [{"name": n.name, "kind": n.kind} for n in sc.topology.nodes],
         "links": [_link(link, pcap.get(link.name)) for link in sc.topology.links],
-        "flows": [
-            {
-                "id": f.id,
-                "src": f.src,
-                "dst": f.dst,
-                "start_ns": f.start_ns,
-                **({"start_spread_ns": f.start_spread_ns} if f.start_spread_ns else {}),
-                "initiator": f.initiator,
-                "app": _app(f.app),
-                "tcp": tcp_engine(f.tcp),
-            }
-            for f in sc.flows
-        ],
+        "flows": [_flow_entry(g) for g in sc.groups],
         "faults": [{"link": f.link, "flow": f.flow, "action": f.action, "nth": f.nth, "seq": f.seq} for f in sc.faults],
     }
     if sc.sample_interval_ns:
         spec["timeseries_links"] = list(sc.timeseries_links)
-        ids = [f.id for f in sc.flows if any(fnmatch.fnmatchcase(f.id, p) for p in sc.timeseries_flows)]
-        spec["timeseries_flows"] = None if len(ids) == len(sc.flows) else ids
+        spec["timeseries_flows"] = _sampled_flows(sc)
     if pcap_dir is not None:
         spec["pcap_dir"] = pcap_dir
     if sc.topology.ecmp:  # absent otherwise: older engine JSON stays identical
         spec["ecmp"] = True
     return spec
+
+
+def _flow_entry(g: FlowGroup) -> dict[str, Any]:
+    """One ``[[flows]]`` entry as the engine's ``FlowSpec``: the engine expands it into its
+    flows (``count`` per pair, ids ``name_1`` … when it makes more than one)."""
+    entry: dict[str, Any] = {"id": g.name, "src": _hosts(g.src), "dst": _hosts(g.dst)}
+    if g.count != 1:  # absent = 1: a single flow's JSON stays as it was
+        entry["count"] = g.count
+    entry["start_ns"] = g.start_ns
+    if g.start_spread_ns:
+        entry["start_spread_ns"] = g.start_spread_ns
+    entry.update(initiator=g.initiator, app=_app(g.app), tcp=tcp_engine(g.tcp))
+    return entry
+
+
+def _hosts(names: tuple[str, ...]) -> str | list[str]:
+    """One name for a side that is one host (paired with every host of the other), else the list."""
+    return names[0] if len(set(names)) == 1 else list(names)
+
+
+def _sampled_flows(sc: Scenario) -> list[str] | None:
+    """The ids ``[output] timeseries_flows`` matches; None for every flow."""
+    if "*" in sc.timeseries_flows:
+        return None
+    ids = [i for g in sc.groups for i in g.flow_ids() if any(fnmatch.fnmatchcase(i, p) for p in sc.timeseries_flows)]
+    return None if len(ids) == sc.flow_count else ids
 
 
 def _link(link: Link, capture: str | None) -> dict[str, Any]:

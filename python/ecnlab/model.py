@@ -6,7 +6,9 @@ bits per second (``*_bps``) and bytes (``*_bytes``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -261,8 +263,40 @@ class FlowGroup:
     start_ns: int
     initiator: str
     tcp: TcpSpec
-    ids: tuple[str, ...] = field(default=())
     start_spread_ns: int = 0  # start drawn uniformly from [start_ns, start_ns + start_spread_ns]
+
+    @property
+    def size(self) -> int:
+        """How many flows the entry makes: ``count`` per (src, dst) pair."""
+        return len(self.src) * self.count
+
+    def flow_id(self, k: int) -> str:
+        """The id of the entry's ``k``-th flow (from 0): the name alone for a single flow, else
+        ``name_{k+1}`` (the engine's ``FlowSpec::flow_id``)."""
+        return self.name if self.size == 1 else f"{self.name}_{k + 1}"
+
+    def flow_ids(self) -> Iterator[str]:
+        """The ids of the entry's flows, in order."""
+        return (self.flow_id(k) for k in range(self.size))
+
+    def expand(self) -> list[Flow]:
+        """The entry's flows, ``count`` per pair, pair by pair (the engine expands them the same way
+        at run time; the front expands only for emulation and inspection)."""
+        pairs = [(a, b) for a, b in zip(self.src, self.dst, strict=True) for _ in range(self.count)]
+        return [
+            Flow(
+                self.flow_id(k),
+                a,
+                b,
+                self.start_ns,
+                self.initiator,
+                self.app,
+                self.tcp,
+                self.index,
+                self.start_spread_ns,
+            )
+            for k, (a, b) in enumerate(pairs)
+        ]
 
 
 @dataclass(frozen=True)
@@ -304,9 +338,19 @@ class Scenario:
     topology: Topology
     tcp: TcpSpec
     groups: tuple[FlowGroup, ...]
-    flows: tuple[Flow, ...]
     faults: tuple[Fault, ...]
     pcap: tuple[str, ...]
     timeseries_links: tuple[str, ...] = ()
     timeseries_flows: tuple[str, ...] = ("*",)
     stop_when_complete: bool = False
+
+    @functools.cached_property
+    def flows(self) -> tuple[Flow, ...]:
+        """Every concrete flow, expanded from :attr:`groups` on first use (a run never asks:
+        the engine expands the groups itself)."""
+        return tuple(f for g in self.groups for f in g.expand())
+
+    @property
+    def flow_count(self) -> int:
+        """How many flows the scenario makes."""
+        return sum(g.size for g in self.groups)

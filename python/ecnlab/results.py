@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ecnlab import timeseries
+from ecnlab import flowtable, timeseries
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = [
     "FORMAT_VERSION",
@@ -61,12 +62,20 @@ def git_commit() -> tuple[str, bool | None]:
     return head or "unknown", bool(status.strip())
 
 
-def build_summary(*, scenario: dict[str, Any], engine: dict[str, Any], wall_s: float, version: str) -> dict[str, Any]:
-    """The summary.json document for one run."""
+def build_summary(
+    *, scenario: dict[str, Any], engine: dict[str, Any], wall_s: float, version: str, flows: pa.Table | None = None
+) -> dict[str, Any]:
+    """The summary.json document for one run. ``flows``: every flow's results when the run has a
+    large group (whose records are then not in ``engine["flows"]``; ``flowtable.py``)."""
     commit, dirty = git_commit()
     sim = dict(engine["sim"])
     sim["wall_s"] = round(wall_s, 6)
-    flows = engine["flows"]
+    records = engine["flows"]
+    goodputs = (
+        flowtable.bulk_goodputs(flows)
+        if flows is not None
+        else [float(f["goodput_bps"]) for f in records if f["kind"] == "bulk"]
+    )
     summary: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
         "ecnlab_version": version,
@@ -75,11 +84,11 @@ def build_summary(*, scenario: dict[str, Any], engine: dict[str, Any], wall_s: f
         "scenario": scenario,
         "seed": scenario["seed"],
         "sim": sim,
-        "flows": flows,
-        "queues": engine["queues"],
-        "links": engine["links"],
-        "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
+        "flows": records,
     }
+    if engine.get("groups"):  # only runs with an entry of more than GROUP_RECORD_LIMIT flows
+        summary["groups"] = engine["groups"]
+    summary.update(queues=engine["queues"], links=engine["links"], fairness=jain(goodputs))
     return summary
 
 
@@ -102,11 +111,25 @@ class RunResult:
     summary: dict[str, Any]
     out: Path | None = None
     series: dict[str, Any] = field(default_factory=dict)  # time series tables by file name (timeseries.py)
+    flow_table: pa.Table | None = None  # every flow's results, for runs with a large group (flowtable.py)
 
     @property
     def flows(self) -> pd.DataFrame:
-        """One row per flow (``id``, ``goodput_bps``, ``retransmits``, ...)."""
+        """One row per flow (``id``, ``goodput_bps``, ``retransmits``, ...): every flow of the run,
+        from ``flows.parquet`` when the run has a large group (``web`` as ``web_*`` columns
+        there), else from summary.json's records."""
+        if self.flow_table is not None:
+            return self.flow_table.to_pandas()
+        if self.out is not None and "groups" in self.summary:
+            frame = flowtable.read(self.out)
+            if frame is not None:
+                return frame
         return _frame(self.summary["flows"])
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per large flow group (``name``, ``flows``, ``goodput_bps_mean``, ...)."""
+        return _frame(self.summary.get("groups", []))
 
     @property
     def queues(self) -> pd.DataFrame:

@@ -11,17 +11,21 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ecnlab import timeseries
+from ecnlab import flowtable, timeseries
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec, resolved_scenario
 from ecnlab.model import Scenario
-from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, write_summary
+from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, git_commit, write_summary
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["run", "run_scenario", "check_out_dir"]
 
@@ -31,7 +35,11 @@ class Engine(Protocol):
 
     def run(self, spec_json: str) -> str: ...
 
-    def run_split(self, spec_json: str) -> tuple[str, dict[str, Any], dict[str, Any]]: ...
+    def run_split(
+        self, spec_json: str
+    ) -> tuple[
+        str, dict[str, Any], dict[str, Any], list[tuple[str, str, bytes, bytes | None, bytes | None]] | None
+    ]: ...
 
     def version(self) -> str: ...
 
@@ -67,13 +75,14 @@ def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:
     resolved = resolved_scenario(sc)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="ecnlab-") as tmp:
-            summary, series = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
-        return RunResult(summary, None, series)
+            summary, series, table = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
+        return RunResult(summary, None, series, table)
     with atomic_out_dir(out) as staging:
-        summary, series = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
+        summary, series, table = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
         write_summary(staging, summary)
         timeseries.write(staging, series)
-    return RunResult(summary, out, series)
+        flowtable.write(staging, table)
+    return RunResult(summary, out, series, table)
 
 
 @contextlib.contextmanager
@@ -130,15 +139,39 @@ def _remove_created(created: list[Path]) -> None:
 
 def _run_engine(
     core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The summary, and the time series tables (``timeseries.py``) by file name."""
+) -> tuple[dict[str, Any], dict[str, Any], pa.Table | None]:
+    """The summary, the time series tables (``timeseries.py``) by file name, and the per-flow
+    table when the run has a large group (``flowtable.py``)."""
     spec = engine_spec(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
+    prep = _start_output_prep(sc)
     t0 = time.perf_counter()
-    text, queues, flows = core.run_split(json.dumps(spec))
-    wall = time.perf_counter() - t0
+    try:
+        text, queues, flows, columns = core.run_split(json.dumps(spec))
+    finally:
+        wall = time.perf_counter() - t0
+        prep.join()
     engine = json.loads(text)
     series = timeseries.from_columns(queues, flows) if sc.sample_interval_ns else {}
-    return build_summary(scenario=resolved, engine=engine, wall_s=wall, version=core.version()), series
+    table = flowtable.from_engine(columns) if columns is not None else None
+    summary = build_summary(scenario=resolved, engine=engine, wall_s=wall, version=core.version(), flows=table)
+    return summary, series, table
+
+
+def _start_output_prep(sc: Scenario) -> threading.Thread:
+    """Start the output work that does not depend on the run's results on another thread, where it
+    overlaps the engine (which releases the GIL): asking git for the source tree's commit, and
+    importing numpy and pyarrow (0.2–0.3 s) when the run writes Parquet."""
+    parquet = bool(sc.sample_interval_ns) or any(g.size > flowtable.GROUP_RECORD_LIMIT for g in sc.groups)
+    thread = threading.Thread(target=_output_prep, args=(parquet,), name="ecnlab-output-prep", daemon=True)
+    thread.start()
+    return thread
+
+
+def _output_prep(parquet: bool) -> None:
+    git_commit()  # cached for build_summary
+    if parquet:
+        import numpy  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
 
 
 def _make_parents(parent: Path) -> list[Path]:

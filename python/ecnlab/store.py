@@ -75,15 +75,20 @@ RUN_METRICS = {
 
 
 def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
-    """The key metrics of one run (the RUN_METRICS columns), from its summary.json."""
-    flows, links = summary["flows"], summary["links"]
+    """The key metrics of one run (the RUN_METRICS columns), from its summary.json: over every flow,
+    the records of ``flows[]`` and the summaries of ``groups[]`` (large entries) together."""
+    flows, links, groups = summary["flows"], summary["links"], summary.get("groups", [])
     queues = {q["link"]: q for q in summary["queues"]}
     bn = sorted(links, key=lambda link: (-link["utilization"], link["name"]))[0] if links else None
     q = queues.get(bn["name"], {}) if bn else {}
     goodput = [float(f["goodput_bps"]) for f in flows]
-    transactions = [f["transactions"] for f in flows if f.get("transactions") is not None]
+    n = len(flows) + sum(g["flows"] for g in groups)
+    goodput_total = sum(goodput) + sum(g["goodput_bps_mean"] * g["flows"] for g in groups)
+    transactions = [f["transactions"] for f in [*flows, *groups] if f.get("transactions") is not None]
     finished = [f["completion_time_s"] for f in flows if f.get("completion_time_s") is not None]
+    finished += [g["completion_time_s_max"] for g in groups if g["completion_time_s_max"] is not None]
     drops = [q.get(k) for k in ("early_drops", "forced_drops", "overflow_drops")]
+    counted = [*flows, *groups]
     return {
         "bottleneck": bn["name"] if bn else None,
         "utilization": bn["utilization"] if bn else None,
@@ -98,13 +103,13 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
         "sojourn_p99_ms": q.get("sojourn_p99_ms"),
         "sojourn_p999_ms": q.get("sojourn_p999_ms"),
         "fairness": summary.get("fairness"),
-        "flows": len(flows),
-        "goodput_bps": sum(goodput) / len(goodput) if goodput else None,
-        "goodput_total_bps": sum(goodput),
-        "retransmits": _total(f["retransmits"] for f in flows),
-        "fast_retransmits": _total(f["fast_retransmits"] for f in flows),
-        "timeouts": _total(f["timeouts"] for f in flows),
-        "ecn_reductions": _total(f["ecn_reductions"] for f in flows),
+        "flows": n,
+        "goodput_bps": goodput_total / n if n else None,
+        "goodput_total_bps": goodput_total,
+        "retransmits": _total(f["retransmits"] for f in counted),
+        "fast_retransmits": _total(f["fast_retransmits"] for f in counted),
+        "timeouts": _total(f["timeouts"] for f in counted),
+        "ecn_reductions": _total(f["ecn_reductions"] for f in counted),
         "transactions": sum(transactions) if transactions else None,
         "completion_time_s": max(finished) if finished else None,
         "events": summary["sim"]["events"],

@@ -44,6 +44,27 @@ def _node_kinds(summary: dict[str, Any]) -> dict[str, str]:
     return {n.name: n.kind for n in sc.topology.nodes}
 
 
+def _groups(groups: list[dict[str, Any]]) -> list[str]:
+    """Large flow groups, one line each (their flows are in flows.parquet)."""
+    if not groups:
+        return []
+    rows: list[Sequence[Any]] = [
+        [
+            g["name"],
+            g["flows"],
+            g["goodput_bps_mean"] / 1e6,
+            g["goodput_bps_p10"] / 1e6,
+            g["goodput_bps_p90"] / 1e6,
+            g["retransmits"],
+            g["timeouts"],
+            g["ecn_reductions"],
+        ]
+        for g in groups
+    ]
+    heads = ["group", "flows", "mean Mbit/s", "p10", "p90", "retransmits", "timeouts", "ECN reductions"]
+    return [*_table(heads, rows), "(each flow of a group: flows.parquet)"]
+
+
 def format_report(summary: dict[str, Any]) -> str:
     """Flows, router queues with arrivals, router-to-router link utilisation, fairness."""
     sc = summary["scenario"]
@@ -59,13 +80,16 @@ def format_report(summary: dict[str, Any]) -> str:
         f"({sim['events']:,} events, {sim['packets_forwarded']:,} packets forwarded)",
         "",
     ]
-    out += _table(
-        ["flow", "goodput Mbit/s", "retransmits", "timeouts", "ECN reductions"],
-        [
-            [f["id"], f["goodput_bps"] / 1e6, f["retransmits"], f["timeouts"], f["ecn_reductions"]]
-            for f in summary["flows"]
-        ],
-    )
+    if summary["flows"]:  # none when every flow is in a large group
+        out += _table(
+            ["flow", "goodput Mbit/s", "retransmits", "timeouts", "ECN reductions"],
+            [
+                [f["id"], f["goodput_bps"] / 1e6, f["retransmits"], f["timeouts"], f["ecn_reductions"]]
+                for f in summary["flows"]
+            ],
+        )
+    groups = _groups(summary.get("groups", []))
+    out += ([""] if groups and summary["flows"] else []) + groups
     queues = [
         q for q in summary["queues"] if q["arrivals"] > 0 and q["link"] in links and is_router(links[q["link"]]["from"])
     ]

@@ -25,7 +25,16 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["QUEUES_FILE", "FLOWS_FILE", "from_columns", "from_flow_rows", "write", "read_queues", "read_flows"]
+__all__ = [
+    "column_from_buffers",
+    "QUEUES_FILE",
+    "FLOWS_FILE",
+    "from_columns",
+    "from_flow_rows",
+    "write",
+    "read_queues",
+    "read_flows",
+]
 
 QUEUES_FILE = "timeseries-queues.parquet"
 FLOWS_FILE = "timeseries-flows.parquet"
@@ -53,7 +62,7 @@ def _table(cols: dict[str, Any], key: str, columns: tuple[str, ...]) -> pa.Table
     import pyarrow as pa
 
     t_s = np.frombuffer(cols["t_s"], "<f8")
-    arrays = [_names(cols["names"], cols["counts"]), _column(t_s, pa.float64(), np.zeros(len(t_s), bool))]
+    arrays = [_names(cols["names"], cols["counts"]), column_from_buffers(t_s, pa.float64(), np.zeros(len(t_s), bool))]
     for c in columns:
         raw = np.frombuffer(cols[c], "<f8")
         null = np.isnan(raw)  # NaN -> null
@@ -61,13 +70,13 @@ def _table(cols: dict[str, Any], key: str, columns: tuple[str, ...]) -> pa.Table
         # Counters and byte counts are whole numbers below 2^53 in the f64 columns: numpy's cast is
         # exact for them and costs a fraction of Arrow's checked cast (0.3 s per million rows).
         values = raw if pa.types.is_floating(kind) else np.where(null, 0, raw).astype(kind.to_pandas_dtype())
-        arrays.append(_column(values, kind, null))
+        arrays.append(column_from_buffers(values, kind, null))
     fields = [pa.field(key, pa.string()), pa.field("t_s", pa.float64())]
     fields += [pa.field(c, pa.type_for_alias(_TYPES[c])) for c in columns]
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def _column(values: np.ndarray, kind: pa.DataType, null: np.ndarray) -> pa.Array:
+def column_from_buffers(values: np.ndarray, kind: pa.DataType, null: np.ndarray) -> pa.Array:
     """An Arrow column over ``values`` with ``null`` masked, from buffers: ``pa.array`` would
     import pandas (to ask whether the input is a pandas object)."""
     import numpy as np

@@ -8,7 +8,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(ecnlab._core, EngineError, PyException, "The engine rejected its input or failed during a run.");
 
@@ -43,12 +43,15 @@ fn run(py: Python<'_>, spec_json: String) -> PyResult<String> {
 }
 
 /// As [`run`], with the time series apart: returns (result JSON without
-/// `timeseries`, queue columns, flow columns). Each column set is a dict with
-/// `names` (one per series), `counts` (samples per series) and every column as
-/// little-endian f64 bytes concatenated over the series (null = NaN), which the
-/// front turns into Parquet without parsing millions of JSON numbers.
+/// `timeseries`, queue columns, flow columns, flow table). Each column set is a
+/// dict with `names` (one per series), `counts` (samples per series) and every
+/// column as little-endian f64 bytes concatenated over the series (null = NaN),
+/// which the front turns into Parquet without parsing millions of JSON numbers.
+/// The flow table is None unless an entry makes more than
+/// `ecnlab_sim::groups::RECORD_LIMIT` flows; then it holds every flow's results
+/// (`flow_table_list`) and the JSON only the smaller entries' flow records.
 #[pyfunction]
-fn run_split(py: Python<'_>, spec_json: String) -> PyResult<(String, Py<PyDict>, Py<PyDict>)> {
+fn run_split(py: Python<'_>, spec_json: String) -> PyResult<Split> {
     const CHECK_EVERY: u32 = 1 << 20;
     let mut pending: Option<PyErr> = None;
     let result = py.detach(|| {
@@ -56,22 +59,59 @@ fn run_split(py: Python<'_>, spec_json: String) -> PyResult<(String, Py<PyDict>,
             Python::attach(|py| py.check_signals()).map_err(|e| pending = Some(e)).is_err()
         })
     });
-    let (json, queues, flows) = match (result, pending) {
+    let out = match (result, pending) {
         (Err(ecnlab_sim::Error::Interrupted), Some(e)) => return Err(e),
         (r, _) => r.map_err(|e| EngineError::new_err(e.to_string()))?,
     };
-    Ok((json, columns_dict(py, &queues)?, columns_dict(py, &flows)?))
+    let table = out.flow_table.as_deref().map(|t| flow_table_list(py, t)).transpose()?;
+    Ok((out.json, columns_dict(py, &out.queues)?, columns_dict(py, &out.flows)?, table))
 }
+
+/// What `run_split` returns: (JSON, queue columns, flow columns, flow table).
+type Split = (String, Py<PyDict>, Py<PyDict>, Option<Py<PyList>>);
 
 fn columns_dict(py: Python<'_>, c: &ecnlab_sim::series::Columns) -> PyResult<Py<PyDict>> {
     let d = PyDict::new(py);
     d.set_item("names", &c.names)?;
     d.set_item("counts", &c.counts)?;
     for (name, values) in &c.columns {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        d.set_item(*name, PyBytes::new(py, &bytes))?;
+        d.set_item(*name, f64_bytes(py, values))?;
     }
     Ok(d.unbind())
+}
+
+fn f64_bytes<'py>(py: Python<'py>, values: &[f64]) -> Bound<'py, PyBytes> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    PyBytes::new(py, &bytes)
+}
+
+fn i32_bytes<'py>(py: Python<'py>, values: &[i32]) -> Bound<'py, PyBytes> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    PyBytes::new(py, &bytes)
+}
+
+/// The flow table as a list of `(name, arrow type, data, offsets, valid)`: numbers as
+/// f64 bytes (null = NaN) with no offsets; strings as UTF-8 bytes and i32 offsets;
+/// lists as f64 item bytes, i32 offsets and one byte per row (0 = null).
+fn flow_table_list(py: Python<'_>, columns: &[ecnlab_sim::flow_table::Column]) -> PyResult<Py<PyList>> {
+    use ecnlab_sim::flow_table::Values;
+    let list = PyList::empty(py);
+    for (name, kind, values) in columns {
+        let none = py.None().into_bound(py);
+        let item = match values {
+            Values::Num(v) => (*name, *kind, f64_bytes(py, v).into_any(), none.clone(), none),
+            Values::Text { offsets, data } => {
+                (*name, *kind, PyBytes::new(py, data).into_any(), i32_bytes(py, offsets).into_any(), none)
+            }
+            Values::List { offsets, values, valid } => {
+                let valid: Vec<u8> = valid.iter().map(|&b| u8::from(b)).collect();
+                let (data, offsets) = (f64_bytes(py, values).into_any(), i32_bytes(py, offsets).into_any());
+                (*name, *kind, data, offsets, PyBytes::new(py, &valid).into_any())
+            }
+        };
+        list.append(item)?;
+    }
+    Ok(list.unbind())
 }
 
 /// `TcpConfig::default()` as JSON, so the front can check that its documented

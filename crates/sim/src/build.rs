@@ -12,7 +12,7 @@ use crate::rng::{stream, Stream};
 use crate::sched::{Event, Scheduler};
 use crate::series::{sampled_flows, sampled_links, FlowSamples, QueueSamples};
 use crate::sim::Simulation;
-use crate::spec::{AppSpec, NodeKind, SimSpec};
+use crate::spec::{AppSpec, FlowSpec, Hosts, NodeKind, SimSpec};
 use ecnlab_aqm::AqmQueue;
 use ecnlab_wire::{Duration, Instant};
 use std::collections::{HashMap, HashSet};
@@ -24,8 +24,8 @@ pub fn check(spec: &SimSpec) -> Result<(), Error> {
     }
     let topo = Topology::build(spec)?;
     check_links(spec)?;
-    check_flows(spec, &topo)?;
-    check_faults(spec, &topo)?;
+    let ids = check_flows(spec, &topo)?;
+    check_faults(spec, &topo, &ids)?;
     if spec.stop_when_complete {
         if let Some(i) = spec.flows.iter().position(|f| !f.app.is_finite()) {
             return Err(Error::spec(
@@ -60,25 +60,68 @@ fn check_links(spec: &SimSpec) -> Result<(), Error> {
     Ok(())
 }
 
-fn check_flows(spec: &SimSpec, topo: &Topology) -> Result<(), Error> {
-    let mut ids = HashSet::new();
+/// Each entry once (hosts, pairs, routes per pair, TCP, application), then the ids of
+/// all the flows they make, which must be unique; returns those ids.
+fn check_flows(spec: &SimSpec, topo: &Topology) -> Result<HashSet<String>, Error> {
+    let mut ids = HashSet::with_capacity(spec.flow_count());
     for (i, f) in spec.flows.iter().enumerate() {
-        if !ids.insert(f.id.as_str()) {
-            return Err(Error::spec(format!("flows[{i}].id"), &f.id, "flow ids must be unique"));
-        }
-        let src = host(topo, &f.src, || format!("flows[{i}].src"))?;
-        let dst = host(topo, &f.dst, || format!("flows[{i}].dst"))?;
-        if src == dst {
-            return Err(Error::spec(format!("flows[{i}].dst"), &f.dst, "must differ from src"));
-        }
-        for (a, b) in [(src, dst), (dst, src)] {
-            if topo.next_link(a, b, 0) == NO_ROUTE {
-                let (na, nb) = (&topo.names[a as usize], &topo.names[b as usize]);
-                return Err(Error::spec(format!("flows[{i}]"), format!("{na} -> {nb}"), "no route between the hosts"));
-            }
+        check_shape(f, i)?;
+        let src = hosts(topo, &f.src, i, "src")?;
+        let dst = hosts(topo, &f.dst, i, "dst")?;
+        for k in 0..f.pairs() {
+            let (a, b) = (src[if src.len() == 1 { 0 } else { k }], dst[if dst.len() == 1 { 0 } else { k }]);
+            check_pair(topo, a, b, i)?;
         }
         f.tcp.validate().map_err(|source| Error::Tcp { field: format!("flows[{i}].tcp"), source })?;
         check_app(&f.app, i)?;
+        for k in 0..f.len() {
+            let id = f.flow_id(k);
+            if ids.contains(&id) {
+                return Err(Error::spec(format!("flows[{i}].id"), id, "flow ids must be unique"));
+            }
+            ids.insert(id);
+        }
+    }
+    Ok(ids)
+}
+
+/// A group's host lists pair up (equal lengths, or one host on a side) and it makes flows.
+fn check_shape(f: &FlowSpec, i: usize) -> Result<(), Error> {
+    let (ns, nd) = (f.src.names().len(), f.dst.names().len());
+    if ns == 0 || nd == 0 {
+        let side = if ns == 0 { "src" } else { "dst" };
+        return Err(Error::spec(format!("flows[{i}].{side}"), "[]", "must name at least one host"));
+    }
+    if ns != nd && ns != 1 && nd != 1 {
+        return Err(Error::spec(
+            format!("flows[{i}].dst"),
+            format!("{nd} hosts"),
+            format!("must name as many hosts as src ({ns}) or one"),
+        ));
+    }
+    if f.count == 0 {
+        return Err(Error::spec(format!("flows[{i}].count"), 0, "must be >= 1"));
+    }
+    Ok(())
+}
+
+/// The node of each host name in `list` (`flows[i].src`, or `flows[i].src[j]` in a list).
+fn hosts(topo: &Topology, list: &Hosts, i: usize, side: &str) -> Result<Vec<u32>, Error> {
+    let many = matches!(list, Hosts::Many(_));
+    let field = |j: usize| if many { format!("flows[{i}].{side}[{j}]") } else { format!("flows[{i}].{side}") };
+    list.names().iter().enumerate().map(|(j, name)| host(topo, name, || field(j))).collect()
+}
+
+/// A pair's two hosts differ and have routes both ways.
+fn check_pair(topo: &Topology, a: u32, b: u32, i: usize) -> Result<(), Error> {
+    if a == b {
+        return Err(Error::spec(format!("flows[{i}].dst"), &topo.names[b as usize], "must differ from src"));
+    }
+    for (x, y) in [(a, b), (b, a)] {
+        if topo.next_link(x, y, 0) == NO_ROUTE {
+            let (nx, ny) = (&topo.names[x as usize], &topo.names[y as usize]);
+            return Err(Error::spec(format!("flows[{i}]"), format!("{nx} -> {ny}"), "no route between the hosts"));
+        }
     }
     Ok(())
 }
@@ -131,12 +174,12 @@ fn check_app(app: &AppSpec, i: usize) -> Result<(), Error> {
     }
 }
 
-fn check_faults(spec: &SimSpec, topo: &Topology) -> Result<(), Error> {
+fn check_faults(spec: &SimSpec, topo: &Topology, ids: &HashSet<String>) -> Result<(), Error> {
     for (i, f) in spec.faults.iter().enumerate() {
         if !topo.link_index.contains_key(&f.link) {
             return Err(Error::spec(format!("faults[{i}].link"), &f.link, "no such link"));
         }
-        if !spec.flows.iter().any(|fl| fl.id == f.flow) {
+        if !ids.contains(&f.flow) {
             return Err(Error::spec(format!("faults[{i}].flow"), &f.flow, "no such flow"));
         }
         match (f.nth, f.seq) {
@@ -152,8 +195,9 @@ fn check_faults(spec: &SimSpec, topo: &Topology) -> Result<(), Error> {
 pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
     let topo = Topology::build(&spec)?;
     let links = build_links(&spec, &topo)?;
+    let flow_ids = spec.flow_ids();
     let flows = build_flows(&spec, &topo)?;
-    let faults = build_faults(&spec, &topo);
+    let faults = build_faults(&spec, &topo, &flow_ids);
     let (taps, tap_of) = open_taps(&spec)?;
     let is_router = |name: &str| topo.index.get(name).is_some_and(|&n| topo.kinds[n as usize] == NodeKind::Router);
     let sampled: Vec<_> =
@@ -180,6 +224,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         pkts: Default::default(),
         conns: Default::default(),
         flows,
+        flow_ids,
         faults,
         taps,
         tap_of,
@@ -221,23 +266,28 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
     Ok(links)
 }
 
+/// Every flow of every entry, in flow-index order, each with its own random stream.
 fn build_flows(spec: &SimSpec, topo: &Topology) -> Result<Vec<FlowState>, Error> {
-    spec.flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let src = topo.host(&f.src, || format!("flows[{i}].src"))?;
-            let dst = topo.host(&f.dst, || format!("flows[{i}].dst"))?;
-            Ok(FlowState::new(f, src, dst, stream(spec.seed, Stream::App, i as u32)))
-        })
-        .collect()
+    let mut flows = Vec::with_capacity(spec.flow_count());
+    for (i, (e, k)) in spec.each_flow().enumerate() {
+        let f = &spec.flows[e];
+        let (a, b) = f.flow_hosts(k);
+        let src = topo.host(a, || format!("flows[{e}].src"))?;
+        let dst = topo.host(b, || format!("flows[{e}].dst"))?;
+        flows.push(FlowState::new(f, src, dst, stream(spec.seed, Stream::App, i as u32)));
+    }
+    Ok(flows)
 }
 
-fn build_faults(spec: &SimSpec, topo: &Topology) -> Vec<Vec<Fault>> {
+fn build_faults(spec: &SimSpec, topo: &Topology, flow_ids: &[String]) -> Vec<Vec<Fault>> {
     let mut per_link = vec![Vec::new(); spec.links.len()];
+    if spec.faults.is_empty() {
+        return per_link;
+    }
+    let index: HashMap<&str, u32> = flow_ids.iter().enumerate().map(|(i, id)| (id.as_str(), i as u32)).collect();
     for f in &spec.faults {
         let li = topo.link_index[&f.link] as usize;
-        let flow = spec.flows.iter().position(|fl| fl.id == f.flow).expect("checked") as u32;
+        let flow = index[f.flow.as_str()];
         let target = match (f.nth, f.seq) {
             (Some(n), _) => Target::Nth(n),
             (None, Some(s)) => Target::Seq(s),

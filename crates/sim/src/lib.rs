@@ -11,7 +11,8 @@
 //! - [`web`]: web sessions of HTTP/1.0 objects. [`tail`]: time with the queue above a threshold.
 //! - [`fault`]: scripted drops and marks. [`pcap`]: packet captures.
 //! - `quench.rs`: ICMP Source Quenches sent by RED queues in quench mode.
-//! - [`output`]: the result.
+//! - [`output`]: the result; [`groups`], [`flow_table`]: large flow groups as one
+//!   summary each and every flow's results as columns.
 
 pub mod app;
 pub mod arrivals;
@@ -19,6 +20,8 @@ mod build;
 pub mod conn;
 pub mod error;
 pub mod fault;
+pub mod flow_table;
+pub mod groups;
 pub mod link;
 pub mod net;
 pub mod output;
@@ -54,18 +57,33 @@ pub fn run_json(spec_json: &str) -> Result<String, Error> {
     run_json_until(spec_json, u32::MAX, || false)
 }
 
+/// What the columnar path returns: the result JSON (without time series, and
+/// without the flow records of large groups), the queue and flow time series,
+/// and, when the run has a large group, every flow's results as columns.
+pub struct SplitOutput {
+    pub json: String,
+    pub queues: series::Columns,
+    pub flows: series::Columns,
+    pub flow_table: Option<Vec<flow_table::Column>>,
+}
+
 /// As [`run_json_until`], with the time series apart as columns (queues, flows)
-/// and left out of the JSON.
-pub fn run_json_split_until(
-    spec_json: &str,
-    every: u32,
-    stop: impl FnMut() -> bool,
-) -> Result<(String, series::Columns, series::Columns), Error> {
+/// and left out of the JSON; when an entry makes more than
+/// [`groups::RECORD_LIMIT`] flows, every flow's results as columns too, and only
+/// the records of the smaller entries' flows in the JSON (the group has its summary).
+pub fn run_json_split_until(spec_json: &str, every: u32, stop: impl FnMut() -> bool) -> Result<SplitOutput, Error> {
     let spec: SimSpec = serde_json::from_str(spec_json)?;
+    let kept: Vec<bool> = spec.flows.iter().flat_map(|f| std::iter::repeat_n(!groups::is_group(f), f.len())).collect();
     let mut out = Simulation::new(spec)?.run_until(every, stop)?;
     let (queues, flows) = (out.timeseries.queue_columns(), out.timeseries.flow_columns());
     out.timeseries = Default::default();
-    Ok((serde_json::to_string(&out)?, queues, flows))
+    let flow_table = (!out.groups.is_empty()).then(|| {
+        let table = flow_table::columns(&out.flows);
+        let mut keep = kept.iter();
+        out.flows.retain(|_| *keep.next().expect("one per flow"));
+        table
+    });
+    Ok(SplitOutput { json: serde_json::to_string(&out)?, queues, flows, flow_table })
 }
 
 /// As [`run_json`], asking `stop()` every `every` events (`Simulation::run_until`).

@@ -7,6 +7,9 @@ use serde::Serialize;
 pub struct RunOutput {
     pub sim: SimOut,
     pub flows: Vec<FlowOut>,
+    /// One summary per entry making more than `groups::RECORD_LIMIT` flows (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<crate::groups::GroupOut>,
     pub queues: Vec<QueueOut>,
     pub links: Vec<LinkOut>,
     pub timeseries: TimeSeriesOut,

@@ -25,13 +25,12 @@ impl Simulation {
         for tap in &mut self.taps {
             tap.finish()?;
         }
-        let flows = self
-            .spec
-            .flows
+        let flows: Vec<FlowOut> = self
+            .flow_ids
             .iter()
             .zip(&self.flows)
             .zip(in_flight)
-            .map(|((s, f), n)| flow_out(&s.id, f, n, self.warmup, end, &self.topo.names))
+            .map(|((id, f), n)| flow_out(id, f, n, self.warmup, end, &self.topo.names))
             .collect();
         let queues = self.spec.links.iter().zip(&self.links).map(|(s, l)| queue_out(&s.name, l, end)).collect();
         let links = self.spec.links.iter().zip(&self.links).map(|(s, l)| link_out(s, l, self.warmup, end)).collect();
@@ -41,7 +40,7 @@ impl Simulation {
             .collect();
         let flow = std::mem::take(&mut self.sampled_flows)
             .into_iter()
-            .map(|(fi, s)| s.finish(self.spec.flows[fi as usize].id.clone()))
+            .map(|(fi, s)| s.finish(self.flow_ids[fi as usize].clone()))
             .collect();
         Ok(RunOutput {
             sim: SimOut {
@@ -49,6 +48,7 @@ impl Simulation {
                 events: self.sched.processed(),
                 packets_forwarded: self.forwarded,
             },
+            groups: crate::groups::summarize(&self.spec.flows, &flows),
             flows,
             queues,
             links,
@@ -72,11 +72,7 @@ impl Simulation {
 
     fn incomplete_error(&self) -> Error {
         let (i, f) = self.flows.iter().enumerate().find(|(_, f)| f.completion.is_none()).expect("a flow is pending");
-        Error::Incomplete {
-            flow: self.spec.flows[i].id.clone(),
-            time_s: self.end.as_secs_f64(),
-            delivered: f.delivered,
-        }
+        Error::Incomplete { flow: self.flow_ids[i].clone(), time_s: self.end.as_secs_f64(), delivered: f.delivered }
     }
 }
 

@@ -8,23 +8,25 @@
 //! name as serde's derive hands it over — `serialize_field` for a key that is
 //! written, `skip_field` for one skipped — without serializing any value.
 
+use crate::groups::GroupOut;
 use crate::output::{FlowOut, LinkOut, QueueOut, SimOut};
 use serde::ser::{self, Impossible, Serialize, SerializeStruct, Serializer};
 use serde_json::{json, Value};
 use std::fmt;
 
-/// The keys of each record kind: `{"sim"|"flow"|"queue"|"link": {"keys": [...], "optional": [...]}}`.
+/// The keys of each record kind: `{"sim"|"flow"|"queue"|"link"|"group": {"keys": [...], "optional": [...]}}`.
 pub fn summary_schema() -> Value {
     json!({
         "sim": keys(&SimOut::default()),
         "flow": keys(&FlowOut::default()),
         "queue": keys(&QueueOut::default()),
         "link": keys(&LinkOut::default()),
+        "group": keys(&GroupOut::default()),
     })
 }
 
 /// `{"keys": every key in order, "optional": the keys that may be absent}`.
-fn keys<T: Serialize>(value: &T) -> Value {
+pub(crate) fn keys<T: Serialize>(value: &T) -> Value {
     let fields = value.serialize(FieldNames).expect("output records are structs");
     let all: Vec<&str> = fields.iter().map(|&(k, _)| k).collect();
     let optional: Vec<&str> = fields.iter().filter(|&&(_, skipped)| skipped).map(|&(k, _)| k).collect();

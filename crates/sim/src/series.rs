@@ -129,9 +129,10 @@ pub(crate) fn sampled_flows(spec: &SimSpec) -> Result<Vec<u32>, Error> {
         return Ok(Vec::new());
     }
     let Some(ids) = &spec.timeseries_flows else {
-        return Ok((0..spec.flows.len() as u32).collect());
+        return Ok((0..spec.flow_count() as u32).collect());
     };
-    let index: HashMap<&str, u32> = spec.flows.iter().enumerate().map(|(i, f)| (f.id.as_str(), i as u32)).collect();
+    let all = spec.flow_ids();
+    let index: HashMap<&str, u32> = all.iter().enumerate().map(|(i, id)| (id.as_str(), i as u32)).collect();
     ids.iter()
         .enumerate()
         .map(|(i, id)| {

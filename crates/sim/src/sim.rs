@@ -26,6 +26,8 @@ pub struct Simulation {
     pub(crate) pkts: PacketSlab,
     pub(crate) conns: ConnTable,
     pub(crate) flows: Vec<FlowState>,
+    /// Each flow's id (`FlowSpec::flow_id`), by flow index.
+    pub(crate) flow_ids: Vec<String>,
     /// Faults per link index.
     pub(crate) faults: Vec<Vec<Fault>>,
     pub(crate) taps: Vec<PcapTap>,

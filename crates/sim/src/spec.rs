@@ -48,6 +48,23 @@ pub struct SimSpec {
     pub ecmp: bool,
 }
 
+impl SimSpec {
+    /// Every concrete flow as (entry index, index within the entry), in flow-index order.
+    pub fn each_flow(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.flows.iter().enumerate().flat_map(|(e, f)| (0..f.len()).map(move |k| (e, k)))
+    }
+
+    /// How many flows the entries make.
+    pub fn flow_count(&self) -> usize {
+        self.flows.iter().map(FlowSpec::len).sum()
+    }
+
+    /// The id of every flow, in flow-index order.
+    pub fn flow_ids(&self) -> Vec<String> {
+        self.each_flow().map(|(e, k)| self.flows[e].flow_id(k)).collect()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
@@ -164,15 +181,24 @@ impl AppSpec {
     }
 }
 
+/// One `[[flows]]` entry: a single flow, or a group of `count` flows per (src, dst)
+/// pair, expanded here in the engine (never in the front) into flows numbered pair
+/// by pair: `id` when the entry makes one flow, else `id_1` … `id_n`. Each flow
+/// draws from its own stream (`rng::stream(seed, App, flow index)`), so a group
+/// gives exactly the flows its entries written one by one would.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
-    /// Unique flow name (used by faults and in results).
+    /// Flow id (used by faults and in results), or the group's name.
     pub id: String,
-    /// Data source host.
-    pub src: String,
-    /// Data sink host.
-    pub dst: String,
+    /// Data source host(s).
+    pub src: Hosts,
+    /// Data sink host(s): paired with `src` in order; one host on either side
+    /// pairs with every host on the other.
+    pub dst: Hosts,
+    /// Flows per (src, dst) pair.
+    #[serde(default = "one_flow", skip_serializing_if = "is_one_flow")]
+    pub count: u32,
     pub start_ns: u64,
     /// The start is drawn uniformly from `start_ns..=start_ns + start_spread_ns`
     /// with the flow's own RNG stream (0 = exactly `start_ns`).
@@ -182,6 +208,82 @@ pub struct FlowSpec {
     pub app: AppSpec,
     /// Both endpoints use this configuration (ECN is negotiated only when it says so).
     pub tcp: TcpConfig,
+}
+
+fn one_flow() -> u32 {
+    1
+}
+
+fn is_one_flow(n: &u32) -> bool {
+    *n == 1
+}
+
+/// One host name, or a list of them (`FlowSpec::src`, `dst`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Hosts {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Hosts {
+    /// The names, in order.
+    pub fn names(&self) -> &[String] {
+        match self {
+            Hosts::One(name) => std::slice::from_ref(name),
+            Hosts::Many(names) => names,
+        }
+    }
+
+    /// The host of pair `k` (a single host serves every pair).
+    pub fn of_pair(&self, k: usize) -> &str {
+        let names = self.names();
+        &names[if names.len() == 1 { 0 } else { k }]
+    }
+}
+
+impl From<&str> for Hosts {
+    fn from(name: &str) -> Self {
+        Hosts::One(name.to_string())
+    }
+}
+
+impl From<String> for Hosts {
+    fn from(name: String) -> Self {
+        Hosts::One(name)
+    }
+}
+
+impl FlowSpec {
+    /// (src, dst) pairs: the longer list's length (the check refuses unequal lists).
+    pub fn pairs(&self) -> usize {
+        self.src.names().len().max(self.dst.names().len())
+    }
+
+    /// Flows this entry makes.
+    pub fn len(&self) -> usize {
+        self.pairs() * self.count as usize
+    }
+
+    /// Whether the entry makes no flow (an empty host list or `count = 0`, refused by the check).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The id of the entry's `k`-th flow (from 0): `id` alone, else `id_{k+1}`.
+    pub fn flow_id(&self, k: usize) -> String {
+        if self.len() == 1 {
+            self.id.clone()
+        } else {
+            format!("{}_{}", self.id, k + 1)
+        }
+    }
+
+    /// (src, dst) host names of the entry's `k`-th flow: `count` flows per pair, pair by pair.
+    pub fn flow_hosts(&self, k: usize) -> (&str, &str) {
+        let pair = k / self.count.max(1) as usize;
+        (self.src.of_pair(pair), self.dst.of_pair(pair))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -208,7 +208,7 @@ pub const HIST_BIN: Duration = Duration(20_000_000);
 pub const HIST_BINS: usize = 200;
 
 /// The per-flow result of a web flow (compact: no per-object list).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct WebOut {
     pub sessions: u64,
     pub objects_started: u64,

@@ -209,3 +209,89 @@ fn test_time_series_sample_the_core_queues_and_every_flow() {
     let err = Simulation::new(spec).err().expect("unknown link");
     assert_eq!(err.to_string(), "timeseries_links[0] = R1->R9: no such link");
 }
+
+/// `n` pairs, `count` staggered flows each (start drawn from [0, 1 s]), as entries written one
+/// by one (ids `g_1` …, pair by pair) or as one entry the engine expands.
+fn staggered(n: usize, count: u32, as_group: bool) -> SimSpec {
+    let mut spec = dumbbell(n, 10_000_000, 5 * MS, droptail(100), TcpConfig::default(), 2 * SEC);
+    let mut one = spec.flows[0].clone();
+    one.start_spread_ns = SEC;
+    let pairs: Vec<(String, String)> = (1..=n).map(|i| (format!("s{i}"), format!("r{i}"))).collect();
+    spec.flows = if as_group {
+        let (src, dst) = pairs.into_iter().unzip();
+        vec![FlowSpec { id: "g".into(), src: Hosts::Many(src), dst: Hosts::Many(dst), count, ..one }]
+    } else {
+        let each = pairs.iter().flat_map(|p| std::iter::repeat_n(p, count as usize));
+        each.enumerate()
+            .map(|(k, (s, r))| FlowSpec {
+                id: format!("g_{}", k + 1),
+                src: s.as_str().into(),
+                dst: r.as_str().into(),
+                ..one.clone()
+            })
+            .collect()
+    };
+    spec
+}
+
+#[test]
+fn test_a_group_runs_as_its_flows_written_one_by_one() {
+    let one_by_one = run_json(&serde_json::to_string(&staggered(3, 2, false)).unwrap()).unwrap();
+    let group = run_json(&serde_json::to_string(&staggered(3, 2, true)).unwrap()).unwrap();
+    assert_eq!(group, one_by_one, "same ids, hosts, start draws and results");
+    let out: serde_json::Value = serde_json::from_str(&group).unwrap();
+    let ids: Vec<&str> = out["flows"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["g_1", "g_2", "g_3", "g_4", "g_5", "g_6"]);
+    let srcs: Vec<&str> = out["flows"].as_array().unwrap().iter().map(|f| f["src"].as_str().unwrap()).collect();
+    assert_eq!(srcs, ["s1", "s1", "s2", "s2", "s3", "s3"], "count flows per pair, pair by pair");
+}
+
+#[test]
+fn test_a_group_is_checked_as_one_entry() {
+    let err = |spec: SimSpec| Simulation::new(spec).err().expect("must fail").to_string();
+    let mut spec = staggered(3, 2, true);
+    spec.flows[0].dst = Hosts::Many(vec!["r1".into(), "r2".into()]);
+    assert_eq!(err(spec), "flows[0].dst = 2 hosts: must name as many hosts as src (3) or one");
+    let mut spec = staggered(3, 2, true);
+    spec.flows[0].count = 0;
+    assert_eq!(err(spec), "flows[0].count = 0: must be >= 1");
+    let mut spec = staggered(3, 2, true);
+    spec.flows[0].src = Hosts::Many(vec!["s1".into(), "s9".into(), "s3".into()]);
+    assert_eq!(err(spec), "flows[0].src[1] = s9: no such node");
+    let mut spec = staggered(2, 1, true);
+    let mut single = spec.flows[0].clone();
+    (single.id, single.src, single.dst, single.count) = ("g_2".into(), "s1".into(), "r1".into(), 1);
+    spec.flows.push(single);
+    assert_eq!(err(spec), "flows[1].id = g_2: flow ids must be unique");
+    // One host on a side pairs with every host of the other.
+    let mut spec = staggered(3, 1, true);
+    spec.flows[0].dst = "r1".into();
+    let out = run(spec);
+    assert!(out.flows.iter().all(|f| f.dst == "r1") && out.flows.len() == 3);
+}
+
+#[test]
+fn test_a_large_group_leaves_as_columns_and_one_summary() {
+    use ecnlab_sim::flow_table::Values;
+    let mut spec = staggered(1, 1001, true);
+    let mut single = spec.flows[0].clone();
+    (single.id, single.count) = ("solo".into(), 1);
+    spec.flows.push(single);
+    let json = serde_json::to_string(&spec).unwrap();
+    let split = ecnlab_sim::run_json_split_until(&json, u32::MAX, || false).unwrap();
+    let out: serde_json::Value = serde_json::from_str(&split.json).unwrap();
+    let ids: Vec<&str> = out["flows"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["solo"], "only the small entry keeps its record");
+    let groups = out["groups"].as_array().unwrap();
+    assert_eq!((groups.len(), groups[0]["name"].as_str(), groups[0]["flows"].as_u64()), (1, Some("g"), Some(1001)));
+    let table = split.flow_table.expect("a large group makes the flow table");
+    let Values::Text { offsets, .. } = &table[0].2 else { panic!("id is text") };
+    assert_eq!((table[0].0, offsets.len() - 1), ("id", 1002), "every flow of the run, in flow order");
+    // The full JSON path keeps every record and adds the same group summary.
+    let full: serde_json::Value = serde_json::from_str(&run_json(&json).unwrap()).unwrap();
+    assert_eq!(full["flows"].as_array().unwrap().len(), 1002);
+    assert_eq!(full["groups"], out["groups"]);
+    let small = staggered(1, 1000, true);
+    let split = ecnlab_sim::run_json_split_until(&serde_json::to_string(&small).unwrap(), u32::MAX, || false).unwrap();
+    assert!(split.flow_table.is_none() && !split.json.contains("\"groups\""), "1000 flows are not a group");
+}

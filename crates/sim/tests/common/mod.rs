@@ -77,8 +77,9 @@ pub fn dumbbell(
         flows.push(FlowSpec {
             start_spread_ns: 0,
             id: format!("bulk{i}"),
-            src: s,
-            dst: r,
+            src: s.into(),
+            dst: r.into(),
+            count: 1,
             start_ns: 0,
             initiator: Initiator::Src,
             app: AppSpec::Bulk { bytes: None },
