@@ -114,10 +114,13 @@ class TcpSpec:
     limited_transmit_all: bool = False
     guard_after_timeout: bool = True
     timer_before_sample: bool = False
+    dctcp_shift_g: int = 4  # DCTCP g = 2^-shift (RFC 8257 §3.3, Linux dctcp_shift_g)
+    dctcp_ect: int = 0  # DCTCP's codepoint: ECT(0) or ECT(1)
 
 
 #: TcpSpec fields named alike in the scenario, the resolved scenario and the engine JSON, copied
 #: as they are (the ns-2.35 rules of the ns2 personality, docs/ns2-ecn-suite.md).
+#: DCTCP_KEYS below are copied the same way.
 NS2_RULE_KEYS = (
     "ecn_backoff",
     "ack_ce_at_once",
@@ -127,6 +130,10 @@ NS2_RULE_KEYS = (
     "guard_after_timeout",
     "timer_before_sample",
 )
+
+#: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere; the engine JSON carries
+#: them only with ``cc = "dctcp"`` (the engine refuses other values for other congestion controls).
+DCTCP_KEYS = ("dctcp_shift_g", "dctcp_ect")
 
 
 @dataclass(frozen=True)
