@@ -8,7 +8,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
-from ecnlab.model import PiSpec, QueueSpec, RedSpec, TcpSpec
+from ecnlab.model import DCTCP_KEYS, PiSpec, QueueSpec, RedSpec, TcpSpec
 from ecnlab.queues import MODERN_KINDS, OWN_PKT_LIMIT, allowed_keys, engine_check, parse_modern
 from ecnlab.tcp_personalities import TCP_PERSONALITIES
 from ecnlab.units import parse_duration, parse_size
@@ -159,7 +159,8 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
     from ecnlab import _core
     from ecnlab.lower import tcp_engine
 
-    err = _core.check_tcp(json.dumps(tcp_engine(tcp)))
+    # With every key, DCTCP's too (lowering leaves them out for other congestion controls).
+    err = _core.check_tcp(json.dumps({**tcp_engine(tcp), **{k: getattr(tcp, k) for k in DCTCP_KEYS}}))
     if err is None:
         return
     field, value, allowed = err
