@@ -74,3 +74,20 @@ def test_ect1_option_reaches_the_wire() -> None:
     res = ecnlab.run(_tcp({"cc": "dctcp", "dctcp_ect": 1, "personality": "linux", "recovery": "sack"}))
     q = next(q for q in res.summary["queues"] if q["link"] == "R1->R2")
     assert q["marks"] > 0 and not math.isnan(res.summary["flows"][0]["dctcp_alpha"])
+
+
+@pytest.mark.engine
+def test_against_ns3_tcpdctcp_at_1gbit_k20(tmp_path: Path) -> None:
+    """Done-when of issue 17 (docs/dctcp.md): the step-marked dumbbell at 1 Gbit/s, K = 20,
+    in its short form (1 s, 0.25 s warm-up): ecnlab's average queue, α and goodput within
+    10 % of ns-3's TcpDctcp (ns-3 about 5 s). Skipped without libns3-dev."""
+    from ecnlab.bench import dctcp
+
+    why = dctcp.ns3_missing()
+    if why is not None:
+        pytest.skip(why)
+    case = dctcp.CASES["1G-K20"]
+    ours = dctcp.run_ecnlab(case, quick=True)
+    cmp = dctcp.compare(case, ours, dctcp.run_ns3(case, ours, tmp_path))
+    for key in ("avg_qlen_pkts", "alpha", "goodput_frac"):
+        assert abs(cmp[key][2]) <= 0.10, (key, cmp[key])

@@ -20,8 +20,8 @@
 //! (RFC 8257 §3.3 "cwnd = cwnd * (1 - DCTCP.Alpha / 2)"; the floor of two
 //! segments is Linux's `dctcp_ssthresh`). α is updated before the reaction
 //! (Linux `in_ack_event` runs before `tcp_enter_cwr`). Loss, timeout and Source
-//! Quench: Reno's halving (RFC 8257 §3.5 "as ... [RFC5681]"; Linux
-//! `dctcp_react_to_loss`: cwnd/2). Growth: Reno's (`cc/reno.rs`).
+//! Quench: Reno's halving (RFC 8257 §3.5, loss as RFC 5681; Linux
+//! `dctcp_react_to_loss`: cwnd/2). Growth: Reno's (`cc/reno.rs`, RFC 8257 §3.4).
 //!
 //! Fixed point: α is an integer in units of 2^-20 (Linux: 2^-10,
 //! `DCTCP_MAX_ALPHA` 1024; ns-3: a double), g = 2^-shift:
@@ -31,7 +31,7 @@
 //!
 //! | parameter | meaning | default | source |
 //! |---|---|---|---|
-//! | `dctcp_shift_g` | g = 2^-shift, the EWMA gain | 4 (g = 1/16) | RFC 8257 §3.3 ("g = 1/16" is its example); Linux `dctcp_shift_g` 4; ns-3 `DctcpShiftG` 0.0625 |
+//! | `dctcp_shift_g` | g = 2^-shift, the EWMA gain | 4 (g = 1/16) | RFC 8257 §3.3 leaves g to the implementation; Linux `dctcp_shift_g` 4; ns-3 `DctcpShiftG` 0.0625 |
 //! | α at start | | 1 | RFC 8257 §3.3 ("initialized to 1"); Linux `dctcp_alpha_on_init` 1024/1024; ns-3 `DctcpAlphaOnInit` 1.0 |
 //! | `dctcp_ect` | codepoint of new data: ECT(0) or ECT(1) | 0 | Linux sets ECT(0) (`INET_ECN_xmit`); ns-3 `UseEct0` true |
 //!
