@@ -95,11 +95,16 @@ fn run(c: &Case) -> (Net, u64) {
     let mut cfg = with_options(config(c.variant, c.delayed_ack), c);
     cfg.ecn = ecn_mode(c);
     cfg.init_cwnd_segments = c.iw;
+    run_with(c, cfg, c.faults.clone())
+}
+
+/// The transfer of `c` with `cfg` (the case's clock and a 200 ms minimum RTO added) and `faults`.
+fn run_with(c: &Case, mut cfg: TcpConfig, faults: Vec<Fault>) -> (Net, u64) {
     cfg.clock_granularity_ns = c.tick_ns;
     cfg.min_rto_ns = Duration::from_millis(200).as_nanos();
     cfg.validate().unwrap();
     let bytes = c.segments * MSS as u64 + c.tail;
-    let mut net = Net::new(cfg.clone(), cfg, c.faults.clone());
+    let mut net = Net::new(cfg.clone(), cfg, faults);
     net.delay = c.delay_ms.map(Duration::from_millis);
     net.rate_bps = [c.rate_mbps * 1_000_000; 2];
     net.c.send(bytes);
@@ -182,22 +187,12 @@ fn run_dctcp(c: &Case, marks_only: bool, shift_g: u32) -> (Net, u64) {
     cfg.ecn_min_cwnd_segments = 2;
     cfg.dctcp_shift_g = shift_g;
     cfg.init_cwnd_segments = c.iw.max(2);
-    cfg.clock_granularity_ns = c.tick_ns;
-    cfg.min_rto_ns = Duration::from_millis(200).as_nanos();
-    cfg.validate().unwrap();
     let faults: Vec<Fault> = if marks_only {
         c.faults.iter().filter(|f| matches!(f.target, Target::DataTx(_))).map(|f| mark(f.target)).collect()
     } else {
         c.faults.clone()
     };
-    let bytes = c.segments * MSS as u64 + c.tail;
-    let mut net = Net::new(cfg.clone(), cfg, faults);
-    net.delay = c.delay_ms.map(Duration::from_millis);
-    net.rate_bps = [c.rate_mbps * 1_000_000; 2];
-    net.c.send(bytes);
-    net.c.close();
-    net.run(Instant(Duration::from_secs(3600).as_nanos()));
-    (net, bytes)
+    run_with(c, cfg, faults)
 }
 
 proptest! {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -109,14 +110,10 @@ def _aqm_diff(args: argparse.Namespace) -> int:
     from ecnlab.bench import aqmdiff
     from ecnlab.bench.measure import PeerFailed
 
-    names = [c.strip() for c in args.cases.split(",")] if args.cases else list(aqmdiff.CASES)
-    for n in names:
-        if n not in aqmdiff.CASES:
-            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(aqmdiff.CASES)}", file=sys.stderr)
-            return 2
-    why = aqmdiff.ns3_missing()
-    if why is not None:
-        print(f"ecnlab: error: {why}", file=sys.stderr)
+    names = _case_names(args.cases, aqmdiff.CASES)
+    if names is None:
+        return 2
+    if _missing(aqmdiff.ns3_missing()):
         return 2
     print("| case | compared | ecnlab events | ns-3 events | result |\n|---|---|---|---|---|")
     status = 0
@@ -137,6 +134,23 @@ def _aqm_diff(args: argparse.Namespace) -> int:
             result = f"marks + drops {a} vs {b} ({100 * (a - b) / max(b, 1):+.1f} %)"
         print(f"| {n} | {how} | {_counts(r['ecnlab'])} | {_counts(r['ns3'])} | {result} |")
     return status
+
+
+def _case_names(arg: str | None, known: Mapping[str, Any]) -> list[str] | None:
+    """``--cases a,b`` checked against ``known`` (all of them when absent); None after the error."""
+    names = [c.strip() for c in arg.split(",")] if arg else list(known)
+    for n in names:
+        if n not in known:
+            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(known)}", file=sys.stderr)
+            return None
+    return names
+
+
+def _missing(why: str | None) -> bool:
+    """Reports why a peer cannot run (``why``); False when it can."""
+    if why is not None:
+        print(f"ecnlab: error: {why}", file=sys.stderr)
+    return why is not None
 
 
 def _signals(c: dict[str, int]) -> int:
@@ -186,14 +200,10 @@ def _dctcp_ns3(args: argparse.Namespace) -> int:
     from ecnlab.bench import dctcp
     from ecnlab.bench.measure import PeerFailed
 
-    names = [c.strip() for c in args.cases.split(",")] if args.cases else list(dctcp.CASES)
-    for n in names:
-        if n not in dctcp.CASES:
-            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(dctcp.CASES)}", file=sys.stderr)
-            return 2
-    why = dctcp.ns3_missing()
-    if why is not None:
-        print(f"ecnlab: error: {why}", file=sys.stderr)
+    names = _case_names(args.cases, dctcp.CASES)
+    if names is None:
+        return 2
+    if _missing(dctcp.ns3_missing()):
         return 2
     rows, raw = [], {}
     with tempfile.TemporaryDirectory(prefix="ecnlab-dctcp-") as tmp:

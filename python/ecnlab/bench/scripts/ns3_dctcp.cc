@@ -26,6 +26,9 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "ns3_params.h"
+#include "ns3_topology.h"
+
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -38,57 +41,6 @@ using namespace ns3;
 
 namespace
 {
-
-struct Params
-{
-    std::map<std::string, std::vector<std::string>> kv;
-
-    const std::vector<std::string>& Values(const std::string& key) const
-    {
-        auto it = kv.find(key);
-        if (it == kv.end())
-        {
-            std::cerr << "ns3_dctcp: parameter " << key << " missing" << std::endl;
-            std::exit(2);
-        }
-        return it->second;
-    }
-
-    double Num(const std::string& key) const
-    {
-        return std::stod(Values(key).at(0));
-    }
-};
-
-Params
-ReadParams(const char* path)
-{
-    Params p;
-    std::ifstream in(path);
-    if (!in)
-    {
-        std::cerr << "ns3_dctcp: cannot read " << path << std::endl;
-        std::exit(2);
-    }
-    std::string line;
-    while (std::getline(in, line))
-    {
-        if (line.empty() || line[0] == '#')
-        {
-            continue;
-        }
-        std::istringstream words(line);
-        std::string key;
-        words >> key;
-        std::vector<std::string> values;
-        for (std::string v; words >> v;)
-        {
-            values.push_back(v);
-        }
-        p.kv[key] = values;
-    }
-    return p;
-}
 
 // ---- the bottleneck queue's time-weighted length ------------------------------------
 
@@ -303,16 +255,6 @@ SetTcpDefaults(const Params& P)
     RngSeedManager::SetSeed(1 + uint32_t(P.Num("seed")));
 }
 
-NetDeviceContainer
-Link(Ptr<Node> a, Ptr<Node> b, double rateBps, double delayS)
-{
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(rateBps))));
-    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(delayS)));
-    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1p")));
-    return p2p.Install(a, b);
-}
-
 TrafficControlHelper
 StepHelper(const Params& P)
 {
@@ -341,60 +283,28 @@ Built
 Build(const Params& P)
 {
     SetTcpDefaults(P);
-    uint32_t pairs = uint32_t(P.Num("pairs"));
-    NodeContainer routers;
-    NodeContainer senders;
-    NodeContainer receivers;
-    routers.Create(2);
-    senders.Create(pairs);
-    receivers.Create(pairs);
-    InternetStackHelper stack;
-    stack.Install(routers);
-    stack.Install(senders);
-    stack.Install(receivers);
-    Ipv4AddressHelper addr;
-    TrafficControlHelper none;
-    NetDeviceContainer bott = Link(routers.Get(0), routers.Get(1), P.Num("rate_bps"), P.Num("delay_s"));
-    addr.SetBase("10.255.0.0", "255.255.255.0");
-    addr.Assign(bott);
-    none.Uninstall(bott);
     Built built;
-    built.step = StepHelper(P).Install(bott.Get(0)).Get(0);
-    TrafficControlHelper fifo;
-    fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(P.Values("limit")[0] + "p")));
-    fifo.Install(bott.Get(1));
-    std::vector<Ipv4Address> sinkAddr;
-    for (uint32_t i = 0; i < pairs; ++i)
-    {
-        for (uint32_t k = 0; k < 2; ++k)
-        {
-            Ptr<Node> a = k == 0 ? senders.Get(i) : routers.Get(1);
-            Ptr<Node> b = k == 0 ? routers.Get(0) : receivers.Get(i);
-            NetDeviceContainer devs = Link(a, b, P.Num("access_rate_bps"), P.Num("access_delay_s"));
-            std::ostringstream base;
-            base << "10." << k << "." << i << ".0";
-            addr.SetBase(base.str().c_str(), "255.255.255.0");
-            Ipv4InterfaceContainer ifs = addr.Assign(devs);
-            none.Uninstall(devs);
-            if (k == 1)
-            {
-                sinkAddr.push_back(ifs.GetAddress(1));
-            }
-        }
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    Dumbbell d = BuildDumbbell(P, 1, [&](NetDeviceContainer& bott) {
+        built.step = StepHelper(P).Install(bott.Get(0)).Get(0);
+        TrafficControlHelper fifo;
+        fifo.SetRootQueueDisc("ns3::FifoQueueDisc",
+                              "MaxSize",
+                              QueueSizeValue(QueueSize(P.Values("limit")[0] + "p")));
+        fifo.Install(bott.Get(1));
+    });
+    uint32_t pairs = uint32_t(P.Num("pairs"));
     const auto& starts = P.Values("flow_starts");
     for (uint32_t i = 0; i < pairs; ++i)
     {
         uint16_t port = uint16_t(5000 + i);
         PacketSinkHelper sinkHelper("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer sinkApps = sinkHelper.Install(receivers.Get(i));
+        ApplicationContainer sinkApps = sinkHelper.Install(d.receivers.Get(i));
         sinkApps.Start(Seconds(0.0));
         built.sinks.push_back(DynamicCast<PacketSink>(sinkApps.Get(0)));
-        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(sinkAddr[i], port));
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(d.sinkAddr[i], port));
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         bulk.SetAttribute("SendSize", UintegerValue(P.Num("mss")));
-        ApplicationContainer apps = bulk.Install(senders.Get(i));
+        ApplicationContainer apps = bulk.Install(d.senders.Get(i));
         double start = std::stod(starts.at(i));
         apps.Start(Seconds(start));
         // The socket exists once the application has started.
@@ -428,7 +338,7 @@ main(int argc, char** argv)
         std::cerr << "usage: ns3_dctcp PARAMS.txt" << std::endl;
         return 2;
     }
-    Params P = ReadParams(argv[1]);
+    Params P = ReadParams("ns3_dctcp", argv[1]);
     Built b = Build(P);
     double warmup = P.Num("warmup");
     double span = P.Num("duration") - warmup;
