@@ -167,6 +167,11 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "limited_transmit_all": False,
         "guard_after_timeout": True,
         "timer_before_sample": False,
+        "ssthresh_basis": "flight",
+        "sack_after_rto": False,
+        "rto_keeps_recovery_ssthresh": False,
+        "prr": False,
+        "rack": False,
     }
 
 

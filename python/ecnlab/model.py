@@ -114,12 +114,17 @@ class TcpSpec:
     limited_transmit_all: bool = False
     guard_after_timeout: bool = True
     timer_before_sample: bool = False
+    ssthresh_basis: str = "flight"
+    sack_after_rto: bool = False
+    rto_keeps_recovery_ssthresh: bool = False
+    prr: bool = False
+    rack: bool = False
     dctcp_shift_g: int = 4  # DCTCP g = 2^-shift (RFC 8257 §3.3, Linux dctcp_shift_g)
     dctcp_ect: int = 0  # DCTCP's codepoint: ECT(0) or ECT(1)
 
 
 #: TcpSpec fields named alike in the scenario, the resolved scenario and the engine JSON, copied
-#: as they are (the ns-2.35 rules of the ns2 personality, docs/ns2-ecn-suite.md).
+#: as they are (the ns-2.35 rules of the ns2 personality, docs/ns2-ecn-suite.md, and Linux's).
 #: DCTCP_KEYS below are copied the same way.
 NS2_RULE_KEYS = (
     "ecn_backoff",
@@ -129,6 +134,12 @@ NS2_RULE_KEYS = (
     "limited_transmit_all",
     "guard_after_timeout",
     "timer_before_sample",
+    # Linux's rules, as named in the linux personality (docs/model.md):
+    "ssthresh_basis",
+    "sack_after_rto",
+    "rto_keeps_recovery_ssthresh",
+    "prr",
+    "rack",
 )
 
 #: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere; the engine JSON carries

@@ -35,6 +35,7 @@ TCP_CCS = ("reno", "cubic", "dctcp")
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
 WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
 RTO_ARITHS = ("rfc6298", "ns2")  # TcpConfig::rto_arith
+SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
@@ -91,6 +92,11 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "timer_before_sample": ("timer_before_sample", boolean),
     "dctcp_shift_g": ("dctcp_shift_g", integer(0, 16)),
     "dctcp_ect": ("dctcp_ect", integer(0, 1)),
+    "ssthresh_basis": ("ssthresh_basis", choice(SSTHRESH_BASES)),
+    "sack_after_rto": ("sack_after_rto", boolean),
+    "rto_keeps_recovery_ssthresh": ("rto_keeps_recovery_ssthresh", boolean),
+    "prr": ("prr", boolean),
+    "rack": ("rack", boolean),
 }
 
 

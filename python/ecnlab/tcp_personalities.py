@@ -15,10 +15,12 @@ Sack1 ``dupack_action``, ``reset_rtx_timer``, ``send_one``);
 ``window_scale``: RFC 7323, ns-2 has no TCP options, Linux
 ``tcp_window_scaling`` 1; ``linux`` the kernel constant or function (``TCP_INIT_CWND``,
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
-``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``). ``abc = 100``
+``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``, ``tcp_reno_ssthresh``,
+``tcp_enter_loss``/``tcp_timeout_mark_lost``, ``tcp_cwnd_reduction``, ``tcp_rack_detect_loss``). ``abc = 100``
 stands for Linux's segment counting, which has no per-ACK limit.
 
-Not modelled yet (docs/model.md lists them): ns-2's data-less pseudo-SYN; Linux's RACK-TLP, PRR, timestamps, quick-ACK.
+Not modelled yet (docs/model.md lists them): ns-2's data-less pseudo-SYN; Linux's RACK before recovery
+(its reordering window and timer) and Tail Loss Probe, timestamps, quick-ACK, undo (F-RTO, DSACK).
 """
 
 from __future__ import annotations
@@ -45,6 +47,15 @@ _NOT_NS2 = {
     "limited_transmit_all": False,
 }
 
+# Linux's rules that the RFCs (and ns-2) do otherwise: on only in the linux personality.
+_NOT_LINUX = {
+    "ssthresh_basis": "flight",
+    "sack_after_rto": False,
+    "rto_keeps_recovery_ssthresh": False,
+    "prr": False,
+    "rack": False,
+}
+
 # personality -> {TcpSpec attribute: value}
 TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
     "rfc": {
@@ -60,6 +71,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 100 * MS,
         **_NOT_NS2,
+        **_NOT_LINUX,
     },
     "ns2": {
         "init_cwnd": 2,
@@ -82,6 +94,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "sack_is_lost": False,
         "rtx_restart_on_fr": True,
         "limited_transmit_all": True,
+        **_NOT_LINUX,
     },
     "linux": {
         "init_cwnd": 10,
@@ -96,5 +109,10 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 40 * MS,
         **_NOT_NS2,
+        "ssthresh_basis": "cwnd",
+        "sack_after_rto": True,
+        "rto_keeps_recovery_ssthresh": True,
+        "prr": True,
+        "rack": True,
     },
 }

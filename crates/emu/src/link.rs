@@ -28,6 +28,9 @@ pub struct LinkCounters {
     pub random_losses: u64,
     /// `bytes` at the end of the warm-up (utilisation counts the bytes after it, as the simulator's).
     pub bytes_at_warmup: u64,
+    /// The queue's CE marks and drops (every kind) at the end of the warm-up.
+    pub marks_at_warmup: u64,
+    pub drops_at_warmup: u64,
     /// ECN-capable packets dropped by an early (probabilistic) AQM decision.
     pub early_drops_ect: u64,
 }
@@ -171,6 +174,7 @@ impl<P: QueuedPacket> Link<P> {
     pub fn end_warmup(&mut self) {
         self.queue.record_sojourn();
         self.counters.bytes_at_warmup = self.counters.bytes;
+        (self.counters.marks_at_warmup, self.counters.drops_at_warmup) = self.queue.marks_drops();
     }
 
     pub fn counters(&self) -> LinkCounters {

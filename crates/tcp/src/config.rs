@@ -242,6 +242,52 @@ pub struct TcpConfig {
     /// DCTCP's codepoint for new data: 0 = ECT(0) (Linux, ns-3 `UseEct0`), 1 = ECT(1).
     #[serde(default)]
     pub dctcp_ect: u8,
+    /// What a window reduction halves: FlightSize (RFC 5681 eq. (4), RFC 3168
+    /// §6.1.2, RFC 9438 §4.6) or cwnd (Linux: `tcp_reno_ssthresh` and CUBIC's
+    /// `bictcp_recalc_ssthresh` read `snd_cwnd`, for loss, ECN and timeout alike).
+    #[serde(default = "flight")]
+    pub ssthresh_basis: SsthreshBasis,
+    /// After a timeout the SACK scoreboard is kept: every segment not SACKed
+    /// below snd_max is lost, and only those are retransmitted, paced by
+    /// RFC 6675's pipe while cwnd slow-starts (RFC 6675 §5.1: Update() "SHOULD
+    /// continue to be used ... after an RTO"; Linux `tcp_enter_loss` /
+    /// `tcp_timeout_mark_lost`). Off: RFC 2018 §8, the SACKed bits are turned
+    /// off and the sender goes back N.
+    #[serde(default)]
+    pub sack_after_rto: bool,
+    /// A timeout during a fast recovery keeps the recovery's ssthresh (Linux
+    /// `tcp_enter_loss` recomputes it only from the Open or Disorder state or
+    /// once the recovery's high_seq is acknowledged). Off: RFC 5681 §3.1
+    /// eq. (4) on every first timeout.
+    #[serde(default)]
+    pub rto_keeps_recovery_ssthresh: bool,
+    /// Proportional Rate Reduction (RFC 6937, `prr.rs`) during a SACK fast
+    /// recovery and the CWR phase after ECN-Echo, as Linux does it
+    /// (`tcp_cwnd_reduction`): cwnd falls to ssthresh over about one RTT,
+    /// one segment sent per two delivered while pipe exceeds ssthresh. Off:
+    /// cwnd = ssthresh at once (RFC 6675 §5, RFC 3168 §6.1.2).
+    #[serde(default)]
+    pub prr: bool,
+    /// RACK's loss marking in SACK recovery (RFC 8985 §6.2 with no
+    /// reordering, `rack.rs`): a hole below any SACKed segment is lost, and a
+    /// retransmission is lost once data sent after it is SACKed, and is sent
+    /// again at once (Linux `tcp_rack_detect_loss`). Off: RFC 6675 IsLost
+    /// (DupThresh segments SACKed above), and a lost retransmission waits for
+    /// the retransmission timer.
+    #[serde(default)]
+    pub rack: bool,
+}
+
+/// `TcpConfig::ssthresh_basis`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshBasis {
+    Flight,
+    Cwnd,
+}
+
+fn flight() -> SsthreshBasis {
+    SsthreshBasis::Flight
 }
 
 impl Default for TcpConfig {
@@ -281,6 +327,11 @@ impl Default for TcpConfig {
             timer_before_sample: false,
             dctcp_shift_g: 4,
             dctcp_ect: 0,
+            ssthresh_basis: SsthreshBasis::Flight,
+            sack_after_rto: false,
+            rto_keeps_recovery_ssthresh: false,
+            prr: false,
+            rack: false,
         }
     }
 }

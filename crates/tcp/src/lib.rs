@@ -25,7 +25,9 @@ mod assembler;
 mod cc;
 pub mod config;
 mod conn;
+mod prr;
 mod quench;
+mod rack;
 mod recovery;
 mod recv;
 mod rtt;
@@ -36,7 +38,7 @@ mod timer;
 mod window;
 
 pub use config::{
-    window_shift, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, RtoArith, TcpConfig, WindowArith,
+    window_shift, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, RtoArith, SsthreshBasis, TcpConfig, WindowArith,
 };
 pub use conn::{AppEvent, Connection, Role, State};
 pub use stats::TcpStats;

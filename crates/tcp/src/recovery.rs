@@ -45,6 +45,7 @@
 
 use crate::cc::{Ack, Congestion, CongestionControl, Feedback};
 use crate::config::{NewRenoTimer, Recovery};
+use crate::prr::Prr;
 use crate::send::{EcnSend, Sender};
 use crate::stats::TcpStats;
 use crate::window::Phase;
@@ -55,9 +56,23 @@ impl Sender {
     pub(crate) fn on_ack(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) {
         self.peer_rwnd = seg.window;
         let ack = seg.ack.min(self.max);
+        let delivered = self.update_scoreboard(ack, seg);
+        self.on_ack_phases(now, seg, ack, st);
+        self.prr_step(delivered);
+    }
+
+    /// Records the SACK blocks; RFC 6937 DeliveredData: bytes newly
+    /// acknowledged, cumulatively or selectively.
+    fn update_scoreboard(&mut self, ack: u64, seg: &Segment) -> u64 {
+        let before = self.sb.sacked_bytes();
         if self.use_sack {
             self.sb.update(ack.max(self.una), seg.sack.as_slice());
         }
+        (ack.saturating_sub(self.una) + self.sb.sacked_bytes()).saturating_sub(before)
+    }
+
+    /// [`Self::on_ack`] without PRR: the phases and what they do to the window.
+    fn on_ack_phases(&mut self, now: Instant, seg: &Segment, ack: u64, st: &mut TcpStats) {
         if ack > self.una {
             let acked = ack - self.una;
             self.una = ack;
@@ -97,6 +112,37 @@ impl Sender {
             if is_dupack(seg, ack, self.una, self.max) {
                 self.on_dupack(now, st);
             }
+        }
+    }
+
+    /// RFC 6937 on an ACK during a reduction (`prr.rs`): cwnd = pipe + sndcnt;
+    /// once it is over (the phase is Open again), cwnd = ssthresh.
+    fn prr_step(&mut self, delivered: u64) {
+        let Some(mut prr) = self.prr else { return };
+        match self.win.phase {
+            Phase::Cwr { .. } => {}
+            Phase::Recovery { .. } if self.use_sack => {}
+            Phase::Open | Phase::Disorder => {
+                self.prr = None;
+                self.win.cwnd = self.win.ssthresh; // tcp_end_cwnd_reduction
+                return;
+            }
+            _ => {
+                self.prr = None;
+                return;
+            }
+        }
+        let pipe = if self.use_sack { self.sb.pipe(&self.space()) } else { self.flight_size() };
+        let mss = u64::from(self.win.mss);
+        let cwnd = prr.on_ack(delivered, pipe, u64::from(self.win.ssthresh), mss);
+        self.win.cwnd = cwnd.min(u64::from(u32::MAX)) as u32;
+        self.prr = Some(prr);
+    }
+
+    /// A reduction starts (`prr`): cwnd is left to PRR, from its value now.
+    fn start_prr(&mut self) {
+        if self.prr.is_none() {
+            self.prr = Some(Prr::new(self.win.cwnd));
         }
     }
 
@@ -157,7 +203,9 @@ impl Sender {
         let one_segment = self.win.cwnd <= self.win.mss || (self.ns2_window && half < self.win.mss);
         let flight = self.flight_size();
         self.reduce_ssthresh(kind);
-        if self.ecn_min_cwnd_segments >= 2 {
+        if self.ecn_min_cwnd_segments >= 2 && self.prr_on {
+            self.start_prr(); // Linux tcp_enter_cwr → tcp_init_cwnd_reduction
+        } else if self.ecn_min_cwnd_segments >= 2 {
             self.win.cwnd = self.win.ssthresh;
         } else if one_segment {
             // "the TCP sender should reset the retransmit timer on receiving the
@@ -189,8 +237,17 @@ impl Sender {
 
     /// ssthresh as the congestion control sets it for a reduction of `kind` (FlightSize now).
     pub(crate) fn reduce_ssthresh(&mut self, kind: Congestion) {
-        let basis = if self.ns2_window { self.ns2_w(kind == Congestion::Timeout) } else { self.flight_size() };
+        let basis = if self.ns2_window { self.ns2_w(kind == Congestion::Timeout) } else { self.halving_basis() };
         self.set_ssthresh(kind, basis);
+    }
+
+    /// What RFC 5681 eq. (4) halves: FlightSize, or cwnd (`ssthresh_basis = cwnd`, Linux).
+    fn halving_basis(&self) -> u64 {
+        if self.halve_cwnd {
+            u64::from(self.win.cwnd)
+        } else {
+            self.flight_size()
+        }
     }
 
     /// ssthresh from the amount to halve (RFC 5681: FlightSize; ns-2: W), in
@@ -221,7 +278,8 @@ impl Sender {
     /// (recovery's own bookkeeping still runs).
     fn on_new_ack(&mut self, ack: &Ack, acked: u64, ece: bool) {
         let Phase::Recovery { recover } = self.win.phase else {
-            if !ece {
+            // Linux tcp_cong_control: no growth while PRR reduces the window.
+            if !ece && self.prr.is_none() {
                 self.cc.on_ack(&mut self.win, ack);
             }
             return;
@@ -351,7 +409,13 @@ impl Sender {
         if !same_window {
             // RFC 5681 §3.2 step 2: data sent by Limited Transmit is not counted.
             let flight = self.flight_size() - self.lt_bytes.min(self.flight_size());
-            let basis = if self.ns2_window { self.ns2_w(false) } else { flight };
+            let basis = if self.ns2_window {
+                self.ns2_w(false)
+            } else if self.halve_cwnd {
+                u64::from(self.win.cwnd)
+            } else {
+                flight
+            };
             self.set_ssthresh(Congestion::Loss, basis);
             self.reduced_at = self.max;
             if self.ecn != EcnSend::Disabled {
@@ -372,7 +436,11 @@ impl Sender {
                 self.nxt = self.una;
             }
             Recovery::Sack if self.use_sack => {
-                self.win.cwnd = base;
+                if self.prr_on {
+                    self.start_prr(); // continues a CWR reduction (Linux tcp_enter_recovery)
+                } else {
+                    self.win.cwnd = base;
+                }
                 self.sb.start_episode(self.una);
                 self.rtx_next = Some(self.una);
             }
@@ -398,11 +466,14 @@ impl Sender {
     /// RFC 6298 (5.4)–(5.6) and RFC 5681 §3.1 eq. (4): go back to snd_una with one segment.
     fn on_rto(&mut self, now: Instant, st: &mut TcpStats) {
         st.timeouts += 1;
+        self.prr = None;
         // ns-2 timeout(): after an ECN reduction in this window ssthresh is kept; a
         // repeated timeout halves again (W = cwnd = 1 segment: ssthresh 2).
+        // Linux tcp_enter_loss: a timeout during a fast recovery keeps its ssthresh.
         let keep_ssthresh = match self.win.phase {
             Phase::Cwr { .. } => true,
             Phase::Loss { .. } => !self.ns2_window,
+            Phase::Recovery { .. } => self.rto_keeps_recovery_ssthresh,
             _ => false,
         };
         if !keep_ssthresh {
@@ -417,11 +488,17 @@ impl Sender {
         if self.ecn != EcnSend::Disabled {
             self.ecn = EcnSend::CwrPending;
         }
-        self.nxt = self.una;
         self.rtx_next = None;
         self.timing = None;
-        self.sb.clear(); // RFC 2018 §8
-        self.sb.start_episode(self.una);
+        if self.use_sack && self.sack_after_rto {
+            // RFC 6675 §5.1, Linux: the holes are retransmitted, the SACKed data is not.
+            self.sb.mark_all_lost(self.una, self.max);
+        } else {
+            self.nxt = self.una;
+            self.sb.clear(); // RFC 2018 §8
+            self.sb.start_episode(self.una);
+            self.sb.on_timeout();
+        }
         self.rtt.back_off(); // RFC 6298 (5.5)
         self.arm_timer(now); // RFC 6298 (5.6)
     }

@@ -1,4 +1,5 @@
-//! RFC 6675 sender scoreboard: SACKed ranges, IsLost, SetPipe and NextSeg.
+//! RFC 6675 sender scoreboard: SACKed ranges, IsLost, SetPipe and NextSeg
+//! (with `rack`, RACK's loss marking in recovery: `rack.rs`).
 //!
 //! Segments are the MSS-sized pieces `[s, min(s + mss, data_end))` starting at
 //! `snd_una`; every segment this crate sends starts on such a boundary, so the
@@ -10,6 +11,8 @@
 //! | SetPipe | Σ unSACKed segments: +len if not IsLost, +len again if retransmitted (below HighRxt) |
 //! | NextSeg | (1) first unSACKed lost segment above HighRxt, (2) new data (caller), (3) first unSACKed segment above HighRxt below the highest SACKed byte; (4) rescue retransmission is not implemented |
 
+use crate::rack::Rack;
+
 /// The sequence space the scoreboard reasons about.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SeqSpace {
@@ -19,6 +22,8 @@ pub(crate) struct SeqSpace {
     pub high: u64,
     pub mss: u64,
     pub dupthresh: u64,
+    /// In fast recovery or after a timeout (RACK's reordering window is then zero).
+    pub recovering: bool,
 }
 
 impl SeqSpace {
@@ -33,11 +38,30 @@ pub(crate) struct Scoreboard {
     sacked: Vec<(u64, u64)>,
     /// One past the highest byte retransmitted in the current recovery episode.
     high_rxt: u64,
+    /// Every unSACKed segment below this is lost (snd_max at a timeout that
+    /// kept the scoreboard, `TcpConfig::sack_after_rto`); 0: none.
+    lost_below: u64,
+    /// RACK's loss marking in recovery (`TcpConfig::rack`, `rack.rs`).
+    rack: Option<Rack>,
 }
 
 impl Scoreboard {
+    /// With RACK's loss marking in recovery (`rack.rs`).
+    pub(crate) fn with_rack(rack: bool) -> Self {
+        Scoreboard { rack: rack.then(Rack::default), ..Scoreboard::default() }
+    }
+
     /// Records the SACK blocks of an ACK and forgets everything below `una`.
     pub(crate) fn update(&mut self, una: u64, blocks: &[(u64, u64)]) {
+        self.update_blocks(una, blocks);
+        if let Some(mut rack) = self.rack.take() {
+            rack.forget_below(una);
+            rack.detect(|l, r| self.is_sacked(l, r), self.highest_sacked());
+            self.rack = Some(rack);
+        }
+    }
+
+    fn update_blocks(&mut self, una: u64, blocks: &[(u64, u64)]) {
         for &(l, r) in blocks {
             let l = l.max(una);
             if l < r {
@@ -66,6 +90,22 @@ impl Scoreboard {
     /// RFC 2018 §8: after a retransmission timeout, turn off all SACKed bits.
     pub(crate) fn clear(&mut self) {
         self.sacked.clear();
+        self.lost_below = 0;
+    }
+
+    /// A timeout: the retransmissions before it no longer count.
+    pub(crate) fn on_timeout(&mut self) {
+        if let Some(r) = self.rack.as_mut() {
+            r.clear();
+        }
+    }
+
+    /// A timeout that keeps the scoreboard: everything unSACKed below `max` is
+    /// lost, nothing of it retransmitted yet (Linux `tcp_timeout_mark_lost`).
+    pub(crate) fn mark_all_lost(&mut self, una: u64, max: u64) {
+        self.lost_below = max;
+        self.high_rxt = una;
+        self.on_timeout();
     }
 
     /// A new recovery episode: nothing retransmitted yet.
@@ -73,14 +113,28 @@ impl Scoreboard {
         self.high_rxt = una;
     }
 
-    pub(crate) fn on_retransmit(&mut self, end: u64) {
+    /// `s` was retransmitted in this episode (below HighRxt).
+    pub(crate) fn resent(&self, s: u64) -> bool {
+        s < self.high_rxt
+    }
+
+    /// `[seq, end)` was retransmitted with snd_max at `high`.
+    pub(crate) fn on_retransmit(&mut self, seq: u64, end: u64, high: u64) {
         self.high_rxt = self.high_rxt.max(end);
+        if let Some(r) = self.rack.as_mut() {
+            r.on_retransmit(seq, end, high);
+        }
     }
 
     /// `[l, r)` entirely SACKed.
     pub(crate) fn is_sacked(&self, l: u64, r: u64) -> bool {
         let i = self.sacked.partition_point(|&(_, b)| b <= l);
         self.sacked.get(i).is_some_and(|&(a, b)| a <= l && r <= b)
+    }
+
+    /// Bytes SACKed above snd_una.
+    pub(crate) fn sacked_bytes(&self) -> u64 {
+        self.sacked.iter().map(|&(a, b)| b - a).sum()
     }
 
     fn sacked_above(&self, s: u64) -> u64 {
@@ -93,7 +147,12 @@ impl Scoreboard {
 
     /// RFC 6675 §4 IsLost.
     pub(crate) fn is_lost(&self, s: u64, v: &SeqSpace) -> bool {
-        self.sacked_above(s) > (v.dupthresh - 1) * v.mss
+        s < self.lost_below || self.rack_lost(s, v) || self.sacked_above(s) > (v.dupthresh - 1) * v.mss
+    }
+
+    /// RACK in recovery: sent before a delivered segment (below the highest SACKed byte).
+    fn rack_lost(&self, s: u64, v: &SeqSpace) -> bool {
+        self.rack.is_some() && v.recovering && s < self.highest_sacked()
     }
 
     /// RFC 6675 §4 SetPipe, in bytes (one pass from the top, accumulating SACKed bytes).
@@ -110,11 +169,14 @@ impl Scoreboard {
                 above += len;
                 continue;
             }
-            if above <= (v.dupthresh - 1) * v.mss {
+            let lost = s < self.lost_below
+                || above > (v.dupthresh - 1) * v.mss
+                || (self.rack.is_some() && v.recovering && above > 0);
+            if !lost {
                 pipe += len; // (a) not lost: still in the network
             }
-            if s < self.high_rxt {
-                pipe += len; // (b) retransmitted: the copy is in the network
+            if s < self.high_rxt && !self.rack.as_ref().is_some_and(|r| r.resend_lost(s)) {
+                pipe += len; // (b) retransmitted: the copy is in the network (RACK: unless found lost)
             }
         }
         pipe
@@ -137,9 +199,11 @@ impl Scoreboard {
         None
     }
 
-    /// NextSeg rule (1): a lost segment not yet retransmitted.
+    /// NextSeg rule (1): a lost segment not yet retransmitted; with RACK first
+    /// a retransmission found lost.
     pub(crate) fn next_lost(&self, v: &SeqSpace) -> Option<u64> {
-        self.first_candidate(v).filter(|&s| self.is_lost(s, v))
+        let again = self.rack.as_ref().and_then(Rack::next_lost).filter(|&s| s >= v.una);
+        again.or_else(|| self.first_candidate(v).filter(|&s| self.is_lost(s, v)))
     }
 
     /// NextSeg rule (3): an unSACKed segment below the highest SACKed byte.
@@ -155,7 +219,7 @@ mod tests {
     const MSS: u64 = 100;
 
     fn space(una: u64, high: u64) -> SeqSpace {
-        SeqSpace { una, high, mss: MSS, dupthresh: 3 }
+        SeqSpace { una, high, mss: MSS, dupthresh: 3, recovering: false }
     }
 
     #[test]
@@ -192,7 +256,7 @@ mod tests {
         // Segment at 1 is lost (3 SACKed above): not counted. 401..1001 = 6 segments in flight.
         assert_eq!(sb.pipe(&v), 600);
         sb.start_episode(1);
-        sb.on_retransmit(101);
+        sb.on_retransmit(1, 101, 1001);
         assert_eq!(sb.pipe(&v), 700);
     }
 
@@ -203,12 +267,12 @@ mod tests {
         sb.update(1, &[(101, 401), (501, 601)]);
         sb.start_episode(1);
         assert_eq!(sb.next_lost(&v), Some(1));
-        sb.on_retransmit(101);
+        sb.on_retransmit(1, 101, 1001);
         // Next candidate is 401: SACKed above it is only 100 bytes, not lost.
         assert_eq!(sb.next_lost(&v), None);
         // Rule 3: 401 lies below the highest SACKed byte (601).
         assert_eq!(sb.next_hole(&v), Some(401));
-        sb.on_retransmit(501);
+        sb.on_retransmit(401, 501, 1001);
         assert_eq!(sb.next_hole(&v), None);
     }
 

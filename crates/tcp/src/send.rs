@@ -11,7 +11,8 @@
 //! partial segment is sent as soon as the window has room for it.
 
 use crate::cc::AnyCc;
-use crate::config::{NewRenoTimer, Recovery, TcpConfig, WindowArith};
+use crate::config::{NewRenoTimer, Recovery, SsthreshBasis, TcpConfig, WindowArith};
+use crate::prr::Prr;
 use crate::rtt::RttEstimator;
 use crate::sack::{Scoreboard, SeqSpace};
 use crate::timer::RtxTimer;
@@ -112,6 +113,15 @@ pub(crate) struct Sender {
     /// ns-2's `cwnd_` during a fast recovery: the halved window without the
     /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
     pub(crate) halved: u32,
+    /// `TcpConfig::ssthresh_basis` is `Cwnd` (Linux).
+    pub(crate) halve_cwnd: bool,
+    /// `TcpConfig::sack_after_rto` (with SACK in use).
+    pub(crate) sack_after_rto: bool,
+    /// `TcpConfig::rto_keeps_recovery_ssthresh`.
+    pub(crate) rto_keeps_recovery_ssthresh: bool,
+    /// `TcpConfig::prr`, and the reduction in progress (`prr.rs`).
+    pub(crate) prr_on: bool,
+    pub(crate) prr: Option<Prr>,
 }
 
 impl Sender {
@@ -131,7 +141,7 @@ impl Sender {
             win,
             cc: AnyCc::new(cfg),
             recovery: cfg.recovery,
-            sb: Scoreboard::default(),
+            sb: Scoreboard::with_rack(cfg.rack),
             use_sack: false,
             rtt: RttEstimator::new(cfg),
             timer: RtxTimer::Idle,
@@ -152,6 +162,11 @@ impl Sender {
             guard_after_timeout: cfg.guard_after_timeout,
             timer_before_sample: cfg.timer_before_sample,
             halved: 0,
+            halve_cwnd: cfg.ssthresh_basis == SsthreshBasis::Cwnd,
+            sack_after_rto: cfg.sack_after_rto,
+            rto_keeps_recovery_ssthresh: cfg.rto_keeps_recovery_ssthresh,
+            prr_on: cfg.prr,
+            prr: None,
         }
     }
 
@@ -196,6 +211,7 @@ impl Sender {
             high: self.max.min(self.data_end()),
             mss: self.win.mss as u64,
             dupthresh: self.win.dupthresh as u64,
+            recovering: matches!(self.win.phase, Phase::Recovery { .. } | Phase::Loss { .. }),
         }
     }
 
@@ -218,10 +234,16 @@ impl Sender {
         if self.timer.is_hold() {
             return None; // RFC 3168 §6.1.2: wait for the timer before sending
         }
-        if self.use_sack && matches!(self.win.phase, Phase::Recovery { .. }) {
+        if self.use_sack && (matches!(self.win.phase, Phase::Recovery { .. }) || self.sack_loss()) {
             return self.sack_next();
         }
         self.window_next(self.nxt - self.una)
+    }
+
+    /// In Loss after a timeout with the scoreboard kept (`sack_after_rto`):
+    /// the holes go by RFC 6675's rules, everything below snd_max at the timeout lost.
+    pub(crate) fn sack_loss(&self) -> bool {
+        self.sack_after_rto && matches!(self.win.phase, Phase::Loss { .. })
     }
 
     /// Next segment at `nxt` if it fits in min(cwnd, rwnd) given `in_flight`.
@@ -268,7 +290,14 @@ impl Sender {
         if let Some(tx) = self.window_next(pipe) {
             return Some(tx); // rule (2): new data
         }
-        self.sb.next_hole(&v).map(|s| self.tx_at(s)) // rule (3)
+        if let Some(s) = self.sb.next_hole(&v) {
+            return Some(self.tx_at(s)); // rule (3)
+        }
+        // After a timeout that kept the scoreboard, the FIN is lost with the rest:
+        // it goes again once the data below it is acknowledged.
+        let end = self.data_end();
+        let fin_lost = self.sack_loss() && self.una == end && self.max > end && !self.sb.resent(end);
+        fin_lost.then(|| self.tx_at(end))
     }
 
     /// Bookkeeping after `tx` was handed to the network.
@@ -285,8 +314,11 @@ impl Sender {
             self.nxt = end;
         }
         self.max = self.max.max(end);
+        if let Some(p) = self.prr.as_mut() {
+            p.on_sent(u64::from(tx.len));
+        }
         if tx.retransmit {
-            self.sb.on_retransmit(end);
+            self.sb.on_retransmit(tx.seq, end, self.max);
             self.timing = None; // Karn: no sample across a retransmission
         } else if self.timing.is_none() && tx.len > 0 {
             self.timing = Some(Timing { end, sent_at: now });

@@ -9,7 +9,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{AppEvent, CcKind, EcnMode, NewRenoTimer, Recovery, TcpConfig};
+use ecnlab_tcp::{AppEvent, CaState, CcKind, EcnMode, NewRenoTimer, Recovery, SsthreshBasis, TcpConfig};
 use ecnlab_wire::{Duration, Ecn, Instant};
 use harness::*;
 use proptest::prelude::*;
@@ -41,8 +41,9 @@ struct Case {
     delay_ms: [u64; 2],
     rate_mbps: u64,
     faults: Vec<Fault>,
-    /// RFC 3465 L (0: per ACK), Limited Transmit, Impatient NewReno, CUBIC (else Reno).
-    options: (u32, bool, bool, bool),
+    /// RFC 3465 L (0: per ACK), Limited Transmit, Impatient NewReno, CUBIC (else Reno),
+    /// Linux's rules (`ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`).
+    options: (u32, bool, bool, bool, bool),
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -52,7 +53,7 @@ fn case() -> impl Strategy<Value = Case> {
         (0u64..300, 0u64..1000),
         (1u64..50, 1u64..50, prop_oneof![Just(1u64), Just(10), Just(100)]),
         proptest::collection::vec(fault(), 0..25),
-        (0u32..=2, any::<bool>(), any::<bool>(), any::<bool>()),
+        (0u32..=2, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
     )
         .prop_map(
             |((variant, delayed_ack, ecn, plus, iw), tick_ns, (segments, tail), (d0, d1, rate), faults, options)| {
@@ -83,8 +84,13 @@ fn ecn_mode(c: &Case) -> EcnMode {
 }
 
 fn with_options(mut cfg: TcpConfig, c: &Case) -> TcpConfig {
-    let (abc, lt, impatient, cubic) = c.options;
+    let (abc, lt, impatient, cubic, linux) = c.options;
     cfg.abc = abc;
+    cfg.ssthresh_basis = if linux { SsthreshBasis::Cwnd } else { SsthreshBasis::Flight };
+    cfg.sack_after_rto = linux;
+    cfg.rto_keeps_recovery_ssthresh = linux;
+    cfg.prr = linux;
+    cfg.rack = linux;
     cfg.cc = if cubic { CcKind::Cubic } else { CcKind::Reno };
     cfg.limited_transmit = lt;
     cfg.newreno_timer = if impatient { NewRenoTimer::Impatient } else { NewRenoTimer::SlowButSteady };
@@ -198,16 +204,21 @@ fn run_dctcp(c: &Case, marks_only: bool, shift_g: u32) -> (Net, u64) {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
 
-    /// α ∈ [0, 1] after every input; with marks only, cwnd ≥ 2 segments throughout
-    /// (Linux's floor) and at most one reduction per window of data.
+    /// α ∈ [0, 1] after every input; with marks only, ssthresh ≥ 2 segments (Linux's
+    /// floor), and so is cwnd unless PRR is walking it down to ssthresh inside the Cwr
+    /// phase (RFC 6937 sends by what was delivered, as Linux's `tcp_cwnd_reduction`);
+    /// at most one reduction per window of data.
     #[test]
     fn test_dctcp_alpha_in_unit_interval_and_cwnd_floor(c in case(), shift_g in 0u32..=8) {
         let (net, bytes) = run_dctcp(&c, true, shift_g);
+        let prr = c.options.4;
         prop_assert_eq!(net.s.bytes_received(), bytes, "{}", net.dump());
         for p in &net.cc_log {
             let a = p.alpha.unwrap();
             prop_assert!((0.0..=1.0).contains(&a), "α = {}", a);
-            prop_assert!(p.cwnd >= 2 * MSS, "cwnd {} below two segments\n{}", p.cwnd, net.dump());
+            prop_assert!(p.ssthresh >= 2 * MSS, "ssthresh {} below two segments\n{}", p.ssthresh, net.dump());
+            let floor = if prr && p.ca == CaState::Cwr { MSS } else { 2 * MSS };
+            prop_assert!(p.cwnd >= floor, "cwnd {} below {}\n{}", p.cwnd, floor, net.dump());
         }
         for w in net.ecn_reductions.windows(2) {
             prop_assert!(w[1].0 > w[0].1, "two reductions in one window: {:?}", w);

@@ -38,6 +38,11 @@ def add_parsers(sub: Any) -> None:
     dctcp.add_argument("--cases", help="comma-separated case names (1G-K20,1G-K65,10G-K20,10G-K65; default: all)")
     dctcp.add_argument("--quick", action="store_true", help="half the durations")
     dctcp.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
+    fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
+    fidelity.add_argument("--cc", choices=("reno", "cubic"), default="reno", help="grid: reno (issue 15) or cubic")
+    fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
+    fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
+    fidelity.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table to FILE")
     scaling = bsub.add_parser("scaling", help="ecnlab's cost per packet: flows 10 -> 10 000, rate 10M -> 10G")
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
 
@@ -51,6 +56,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _ns2_ecn(args)
     if args.bench_command == "dctcp-ns3":
         return _dctcp_ns3(args)
+    if args.bench_command == "fidelity":
+        return _fidelity(args)
     if args.bench_command == "scaling":
         from ecnlab.bench.scaling import format_scaling, run_scaling
 
@@ -224,4 +231,27 @@ def _dctcp_ns3(args: argparse.Namespace) -> int:
         print(dctcp.format_echo(n, raw[n]["ns3"]))
     if args.json:
         args.json.write_text(json.dumps(raw, indent=1) + "\n")
+    return 0
+
+
+def _fidelity(args: argparse.Namespace) -> int:
+    import os
+
+    from ecnlab.bench.fidelity import HEADER, format_row, format_table, run_fidelity
+
+    if args.seconds is not None and not 3 <= args.seconds <= 3600:
+        print(f"ecnlab: error: --seconds = {args.seconds}: must be between 3 and 3600", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("ecnlab: error: bench fidelity emulates through network namespaces: run it as root", file=sys.stderr)
+        return 2
+    print(HEADER, flush=True)
+    rows = []
+    for row in run_fidelity(args.cc, args.quick, lambda m: print(m, file=sys.stderr, flush=True), seconds=args.seconds):
+        rows.append(row)
+        print(format_row(row), flush=True)
+    table = format_table(rows)
+    print(table.splitlines()[-1])
+    if args.markdown:
+        args.markdown.write_text(table + "\n")
     return 0

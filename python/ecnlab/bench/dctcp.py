@@ -88,7 +88,8 @@ def scenario(case: Case, quick: bool = False) -> dict[str, Any]:
             "bottleneck_delay": "20us",
             "bottleneck_queue": {"kind": "step", "limit": 1000, "threshold": case.k, "ecn": True},
         },
-        "tcp": {"personality": "linux", "recovery": "sack", "cc": "dctcp", "rwnd": "4MiB"},
+        # PRR off: ns-3 runs TcpClassicRecovery, cwnd = ssthresh at once after ECE (as ecnlab without PRR).
+        "tcp": {"personality": "linux", "recovery": "sack", "cc": "dctcp", "rwnd": "4MiB", "prr": False},
         "output": {"timeseries_links": ["R1->R2"]},
         "flows": [{"name": "dctcp", "kind": "bulk", "from": "s*", "to": "r*", "start": "0s..200us"}],
     }

@@ -66,6 +66,11 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
                 # Queue counters once every packet has left the router (after the run's end; the
                 # receivers' nstat counters are read after this, so they match these).
                 "final_queues": [{"link": q["link"], **_queue(q)} for q in router["final"]["links"]],
+                # Each queue's CE marks and drops between the end of the warm-up and the run's end.
+                "after_warmup": {
+                    q["link"]: {"marks": q["marks"] - q["marks_at_warmup"], "drops": _drops(q) - q["drops_at_warmup"]}
+                    for q in router["end"]["links"]
+                },
             },
             "flows": {f.id: _flow_extra(f, raw) for f in sc.flows},
             "nstat": {h: _nstat_subset(c) for h, c in raw["nstat"].items()},
@@ -104,6 +109,11 @@ def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
             "it may not have kept up with the configured rates"
         )
     return out
+
+
+def _drops(q: dict[str, Any]) -> int:
+    """Every drop a queue made (the engine's ``marks_drops``: early, forced, overflow, at dequeue)."""
+    return int(q["early_drops"] + q["forced_drops"] + q["overflow_drops"])
 
 
 def _queue(link: dict[str, Any]) -> dict[str, Any]:

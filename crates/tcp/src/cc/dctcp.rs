@@ -16,7 +16,8 @@
 //! delivered segments (`delivered_ce / delivered`), ecnlab bytes as the RFC.
 //!
 //! Reaction to ECE, at most once per window of data (recovery.rs: the Cwr
-//! phase, as RFC 3168 §6.1.2): ssthresh = cwnd = max(cwnd·(1 − α/2), 2·SMSS)
+//! phase, as RFC 3168 §6.1.2; cwnd follows at once, or by PRR with `prr`):
+//! ssthresh = max(cwnd·(1 − α/2), 2·SMSS)
 //! (RFC 8257 §3.3 "cwnd = cwnd * (1 - DCTCP.Alpha / 2)"; the floor of two
 //! segments is Linux's `dctcp_ssthresh`). α is updated before the reaction
 //! (Linux `in_ack_event` runs before `tcp_enter_cwr`). Loss, timeout and Source

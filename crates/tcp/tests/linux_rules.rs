@@ -1,0 +1,250 @@
+//! Linux's rules where it departs from the RFCs (the linux personality's
+//! `ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`),
+//! each pinned by a packet trace against the RFC behaviour it replaces, with
+//! and without delayed ACKs. Setting as in `trace.rs` (harness::config).
+
+mod harness;
+
+use ecnlab_tcp::{CaState, Recovery, SsthreshBasis, TcpConfig};
+use harness::*;
+
+#[track_caller]
+fn check(net: &Net, ok: bool, what: &str) {
+    assert!(ok, "{what}\n{}", net.dump());
+}
+
+fn linux(mut cfg: TcpConfig) -> TcpConfig {
+    cfg.ssthresh_basis = SsthreshBasis::Cwnd;
+    cfg.sack_after_rto = true;
+    cfg.rto_keeps_recovery_ssthresh = true;
+    cfg.prr = true;
+    cfg.rack = true;
+    cfg
+}
+
+/// The first point in Recovery and the point just before it.
+fn recovery_entry(net: &Net) -> (CcPoint, CcPoint) {
+    let i = net.cc_log.iter().position(|p| p.ca == CaState::Recovery).expect("a fast retransmit");
+    (net.cc_log[i - 1], net.cc_log[i])
+}
+
+// ---------------------------------------------------------------- ssthresh basis
+/// RFC 5681 eq. (4): "ssthresh = max (FlightSize / 2, 2*SMSS)"; Linux's
+/// `tcp_reno_ssthresh` returns `max(tcp_snd_cwnd(tp) >> 1U, 2U)`. The two part
+/// when the receiver's window, not cwnd, limits what is in flight: rwnd of 8
+/// segments, cwnd grown well beyond it, segment 40 dropped.
+fn ssthresh_basis(delack: bool) {
+    let mut cfg = config(Recovery::Sack, delack);
+    cfg.rwnd_bytes = 8 * MSS;
+    let faults = vec![drop(Target::Seq(seg(40)))];
+    let rfc = Net::transfer(cfg.clone(), 80_000, faults.clone());
+    let (_, at) = recovery_entry(&rfc);
+    check(&rfc, at.ssthresh == 4 * MSS, "RFC 5681: half of FlightSize (8 segments)");
+    let lx = Net::transfer(linux(cfg), 80_000, faults);
+    let (before, at) = recovery_entry(&lx);
+    check(&lx, before.cwnd > 8 * MSS, "cwnd grew beyond the receiver's window");
+    check(&lx, at.ssthresh == before.cwnd / 2, "Linux: half of cwnd");
+    check(&lx, lx.s.bytes_received() == 80_000, "everything delivered");
+}
+
+#[test]
+fn test_ssthresh_basis() {
+    ssthresh_basis(false)
+}
+
+#[test]
+fn test_ssthresh_basis_delack() {
+    ssthresh_basis(true)
+}
+
+// ---------------------------------------------------------------- timeout in SACK recovery
+/// Holes at segments 20, 22, ..., 28 start a SACK recovery; every
+/// retransmission of that recovery is dropped too, so the timer expires
+/// during it with segments 21, 23, ..., 27 SACKed.
+fn timeout_in_recovery(cfg: TcpConfig) -> Net {
+    let holes = [20, 22, 24, 26, 28];
+    let mut faults: Vec<_> = holes.iter().map(|&k| drop(Target::Seq(seg(k)))).collect();
+    let probe = Net::transfer(cfg.clone(), 60_000, faults.clone());
+    let resends = probe.data().enumerate().filter(|(_, l)| l.seg.retransmit).map(|(i, _)| i as u32 + 1);
+    faults.extend(resends.map(|n| drop(Target::DataTx(n))));
+    Net::transfer(cfg, 60_000, faults)
+}
+
+/// Data segments (by sequence number) retransmitted after the timeout.
+fn resent_after_timeout(net: &Net) -> Vec<u64> {
+    let rto = net.cc_log.iter().find(|p| p.ca == CaState::Loss).expect("a timeout").t;
+    net.data().filter(|l| l.t >= rto && l.seg.retransmit).map(|l| l.seg.seq).collect()
+}
+
+/// RFC 2018 §8: "after a retransmit timeout the data sender SHOULD turn off
+/// all of the SACKed bits": the sender goes back N and resends segments the
+/// receiver holds. RFC 6675 §5.1: Update() "SHOULD continue to be used
+/// appropriately upon receipt of ACKs. This will allow the recovery period
+/// after an RTO to benefit from all available information provided by the
+/// receiver, even if SACK information was expunged due to the RTO"; Linux
+/// (`tcp_timeout_mark_lost`) keeps the SACKed marks and resends only the
+/// holes. After the timeout here, the RFC 2018 sender resends SACKed
+/// segments; the Linux one resends exactly the holes still open.
+fn sack_after_rto(delack: bool) {
+    let cfg = config(Recovery::Sack, delack);
+    let rfc = timeout_in_recovery(cfg.clone());
+    let resent = resent_after_timeout(&rfc);
+    check(&rfc, resent.contains(&seg(23)), "RFC 2018 §8: SACKed segment 23 is sent again");
+    let mut cfg = linux(cfg);
+    cfg.rack = false; // RACK would resend the lost retransmissions before the timer
+    let lx = timeout_in_recovery(cfg);
+    check(&lx, lx.c.stats().timeouts == 1, "one timeout");
+    let resent = resent_after_timeout(&lx);
+    let holes: Vec<u64> = [20, 22, 24, 26, 28].iter().map(|&k| seg(k)).collect();
+    check(&lx, !resent.is_empty() && resent.iter().all(|s| holes.contains(s)), "only holes are resent");
+    check(&lx, lx.c.stats().retransmits < rfc.c.stats().retransmits, "fewer retransmissions than go-back-N");
+    check(&lx, lx.s.bytes_received() == 60_000, "everything delivered");
+}
+
+#[test]
+fn test_sack_after_rto() {
+    sack_after_rto(false)
+}
+
+#[test]
+fn test_sack_after_rto_delack() {
+    sack_after_rto(true)
+}
+
+/// RFC 5681 §3.1 sets ssthresh by eq. (4) "when a TCP sender detects segment
+/// loss using the retransmission timer and the given segment has not yet been
+/// resent"; Linux's `tcp_enter_loss` recomputes it only from the Open or
+/// Disorder state ("icsk_ca_state <= TCP_CA_Disorder"), so a timeout inside
+/// a fast recovery keeps the recovery's ssthresh.
+fn rto_keeps_recovery_ssthresh(delack: bool) {
+    let mut cfg = config(Recovery::Sack, delack);
+    cfg.rto_keeps_recovery_ssthresh = true;
+    let net = timeout_in_recovery(cfg);
+    let (_, fr) = recovery_entry(&net);
+    let rto = net.cc_log.iter().find(|p| p.ca == CaState::Loss).expect("a timeout");
+    check(&net, rto.ssthresh == fr.ssthresh && rto.cwnd == MSS, "ssthresh kept, cwnd one segment");
+    let rfc = timeout_in_recovery(config(Recovery::Sack, delack));
+    let rto = rfc.cc_log.iter().find(|p| p.ca == CaState::Loss).expect("a timeout");
+    let (_, fr) = recovery_entry(&rfc);
+    check(&rfc, rto.ssthresh != fr.ssthresh, "RFC 5681: ssthresh set again from FlightSize");
+}
+
+#[test]
+fn test_rto_keeps_recovery_ssthresh() {
+    rto_keeps_recovery_ssthresh(false)
+}
+
+#[test]
+fn test_rto_keeps_recovery_ssthresh_delack() {
+    rto_keeps_recovery_ssthresh(true)
+}
+
+// ---------------------------------------------------------------- PRR (RFC 6937)
+/// Data segments sent in `[from, to)` by the Client.
+fn sent_between(net: &Net, from: ecnlab_wire::Instant, to: ecnlab_wire::Instant) -> usize {
+    net.data().filter(|l| l.t >= from && l.t < to).count()
+}
+
+/// RFC 6937 §3: "PRR ... spreads out the window reduction over the
+/// recovery period": while pipe exceeds ssthresh, sndcnt =
+/// CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out, about one segment per
+/// two delivered; at the end "cwnd = ssthresh". Segment 40 is dropped in a
+/// long transfer. Without PRR (RFC 6675 §5) cwnd drops to ssthresh at once and
+/// the sender goes silent until pipe falls below it; with PRR it keeps sending
+/// through the recovery, and leaves it with cwnd = ssthresh.
+fn prr_in_sack_recovery(delack: bool) {
+    let mut cfg = config(Recovery::Sack, delack);
+    cfg.prr = true;
+    let faults = vec![drop(Target::Seq(seg(40)))];
+    let net = Net::transfer(cfg.clone(), 200_000, faults.clone());
+    let (before, at) = recovery_entry(&net);
+    let exit = net.cc_log.iter().find(|p| p.t > at.t && p.ca == CaState::Open).expect("recovery ends");
+    check(&net, exit.cwnd == at.ssthresh, "cwnd = ssthresh when recovery ends");
+    let during = sent_between(&net, at.t, exit.t);
+    let window = (before.cwnd / MSS) as usize;
+    let half = (at.ssthresh / MSS) as usize;
+    // About one segment per two delivered over the RTT of recovery: ~half a window, the retransmission included.
+    check(&net, during.abs_diff(half) <= 2, &format!("{during} sent during recovery, ~{half} expected"));
+    let reductions = net.cc_log.iter().filter(|p| p.t > at.t && p.t < exit.t && p.cwnd < at.ssthresh).count();
+    check(&net, reductions == 0 || window > 2 * half, "pipe stays near ssthresh");
+    let plain = Net::transfer(config(Recovery::Sack, delack), 200_000, faults);
+    let (_, pat) = recovery_entry(&plain);
+    check(&plain, pat.cwnd == pat.ssthresh, "RFC 6675: cwnd = ssthresh at once");
+    check(&net, net.s.bytes_received() == 200_000, "everything delivered");
+}
+
+#[test]
+fn test_prr_in_sack_recovery() {
+    prr_in_sack_recovery(false)
+}
+
+#[test]
+fn test_prr_in_sack_recovery_delack() {
+    prr_in_sack_recovery(true)
+}
+
+/// Linux's ECN response (`tcp_enter_cwr`, `tcp_cwnd_reduction`): ECN-Echo sets
+/// ssthresh and PRR brings cwnd down to it over the CWR phase, which ends
+/// with cwnd = ssthresh; cwnd never grows meanwhile.
+fn prr_in_cwr(delack: bool) {
+    let mut cfg = linux(config(Recovery::Sack, delack));
+    cfg.ecn_min_cwnd_segments = 2;
+    let faults = vec![mark(Target::Seq(seg(40)))];
+    let net = Net::transfer(cfg, 200_000, faults);
+    let i = net.cc_log.iter().position(|p| p.ca == CaState::Cwr).expect("an ECN reduction");
+    let (before, at) = (net.cc_log[i - 1], net.cc_log[i]);
+    check(&net, at.cwnd > at.ssthresh, "cwnd is not cut to ssthresh at once");
+    let cwr: Vec<_> = net.cc_log[i..].iter().take_while(|p| p.ca == CaState::Cwr).collect();
+    check(&net, cwr.windows(2).all(|w| w[1].cwnd <= w[0].cwnd.max(at.ssthresh)), "no growth in CWR");
+    let end = net.cc_log[i + cwr.len()];
+    check(&net, end.cwnd == at.ssthresh && at.ssthresh == before.cwnd / 2, "cwnd = ssthresh = cwnd/2 after CWR");
+    check(&net, net.c.stats().retransmits == 0, "nothing retransmitted");
+}
+
+#[test]
+fn test_prr_in_cwr() {
+    prr_in_cwr(false)
+}
+
+#[test]
+fn test_prr_in_cwr_delack() {
+    prr_in_cwr(true)
+}
+
+// ---------------------------------------------------------------- RACK (RFC 8985)
+/// RFC 8985 §2: RACK "can detect lost retransmissions": "a segment is
+/// marked lost if a segment sent sufficiently later has been delivered"
+/// (§6.2, with RACK.reo_wnd = 0 in recovery when no reordering has been
+/// seen, as Linux's `tcp_rack_reo_wnd`). Holes at 20, 22, ..., 28 and the
+/// first retransmission dropped: RFC 6675 alone waits for the retransmission
+/// timer; with RACK the new data sent after that retransmission is SACKed,
+/// proves it lost, and it goes again without a timeout.
+fn rack_lost_retransmission(delack: bool) {
+    let holes = [20, 22, 24, 26, 28];
+    let mut faults: Vec<_> = holes.iter().map(|&k| drop(Target::Seq(seg(k)))).collect();
+    let cfg = config(Recovery::Sack, delack);
+    let probe = Net::transfer(cfg.clone(), 60_000, faults.clone());
+    let first_rtx = probe.data().position(|l| l.seg.retransmit).expect("a retransmission") as u32 + 1;
+    faults.push(drop(Target::DataTx(first_rtx)));
+    let rfc = Net::transfer(cfg.clone(), 60_000, faults.clone());
+    check(&rfc, rfc.c.stats().timeouts == 1, "RFC 6675: the lost retransmission waits for the timer");
+    let mut cfg = cfg;
+    cfg.rack = true;
+    let net = Net::transfer(cfg, 60_000, faults);
+    check(&net, net.c.stats().timeouts == 0, "RACK: no timeout");
+    let resends = net.data().filter(|l| l.seg.retransmit && l.seg.seq == seg(20)).count();
+    check(&net, resends == 2, "segment 20 retransmitted twice");
+    check(&net, net.c.stats().fast_retransmits == 1, "one recovery");
+    check(&net, net.s.bytes_received() == 60_000, "everything delivered");
+    check(&net, net.log.last().unwrap().t < rfc.log.last().unwrap().t, "done sooner than with the timer");
+}
+
+#[test]
+fn test_rack_lost_retransmission() {
+    rack_lost_retransmission(false)
+}
+
+#[test]
+fn test_rack_lost_retransmission_delack() {
+    rack_lost_retransmission(true)
+}

@@ -1,0 +1,231 @@
+"""``ecnlab bench fidelity``: the simulator's ``linux`` TCP personality against real
+Linux TCP, both through ecnlab's queue (``ecnlab run`` beside ``ecnlab emulate``).
+
+Each point is a dumbbell: one sender host, one receiver host, ``flows`` bulk
+flows between them, fast zero-delay access links and a bottleneck of ``rate``
+whose one-way delay is half the base ``rtt`` (both directions), so the base
+RTT is ``rtt``. The same scenario runs in the simulator (``tcp.personality =
+"linux"``) and through the live router, where the kernel's TCP sends: the
+emulator sets the namespaces' ``tcp_sack``, ``tcp_ecn``, the congestion control
+per socket, the route's ``initcwnd`` and ``rto_min`` from the same keys
+(docs/emulation.md).
+
+Measured after the warm-up, on both sides alike:
+
+- goodput: payload bytes delivered to the receiving applications;
+- congestion signals at the bottleneck queue: CE marks when the flows use ECN,
+  drops when they do not (the simulator's queue time series sampled at the
+  warm-up's end; the router's counters noted at the same moment);
+- retransmitted segments and timeouts (whole run; Linux's from ``nstat``).
+
+The grids (issue 15 for Reno, issue 17 for CUBIC):
+
+- ``reno``: 10 and 50 Mbit/s × 20 and 80 ms × 1 and 4 flows × RED without
+  and with ECN, SACK; and the same RED points without ECN with NewReno and
+  no SACK.
+- ``cubic``: 10 and 50 Mbit/s × 20 and 80 ms × 1 and 4 flows × RED+ECN,
+  FQ-CoDel and DualPI2 (classic ECN flows in its C queue), SACK; and 100
+  Mbit/s, 100 ms, 1 flow.
+
+Targets: goodput within 5 % (NewReno without SACK: 10 %) and signals within
+1.5× at every point. The verdict of a point names what missed.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Point",
+    "Measure",
+    "grid",
+    "scenario",
+    "measure_sim",
+    "measure_emu",
+    "verdict",
+    "run_fidelity",
+    "format_table",
+]
+
+BOTTLENECK = "R1->R2"
+GOODPUT_TOL = 0.05
+GOODPUT_TOL_NOSACK = 0.10
+SIGNAL_RATIO = 1.5
+
+# RED as in scenarios/emulate-reno-ecn.toml: 30/90 packets, max_p 0.1, wq 2^-5 (Linux
+# `tc red`'s weight for its recommended burst), gentle, a limit well above max_th.
+_RED = {"kind": "red", "limit": 1000, "min_th": 30, "max_th": 90, "max_p": 0.1, "wq": 0.03125, "gentle": True}
+
+
+@dataclass(frozen=True)
+class Point:
+    rate_mbit: int
+    rtt_ms: int
+    flows: int
+    queue: str  # "red", "fq_codel", "dualpi2"
+    ecn: bool
+    cc: str = "reno"
+    recovery: str = "sack"
+
+    @property
+    def name(self) -> str:
+        q = f"{self.queue}{'+ecn' if self.ecn else ''}"
+        return f"{self.cc}-{self.recovery}-{q}-{self.rate_mbit}M-{self.rtt_ms}ms-{self.flows}f"
+
+    @property
+    def goodput_tol(self) -> float:
+        return GOODPUT_TOL if self.recovery == "sack" else GOODPUT_TOL_NOSACK
+
+
+@dataclass(frozen=True)
+class Measure:
+    goodput_bps: float
+    signals: int  # marks after the warm-up when ECN is on, else drops
+    retransmits: int
+    timeouts: int
+
+
+def grid(kind: str, quick: bool = False) -> list[Point]:
+    """The points of ``kind`` ("reno" or "cubic"); ``quick``: the 10 Mbit/s, 20 ms ones."""
+    rates, rtts, counts = ((10,), (20,), (1, 4)) if quick else ((10, 50), (20, 80), (1, 4))
+    base = [(r, d, n) for r in rates for d in rtts for n in counts]
+    if kind == "reno":
+        pts = [Point(r, d, n, "red", ecn) for (r, d, n) in base for ecn in (False, True)]
+        return pts + [Point(r, d, n, "red", False, recovery="newreno") for (r, d, n) in base]
+    if kind == "cubic":
+        queues = (("red", True), ("fq_codel", True), ("dualpi2", True))
+        pts = [Point(r, d, n, q, ecn, cc="cubic") for (r, d, n) in base for q, ecn in queues]
+        return pts if quick else pts + [Point(100, 100, 1, "red", True, cc="cubic")]
+    raise ValueError(f"grid kind {kind!r}: must be reno or cubic")
+
+
+def _queue(p: Point) -> dict[str, Any]:
+    if p.queue == "red":
+        return {**_RED, "ecn": p.ecn}
+    if p.queue == "fq_codel":
+        return {"kind": "fq_codel", "ecn": p.ecn}
+    return {"kind": p.queue}
+
+
+def scenario(p: Point, seconds: float, warmup: float) -> dict[str, Any]:
+    """The scenario both sides run (see the module doc)."""
+    return {
+        "name": f"fidelity-{p.name}",
+        "seed": 1,
+        "duration": seconds,
+        "warmup": warmup,
+        "sample_interval": warmup,  # the queue's marks and drops at the warm-up's end
+        "topology": {
+            "kind": "dumbbell",
+            "pairs": 1,
+            "access_rate": "1Gbit",
+            "access_delay": "0s",
+            "bottleneck_rate": f"{p.rate_mbit}Mbit",
+            "bottleneck_delay": f"{p.rtt_ms / 2}ms",
+            "bottleneck_queue": _queue(p),
+        },
+        "tcp": {"personality": "linux", "recovery": p.recovery, "cc": p.cc, "ecn": p.ecn, "rwnd": "16MiB"},
+        "output": {"timeseries_links": [BOTTLENECK], "timeseries_flows": []},
+        "flows": [{"name": "bulk", "from": "s1", "to": "r1", "count": p.flows}],
+    }
+
+
+def _flow_totals(summary: dict[str, Any]) -> tuple[float, int, int]:
+    """Goodput, retransmitted segments and timeouts of every flow; live flows sharing a
+    host have no counters of their own, so there the sending host's ``nstat`` counts."""
+    flows = summary["flows"]
+    goodput = float(sum(f["goodput_bps"] for f in flows))
+    if any(f["retransmits"] is None or f["timeouts"] is None for f in flows):
+        nstat = summary["emulation"]["nstat"]["s1"]
+        return goodput, nstat["TcpRetransSegs"], nstat["TcpExtTCPTimeouts"]
+    return goodput, int(sum(f["retransmits"] for f in flows)), int(sum(f["timeouts"] for f in flows))
+
+
+def measure_sim(p: Point, seconds: float, warmup: float) -> Measure:
+    from ecnlab.runner import run
+    from ecnlab.timeseries import QUEUES_FILE
+
+    res = run(scenario(p, seconds, warmup))
+    q = next(x for x in res.summary["queues"] if x["link"] == BOTTLENECK)
+    series = res.series[QUEUES_FILE].to_pydict()
+    at = next(i for i, t in enumerate(series["t_s"]) if t >= warmup - 1e-9)
+    key = "marks" if p.ecn else "drops"
+    total = q["marks"] if p.ecn else q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
+    goodput, rtx, tos = _flow_totals(res.summary)
+    return Measure(goodput, int(total - series[key][at]), rtx, tos)
+
+
+def measure_emu(p: Point, seconds: float, warmup: float) -> Measure:
+    from ecnlab.emu.run import emulate
+
+    sc = scenario(p, seconds, warmup)
+    del sc["output"]  # the live router samples no queue series; it notes the counters at the warm-up
+    with tempfile.TemporaryDirectory(prefix="ecnlab-fidelity-") as tmp:
+        s = emulate(sc, out=Path(tmp) / "out").summary
+    after = s["emulation"]["router"]["after_warmup"][BOTTLENECK]
+    goodput, rtx, tos = _flow_totals(s)
+    return Measure(goodput, int(after["marks" if p.ecn else "drops"]), rtx, tos)
+
+
+def _ratio(a: float, b: float) -> float:
+    """a/b, with 0/0 = 1 and a/0 = inf."""
+    if b == 0:
+        return 1.0 if a == 0 else float("inf")
+    return a / b
+
+
+def verdict(p: Point, sim: Measure, emu: Measure) -> str:
+    """ "ok" or what missed its target (goodput beyond tolerance, signals beyond 1.5×)."""
+    miss = []
+    g = _ratio(sim.goodput_bps, emu.goodput_bps)
+    if abs(g - 1) > p.goodput_tol:
+        miss.append(f"goodput {g - 1:+.1%}")
+    s = _ratio(sim.signals, emu.signals)
+    if not 1 / SIGNAL_RATIO <= s <= SIGNAL_RATIO:
+        miss.append(f"signals ×{s:.2f}")
+    return "ok" if not miss else "; ".join(miss)
+
+
+def run_fidelity(
+    kind: str, quick: bool, log: Callable[[str], None], *, seconds: float | None = None
+) -> Iterator[dict[str, Any]]:
+    """Each point's row (both sides' measures, the ratios and the verdict), as it finishes."""
+    secs = seconds if seconds is not None else (10.0 if quick else 30.0)
+    warm = min(5.0, secs / 3)
+    for p in grid(kind, quick):
+        log(f"  {p.name}: simulating, then emulating {secs:g} s")
+        sim = measure_sim(p, secs, warm)
+        emu = measure_emu(p, secs, warm)
+        yield {"point": p, "sim": sim, "emu": emu, "verdict": verdict(p, sim, emu), "seconds": secs, "warmup": warm}
+
+
+HEADER = (
+    "| cc | recovery | queue | rate | RTT | flows | goodput sim / Linux (Mbit/s) | Δ | "
+    "signals sim / Linux | ratio | rtx sim / Linux | timeouts sim / Linux | verdict |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def format_row(row: dict[str, Any]) -> str:
+    p: Point = row["point"]
+    sim: Measure = row["sim"]
+    emu: Measure = row["emu"]
+    q = f"{p.queue}{'+ECN' if p.ecn else ''}"
+    kind = "marks" if p.ecn else "drops"
+    g = _ratio(sim.goodput_bps, emu.goodput_bps) - 1
+    return (
+        f"| {p.cc} | {p.recovery} | {q} | {p.rate_mbit}M | {p.rtt_ms} ms | {p.flows} | "
+        f"{sim.goodput_bps / 1e6:.2f} / {emu.goodput_bps / 1e6:.2f} | {g:+.1%} | "
+        f"{sim.signals} / {emu.signals} {kind} | {_ratio(sim.signals, emu.signals):.2f} | "
+        f"{sim.retransmits} / {emu.retransmits} | {sim.timeouts} / {emu.timeouts} | {row['verdict']} |"
+    )
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    ok = sum(r["verdict"] == "ok" for r in rows)
+    lines = [HEADER, *(format_row(r) for r in rows), "", f"{ok} of {len(rows)} points within their targets."]
+    return "\n".join(lines)

@@ -1,0 +1,79 @@
+"""``ecnlab bench fidelity``: the grid, the shared scenario, the verdict rule, and
+one point run both ways (root: the live half emulates through namespaces)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ecnlab.bench.fidelity import Measure, Point, grid, measure_emu, measure_sim, scenario, verdict
+from ecnlab.cli import main
+from ecnlab.config import load_scenario
+
+
+def test_reno_grid_is_issue_15s():
+    pts = grid("reno")
+    assert len(pts) == 24
+    assert {(p.rate_mbit, p.rtt_ms, p.flows) for p in pts} == {
+        (r, d, n) for r in (10, 50) for d in (20, 80) for n in (1, 4)
+    }
+    assert sum(p.recovery == "newreno" and not p.ecn for p in pts) == 8
+    assert all(p.cc == "reno" and p.queue == "red" for p in pts)
+
+
+def test_cubic_grid_has_the_modern_queues_and_the_long_path():
+    pts = grid("cubic")
+    assert {p.queue for p in pts} == {"red", "fq_codel", "dualpi2"}
+    assert Point(100, 100, 1, "red", True, cc="cubic") in pts
+    assert all(p.cc == "cubic" and p.ecn for p in pts)
+
+
+@pytest.mark.parametrize("p", grid("reno", quick=True) + grid("cubic", quick=True), ids=lambda p: p.name)
+def test_every_point_is_a_valid_linux_scenario(p):
+    sc = load_scenario(scenario(p, 10, 3))
+    f = sc.flows[0]
+    assert f.tcp.recovery == p.recovery and f.tcp.cc == p.cc
+    assert f.tcp.init_cwnd == 10 and f.tcp.ssthresh_basis == "cwnd" and f.tcp.sack_after_rto
+    # One-way bottleneck delay is half the base RTT.
+    core = next(link for link in sc.topology.links if link.name == "R1->R2")
+    assert core.delay_ns == p.rtt_ms * 1_000_000 // 2
+
+
+def _m(goodput: float, signals: int) -> Measure:
+    return Measure(goodput, signals, 0, 0)
+
+
+def test_verdict_tolerances():
+    sack = Point(10, 20, 1, "red", True)
+    nosack = Point(10, 20, 1, "red", False, recovery="newreno")
+    assert verdict(sack, _m(1.049e7, 15), _m(1e7, 10)) == "ok"
+    assert verdict(sack, _m(1.06e7, 10), _m(1e7, 10)) == "goodput +6.0%"
+    assert verdict(sack, _m(1e7, 16), _m(1e7, 10)) == "signals ×1.60"
+    assert verdict(sack, _m(1e7, 6), _m(1e7, 10)) == "signals ×0.60"
+    assert verdict(nosack, _m(0.91e7, 0), _m(1e7, 0)) == "ok"
+    assert verdict(nosack, _m(0.89e7, 3), _m(1e7, 0)).startswith("goodput -11.0%; signals ×inf")
+
+
+def test_sim_side_counts_signals_after_the_warmup_only():
+    p = Point(10, 20, 1, "red", True)
+    whole = measure_sim(p, 6, 0.001)
+    after = measure_sim(p, 6, 3)
+    assert 0 < after.signals < whole.signals
+
+
+def test_bad_seconds_is_refused(capsys):
+    assert main(["bench", "fidelity", "--seconds", "1"]) == 2
+    assert "--seconds = 1.0" in capsys.readouterr().err
+
+
+@pytest.mark.emulation
+@pytest.mark.skipif(os.geteuid() != 0, reason="live emulation needs root (network namespaces, TUN devices)")
+def test_one_point_both_ways():
+    """Reno with SACK and ECN, 10 Mbit/s, 20 ms, one flow, 8 s: both sides fill the
+    link (Linux's timestamps cost it 12 of every 1460 payload bytes) and mark alike."""
+    p = Point(10, 20, 1, "red", True)
+    sim, emu = measure_sim(p, 8, 2), measure_emu(p, 8, 2)
+    assert 9.0e6 < emu.goodput_bps < 9.8e6
+    assert abs(sim.goodput_bps / emu.goodput_bps - 1) < 0.05, (sim, emu)
+    assert emu.signals > 0 and sim.signals > 0
