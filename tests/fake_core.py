@@ -59,10 +59,10 @@ class FakeCore:
 
 def _columns(series: list[dict[str, Any]], key: str) -> dict[str, Any]:
     """The engine's column form: names, counts, each column as little-endian f64 bytes (null = NaN)."""
-    from ecnlab.timeseries import FLOW_COLUMNS, QUEUE_COLUMNS
+    from ecnlab.timeseries import ENGINE_FLOW_COLUMNS, QUEUE_COLUMNS
 
     cols: dict[str, Any] = {"names": [s[key] for s in series], "counts": [len(s["t_s"]) for s in series]}
-    for c in ("t_s", *(QUEUE_COLUMNS if key == "link" else FLOW_COLUMNS)):
+    for c in ("t_s", *(QUEUE_COLUMNS if key == "link" else ENGINE_FLOW_COLUMNS)):
         values = [v for s in series for v in s.get(c) or [None] * len(s["t_s"])]
         cols[c] = struct.pack(f"<{len(values)}d", *(float("nan") if v is None else v for v in values))
     return cols

@@ -14,7 +14,7 @@ import pytest
 import ecnlab
 from conftest import SCENARIOS, SMALL, run_cli
 from ecnlab.lower import engine_spec, tcp_engine
-from ecnlab.model import TcpSpec
+from ecnlab.model import DCTCP_KEYS, TcpSpec
 from ecnlab.schema import problems
 from ecnlab.timeseries import read_flows, read_queues
 
@@ -91,7 +91,9 @@ def test_extension_metadata() -> None:
 def test_documented_tcp_defaults_are_the_engines() -> None:
     from ecnlab import _core
 
-    assert json.loads(_core.default_tcp_config()) == tcp_engine(TcpSpec())
+    # DCTCP's keys go to the engine with cc = "dctcp" only; their defaults must agree as well.
+    dctcp = {k: getattr(TcpSpec(), k) for k in DCTCP_KEYS}
+    assert json.loads(_core.default_tcp_config()) == {**tcp_engine(TcpSpec()), **dctcp}
 
 
 def test_engine_rejects_what_the_front_would_not_send() -> None:

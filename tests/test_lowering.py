@@ -383,7 +383,7 @@ def test_tcp_ecn_is_a_boolean_or_a_mode(tcp: str, engine_ecn: str, plus: bool) -
             'variant = "sack"\nrecovery = "newreno"',
             'tcp.variant = "sack": give recovery or variant (the older name), not both',
         ),
-        ('cc = "dctcp"', 'tcp.cc = "dctcp": must be one of reno, cubic'),
+        ('cc = "prague"', 'tcp.cc = "prague": must be one of reno, cubic, dctcp'),
     ],
 )
 def test_tcp_seam_keys_refuse_what_they_cannot_mean(tcp: str, message: str) -> None:

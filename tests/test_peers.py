@@ -52,7 +52,9 @@ def test_tcl_params_set_every_key_the_script_reads() -> None:
     ns3_used = set(re.findall(r"P\[\"(\w+)\"\]", NS3_SCRIPT.read_text()))
     p3 = peer_params(load_scenario(scenario_dict(CASES["a"], "ns3")), "ns-3")
     assert ns3_used and ns3_used <= set(p3), f"ns-3 script reads unknown keys: {ns3_used - set(p3)}"
-    cxx_used = set(re.findall(r'P\.(?:Num|Flag|Values)\("(\w+)"\)', NS3CXX_SOURCE.read_text()))
+    # The program and the headers beside it that it includes (ns3_params.h, ns3_topology.h).
+    cxx = NS3CXX_SOURCE.read_text() + "".join(h.read_text() for h in NS3CXX_SOURCE.parent.glob("*.h"))
+    cxx_used = set(re.findall(r'P\.(?:Num|Flag|Values)\("(\w+)"\)', cxx))
     assert cxx_used and cxx_used <= set(p3), f"the C++ ns-3 program reads unknown keys: {cxx_used - set(p3)}"
     assert cxx_used >= ns3_used, f"the C++ and Python ns-3 peers differ: {ns3_used - cxx_used}"
     cxx_text = params_text(p3)

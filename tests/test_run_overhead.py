@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SCENARIOS
-from ecnlab.timeseries import FLOW_COLUMNS, FLOWS_FILE, from_columns
+from ecnlab.timeseries import ENGINE_FLOW_COLUMNS, FLOWS_FILE, from_columns
 
 
 def _f64(values: list[float]) -> bytes:
@@ -30,6 +30,7 @@ def test_engine_columns_become_exact_arrow_columns() -> None:
         "srtt_ms": [nan, 41.5, 1e-3, nan, 40.0],
         "in_flight_bytes": [0, 2**52, 3, 4, 5],
         "delivered_bytes": [0, 1460, 0, 0, 2920],
+        "dctcp_alpha": [nan, nan, 1.0, 0.0625, nan],
     }
     flows.update({c: _f64(v) for c, v in data.items()})
     empty = {"names": [], "counts": []}
@@ -37,10 +38,10 @@ def test_engine_columns_become_exact_arrow_columns() -> None:
     got = table.to_pydict()
     assert got["flow"] == ["a", "a", "flow_b", "flow_b", "flow_b"]
     assert got["t_s"] == [0.0, 0.1, 0.0, 0.1, 0.2]
-    for c in FLOW_COLUMNS:
+    for c in ENGINE_FLOW_COLUMNS:
         assert got[c] == [None if isinstance(v, float) and math.isnan(v) else v for v in data[c]], c
     assert [str(t) for t in table.schema.types] == [
-        "string", "double", "uint32", "uint32", "double", "uint64", "uint64"
+        "string", "double", "uint32", "uint32", "double", "uint64", "uint64", "double"
     ]  # fmt: skip
     assert table.column("cwnd_bytes").null_count == 1
 

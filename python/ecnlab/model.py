@@ -121,10 +121,13 @@ class TcpSpec:
     rto_keeps_recovery_ssthresh: bool = False
     prr: bool = False
     rack: bool = False
+    dctcp_shift_g: int = 4  # DCTCP g = 2^-shift (RFC 8257 §3.3, Linux dctcp_shift_g)
+    dctcp_ect: int = 0  # DCTCP's codepoint: ECT(0) or ECT(1)
 
 
 #: TcpSpec fields named alike in the scenario, the resolved scenario and the engine JSON, copied
 #: as they are (the ns-2.35 rules of the ns2 personality, docs/ns2-ecn-suite.md, and Linux's).
+#: DCTCP_KEYS below are copied the same way.
 NS2_RULE_KEYS = (
     "ecn_backoff",
     "ack_ce_at_once",
@@ -140,6 +143,10 @@ NS2_RULE_KEYS = (
     "prr",
     "rack",
 )
+
+#: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere; the engine JSON carries
+#: them only with ``cc = "dctcp"`` (the engine refuses other values for other congestion controls).
+DCTCP_KEYS = ("dctcp_shift_g", "dctcp_ect")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
-from ecnlab.model import PiSpec, QueueSpec, RedSpec, TcpSpec
+from ecnlab.model import DCTCP_KEYS, PiSpec, QueueSpec, RedSpec, TcpSpec
 from ecnlab.queues import MODERN_KINDS, OWN_PKT_LIMIT, allowed_keys, engine_check, parse_modern
 from ecnlab.tcp_personalities import TCP_PERSONALITIES
 from ecnlab.units import parse_duration, parse_size
@@ -30,7 +30,7 @@ __all__ = [
 TCP_RECOVERIES = ("tahoe", "reno", "newreno", "sack")
 TCP_VARIANTS = TCP_RECOVERIES
 # Congestion controls: one per file in crates/tcp/src/cc/ (the registry in cc/mod.rs).
-TCP_CCS = ("reno", "cubic")
+TCP_CCS = ("reno", "cubic", "dctcp")
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
 WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
@@ -90,6 +90,8 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "limited_transmit_all": ("limited_transmit_all", boolean),
     "guard_after_timeout": ("guard_after_timeout", boolean),
     "timer_before_sample": ("timer_before_sample", boolean),
+    "dctcp_shift_g": ("dctcp_shift_g", integer(0, 16)),
+    "dctcp_ect": ("dctcp_ect", integer(0, 1)),
     "ssthresh_basis": ("ssthresh_basis", choice(SSTHRESH_BASES)),
     "sack_after_rto": ("sack_after_rto", boolean),
     "rto_keeps_recovery_ssthresh": ("rto_keeps_recovery_ssthresh", boolean),
@@ -120,6 +122,14 @@ def _ecn_changes(table: Table, changes: dict[str, Any]) -> None:
     changes["ecn_plus"] = plus
 
 
+def _dctcp_defaults(changes: dict[str, Any]) -> None:
+    """``cc = "dctcp"`` turns on what DCTCP needs unless the same table says otherwise: ECN
+    (classic negotiation, RFC 8257 §3) and a window floor of two segments after an ECN
+    reduction (Linux ``dctcp_ssthresh``); the engine refuses other values with cc = dctcp."""
+    changes.setdefault("ecn", True)
+    changes.setdefault("ecn_min_cwnd", 2)
+
+
 def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     """``base`` with the keys of ``table`` applied, then cross-checked."""
     if table is None:
@@ -135,6 +145,8 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     changes = {attr: table.get(key, parse) for key, (attr, parse) in TCP_KEYS.items() if table.has(key)}
     if "ecn" in changes:
         _ecn_changes(table, changes)
+    if changes.get("cc") == "dctcp":
+        _dctcp_defaults(changes)
     tcp = replace(base, **changes)
     if tcp.min_rto_ns > tcp.max_rto_ns:
         key = "min_rto" if table.has("min_rto") else "max_rto"
@@ -153,7 +165,8 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
     from ecnlab import _core
     from ecnlab.lower import tcp_engine
 
-    err = _core.check_tcp(json.dumps(tcp_engine(tcp)))
+    # With every key, DCTCP's too (lowering leaves them out for other congestion controls).
+    err = _core.check_tcp(json.dumps({**tcp_engine(tcp), **{k: getattr(tcp, k) for k in DCTCP_KEYS}}))
     if err is None:
         return
     field, value, allowed = err

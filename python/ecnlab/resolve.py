@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecnlab.model import NS2_RULE_KEYS, AppSpec, QueueSpec, TcpSpec
+from ecnlab.model import DCTCP_KEYS, NS2_RULE_KEYS, AppSpec, QueueSpec, TcpSpec
 from ecnlab.queues import resolved_modern
 from ecnlab.units import ns_to_s
 
@@ -91,6 +91,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "rto_arith": t.rto_arith,
         "clock_phase": ns_to_s(t.clock_phase_ns),
         **{k: getattr(t, k) for k in NS2_RULE_KEYS},
+        **{k: getattr(t, k) for k in DCTCP_KEYS},
     }
 
 

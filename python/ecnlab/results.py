@@ -149,7 +149,7 @@ class RunResult:
     @property
     def flow_timeseries(self) -> pd.DataFrame:
         """Sampled senders, long form: ``flow``, ``t_s``, ``cwnd_bytes``, ``ssthresh_bytes``,
-        ``srtt_ms``, ``in_flight_bytes``, ``delivered_bytes``."""
+        ``srtt_ms``, ``in_flight_bytes``, ``delivered_bytes`` and, simulated, ``dctcp_alpha``."""
         return self._series(timeseries.FLOWS_FILE, ["flow", "t_s", *timeseries.FLOW_COLUMNS])
 
     def _series(self, name: str, columns: list[str]) -> pd.DataFrame:

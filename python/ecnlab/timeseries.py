@@ -12,7 +12,9 @@ Two long-form tables, one row per sample:
   senders, from ``TCP_INFO``): ``flow``, ``t_s``, ``cwnd_bytes``,
   ``ssthresh_bytes`` (null while "infinite"), ``srtt_ms``, ``in_flight_bytes``
   (null while the flow has no open connection), ``delivered_bytes``
-  (cumulative payload at the receiving application).
+  (cumulative payload at the receiving application); simulated runs also
+  ``dctcp_alpha`` (DCTCP's α at the sender, RFC 8257 §3.3; null for other
+  congestion controls and while no connection is open).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ FLOWS_FILE = "timeseries-flows.parquet"
 
 QUEUE_COLUMNS = ("qlen_pkts", "avg_pkts", "delay_ms", "prob", "marks", "drops")
 FLOW_COLUMNS = ("cwnd_bytes", "ssthresh_bytes", "srtt_ms", "in_flight_bytes", "delivered_bytes")
+# The engine's flow columns beyond FLOW_COLUMNS (the emulator's TCP_INFO rows do not have them).
+ENGINE_FLOW_COLUMNS = (*FLOW_COLUMNS, "dctcp_alpha")
 _TYPES = {
     "qlen_pkts": "uint32",
     "avg_pkts": "float64",
@@ -53,6 +57,7 @@ _TYPES = {
     "srtt_ms": "float64",
     "in_flight_bytes": "uint64",
     "delivered_bytes": "uint64",
+    "dctcp_alpha": "float64",
 }
 
 
@@ -110,7 +115,7 @@ def from_columns(queues: dict[str, Any], flows: dict[str, Any]) -> dict[str, pa.
     if queues["names"]:
         out[QUEUES_FILE] = _table(queues, "link", QUEUE_COLUMNS)
     if flows["names"]:
-        out[FLOWS_FILE] = _table(flows, "flow", FLOW_COLUMNS)
+        out[FLOWS_FILE] = _table(flows, "flow", ENGINE_FLOW_COLUMNS)
     return out
 
 

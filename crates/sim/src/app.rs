@@ -60,6 +60,8 @@ pub struct FlowState {
     /// Both endpoints' TCP counters summed over all of the flow's connections.
     pub totals: TcpStats,
     pub ecn_negotiated: bool,
+    /// DCTCP's α at the data source of the latest connection counted (its end, or the run's).
+    pub dctcp_alpha: Option<f64>,
     pub census: FlowCensus,
     /// TCP counters of the endpoints at the dst host only (the receiver side).
     pub dst_totals: TcpStats,
@@ -123,6 +125,7 @@ impl FlowState {
             transfer_times: Vec::new(),
             totals: TcpStats::default(),
             ecn_negotiated: false,
+            dctcp_alpha: None,
             census: FlowCensus::default(),
             dst_totals: TcpStats::default(),
         }
@@ -132,11 +135,12 @@ impl FlowState {
     pub fn add_connection_stats(&mut self, c: &Live) {
         self.totals.accumulate(c.client.stats());
         self.totals.accumulate(c.server.stats());
-        let dst = match self.source_end() {
-            End::Client => &c.server,
-            End::Server => &c.client,
+        let (src, dst) = match self.source_end() {
+            End::Client => (&c.client, &c.server),
+            End::Server => (&c.server, &c.client),
         };
         self.dst_totals.accumulate(dst.stats());
+        self.dctcp_alpha = src.dctcp_alpha().or(self.dctcp_alpha);
     }
 
     /// The endpoint at the src host (the data source).

@@ -69,6 +69,10 @@ pub struct FlowOut {
     pub pkts_dropped: u64,
     pub pkts_corrupted: u64,
     pub pkts_in_flight: u64,
+    /// DCTCP flows only (`tcp.cc = "dctcp"`): α (RFC 8257 §3.3) at the data
+    /// source when its latest connection ended or the run did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dctcp_alpha: Option<f64>,
     /// Telnet flows only (absent otherwise): writes made, writes delivered in
     /// order, and their one-way delay from write to delivery (see telnet.rs).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -186,6 +190,10 @@ pub struct FlowSeries {
     pub in_flight_bytes: Vec<Option<u64>>,
     /// Payload bytes delivered to the dst application so far.
     pub delivered_bytes: Vec<u64>,
+    /// DCTCP's α at the sender (RFC 8257 §3.3), null while no connection is open;
+    /// absent for flows that never had a DCTCP sender.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dctcp_alpha: Option<Vec<Option<f64>>>,
 }
 
 /// Columnar samples of one queue: instantaneous length and the AQM's average

@@ -130,6 +130,7 @@ fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Insta
         pkts_dropped: f.census.dropped,
         pkts_corrupted: f.census.corrupted,
         pkts_in_flight: in_flight,
+        dctcp_alpha: f.dctcp_alpha,
         telnet_writes: f.telnet.as_ref().map(|t| t.writes),
         telnet_delivered: f.telnet.as_ref().map(|t| t.delays.count),
         telnet_delay_mean_s: f.telnet.as_ref().and_then(|t| t.delays.mean_s()),

@@ -13,7 +13,9 @@
 //! (bytes; ssthresh null while it is still "infinite", RFC 5681 §3.1),
 //! smoothed RTT (ms, null before the first sample), bytes in flight (sent and
 //! not acknowledged); null when the flow has no open connection. Always: the
-//! flow's payload bytes delivered to its dst application so far.
+//! flow's payload bytes delivered to its dst application so far. DCTCP
+//! senders also: α (`dctcp_alpha`, RFC 8257 §3.3); the column is absent from a
+//! flow's JSON series when no sample had a DCTCP sender, NaN in the columns.
 
 use crate::error::Error;
 use crate::output::{FlowSeries, QueueSeries};
@@ -72,6 +74,7 @@ pub(crate) struct FlowSamples {
     srtt_ms: Vec<Option<f64>>,
     in_flight: Vec<Option<u64>>,
     delivered: Vec<u64>,
+    alpha: Vec<Option<f64>>,
 }
 
 impl FlowSamples {
@@ -83,6 +86,7 @@ impl FlowSamples {
         self.srtt_ms.push(sender.and_then(Connection::srtt).map(|d| d.as_nanos() as f64 / 1e6));
         self.in_flight.push(sender.map(Connection::bytes_in_flight));
         self.delivered.push(delivered);
+        self.alpha.push(sender.and_then(Connection::dctcp_alpha));
     }
 
     pub(crate) fn finish(self, flow: String) -> FlowSeries {
@@ -94,6 +98,7 @@ impl FlowSamples {
             srtt_ms: self.srtt_ms,
             in_flight_bytes: self.in_flight,
             delivered_bytes: self.delivered,
+            dctcp_alpha: self.alpha.iter().any(Option::is_some).then_some(self.alpha),
         }
     }
 }
@@ -203,6 +208,15 @@ impl crate::output::TimeSeriesOut {
                     v.map_or(f64::NAN, |x| x as f64)
                 }),
                 column("delivered_bytes", f.iter().map(|s| s.delivered_bytes.as_slice()), |v| v as f64),
+                (
+                    "dctcp_alpha",
+                    f.iter()
+                        .flat_map(|s| match &s.dctcp_alpha {
+                            Some(a) => a.iter().map(|&v| opt(v)).collect(),
+                            None => vec![f64::NAN; s.t_s.len()],
+                        })
+                        .collect(),
+                ),
             ],
         }
     }

@@ -37,6 +37,8 @@ pub enum CcKind {
     Reno,
     /// RFC 9438 CUBIC (`cc/cubic.rs`).
     Cubic,
+    /// RFC 8257 DCTCP (`cc/dctcp.rs`); its receiver feedback in `recv.rs`.
+    Dctcp,
 }
 
 impl CcKind {
@@ -45,6 +47,7 @@ impl CcKind {
         match self {
             CcKind::Reno => "reno",
             CcKind::Cubic => "cubic",
+            CcKind::Dctcp => "dctcp",
         }
     }
 }
@@ -233,6 +236,12 @@ pub struct TcpConfig {
     /// `timerfix_` false); off: after (RFC 6298 5.3 with 5.7, ns-2's default).
     #[serde(default)]
     pub timer_before_sample: bool,
+    /// DCTCP's EWMA gain g = 2^-dctcp_shift_g (RFC 8257 §3.3; Linux `dctcp_shift_g` 4).
+    #[serde(default = "four")]
+    pub dctcp_shift_g: u32,
+    /// DCTCP's codepoint for new data: 0 = ECT(0) (Linux, ns-3 `UseEct0`), 1 = ECT(1).
+    #[serde(default)]
+    pub dctcp_ect: u8,
     /// What a window reduction halves: FlightSize (RFC 5681 eq. (4), RFC 3168
     /// §6.1.2, RFC 9438 §4.6) or cwnd (Linux: `tcp_reno_ssthresh` and CUBIC's
     /// `bictcp_recalc_ssthresh` read `snd_cwnd`, for loss, ECN and timeout alike).
@@ -316,6 +325,8 @@ impl Default for TcpConfig {
             limited_transmit_all: false,
             guard_after_timeout: true,
             timer_before_sample: false,
+            dctcp_shift_g: 4,
+            dctcp_ect: 0,
             ssthresh_basis: SsthreshBasis::Flight,
             sack_after_rto: false,
             rto_keeps_recovery_ssthresh: false,
@@ -327,6 +338,10 @@ impl Default for TcpConfig {
 
 fn one() -> u32 {
     1
+}
+
+fn four() -> u32 {
+    4
 }
 
 fn yes() -> bool {
@@ -412,7 +427,29 @@ impl TcpConfig {
             self.clock_phase_ns,
             "< clock_granularity_ns",
         )?;
-        check(self.abc <= 100, "abc", self.abc, "0 (per ACK) or 1..=100 segments (RFC 3465 L)")
+        check(self.abc <= 100, "abc", self.abc, "0 (per ACK) or 1..=100 segments (RFC 3465 L)")?;
+        self.validate_dctcp()
+    }
+
+    /// DCTCP's knobs, and what `cc = dctcp` needs of the others (`cc/dctcp.rs`).
+    fn validate_dctcp(&self) -> Result<(), ConfigError> {
+        check(self.dctcp_shift_g <= 16, "dctcp_shift_g", self.dctcp_shift_g, "0..=16 (g = 2^-shift)")?;
+        check(self.dctcp_ect <= 1, "dctcp_ect", self.dctcp_ect, "0 (ECT(0)) or 1 (ECT(1))")?;
+        if self.cc != CcKind::Dctcp {
+            check(self.dctcp_ect == 0, "dctcp_ect", self.dctcp_ect, "0 unless cc = dctcp")?;
+            return check(self.dctcp_shift_g == 4, "dctcp_shift_g", self.dctcp_shift_g, "4 unless cc = dctcp");
+        }
+        let ecn = match self.ecn {
+            EcnMode::Off => "off",
+            EcnMode::Classic | EcnMode::EcnPlus => "on",
+        };
+        check(self.ecn.enabled(), "ecn", ecn, "classic or ecn+ with cc = dctcp (RFC 8257 needs ECN)")?;
+        check(
+            self.ecn_min_cwnd_segments == 2,
+            "ecn_min_cwnd_segments",
+            self.ecn_min_cwnd_segments,
+            "2 with cc = dctcp (Linux dctcp_ssthresh)",
+        )
     }
 }
 
@@ -436,5 +473,23 @@ mod tests {
             cfg.validate().unwrap_err().to_string(),
             "ecn_min_cwnd_segments = 3: 1 (RFC 3168, ns-2) or 2 (ns-3, Linux)"
         );
+    }
+
+    #[test]
+    fn test_dctcp_needs_ecn_and_a_two_segment_floor() {
+        let ok =
+            TcpConfig { cc: CcKind::Dctcp, ecn: EcnMode::Classic, ecn_min_cwnd_segments: 2, ..TcpConfig::default() };
+        assert_eq!(ok.validate(), Ok(()));
+        let off = TcpConfig { ecn: EcnMode::Off, ..ok.clone() };
+        assert_eq!(
+            off.validate().unwrap_err().to_string(),
+            "ecn = off: classic or ecn+ with cc = dctcp (RFC 8257 needs ECN)"
+        );
+        let one = TcpConfig { ecn_min_cwnd_segments: 1, ..ok.clone() };
+        assert_eq!(one.validate().unwrap_err().field, "ecn_min_cwnd_segments");
+        let g = TcpConfig { dctcp_shift_g: 17, ..ok.clone() };
+        assert_eq!(g.validate().unwrap_err().to_string(), "dctcp_shift_g = 17: 0..=16 (g = 2^-shift)");
+        let reno = TcpConfig { dctcp_ect: 1, ..TcpConfig::default() };
+        assert_eq!(reno.validate().unwrap_err().to_string(), "dctcp_ect = 1: 0 unless cc = dctcp");
     }
 }

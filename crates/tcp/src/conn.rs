@@ -25,7 +25,7 @@
 //! FIN, which is what TIME-WAIT would be for. No RST.
 
 use crate::cc::CongestionControl;
-use crate::config::{EcnMode, Recovery, TcpConfig};
+use crate::config::{CcKind, EcnMode, Recovery, TcpConfig};
 use crate::recv::{EcnEcho, PeerFin, Receiver};
 use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
 use crate::stats::TcpStats;
@@ -145,7 +145,12 @@ impl Connection {
         };
         Connection {
             snd: Sender::new(&cfg),
-            rcv: Receiver::new(cfg.delayed_ack, Duration(cfg.delack_timeout_ns), cfg.ack_ce_at_once),
+            rcv: Receiver::new(
+                cfg.delayed_ack,
+                Duration(cfg.delack_timeout_ns),
+                cfg.ack_ce_at_once,
+                cfg.cc == CcKind::Dctcp,
+            ),
             neg: Negotiated { mss: cfg.mss, sack: false, ecn: false, wscale: false },
             cfg,
             role,
@@ -296,6 +301,9 @@ impl Connection {
             (State::Closed | State::Listen | State::SynSent | State::SynReceived, _) => return None,
             _ => {}
         }
+        if let Some((ack, ece)) = self.rcv.take_prior_ack() {
+            return Some(self.prior_ack(ack, ece));
+        }
         if let Some(tx) = self.snd.next_tx() {
             return Some(self.send_data(now, tx));
         }
@@ -367,6 +375,17 @@ impl Connection {
             Segment { seq: tx.seq, flags, payload_len: tx.len, ecn, retransmit: tx.retransmit, ..Segment::default() };
         self.snd.on_sent(now, tx);
         self.stamp(seg)
+    }
+
+    /// DCTCP (`recv.rs`): the pure ACK of the data before a CE change, with the old ECE.
+    fn prior_ack(&mut self, ack: u64, ece: bool) -> Segment {
+        let mut seg =
+            Segment { flags: TcpFlags::ACK, seq: self.snd.nxt, ack, window: self.cfg.rwnd_bytes, ..Segment::default() };
+        if ece {
+            seg.flags.insert(TcpFlags::ECE);
+        }
+        self.count(&seg);
+        seg
     }
 
     /// Adds the receive half's ACK, ECE, SACK blocks and window; counts the segment.
@@ -535,6 +554,10 @@ impl Connection {
     }
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
+    }
+    /// DCTCP's α (RFC 8257 §3.3) of the send half; `None` for other congestion controls.
+    pub fn dctcp_alpha(&self) -> Option<f64> {
+        self.snd.cc.alpha()
     }
     /// The congestion control's name (`cc` in results).
     pub fn cc_name(&self) -> &'static str {

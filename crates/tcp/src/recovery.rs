@@ -43,7 +43,7 @@
 //! `ecn_on_retransmit` (ns-2) on the next data segment, a retransmission too.
 //! An ICMP Source Quench is handled like ECE, with its own counters (`quench.rs`).
 
-use crate::cc::{Ack, Congestion, CongestionControl};
+use crate::cc::{Ack, Congestion, CongestionControl, Feedback};
 use crate::config::{NewRenoTimer, Recovery};
 use crate::prr::Prr;
 use crate::send::{EcnSend, Sender};
@@ -96,12 +96,13 @@ impl Sender {
             self.win.dupacks = 0;
             self.lt_bytes = 0;
             self.end_phase();
+            // The congestion control counts data bytes (not the SYN's or FIN's sequence number).
+            let end = self.data_end();
+            let data = ack.min(end) - (ack - acked).min(end);
+            self.cc.on_feedback(&Feedback { acked: data, ece, una: ack, snd_nxt: self.max });
             if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
             } else {
-                // The congestion control counts data bytes (not the SYN's or FIN's sequence number).
-                let end = self.data_end();
-                let data = ack.min(end) - (ack - acked).min(end);
                 self.on_new_ack(&Ack { now, acked: data, rtt }, acked, ece);
             }
         } else {

@@ -10,6 +10,16 @@
 //!   not with `ack_ce_at_once` off, as ns-2's DelAck sink);
 //! - without `delayed_ack`: every segment is ACKed at once.
 //!
+//! DCTCP feedback (RFC 8257 §3.2; with `cc = dctcp` on this endpoint, as
+//! Linux's `dctcp_ece_ack_update` and ns-3's `TcpDctcp` tie it to the receiving
+//! socket's congestion control): the state DCTCP.CE is the CE bit of the last
+//! data segment, and every ACK carries ECE iff it is set; CWR is ignored. "If
+//! the CE codepoint is set and DCTCP.CE is false, set DCTCP.CE to true and send
+//! an immediate ACK", and the same for the change back. When an ACK is owed for
+//! the data before the changing segment, that ACK goes first with the old ECE
+//! (Linux: `__tcp_send_ack(sk, prior_rcv_nxt)`), so ECE runs equal CE runs
+//! even with delayed ACKs.
+//!
 //! Any segment this endpoint sends carries the ACK and cancels the pending one.
 
 use crate::assembler::Assembler;
@@ -70,12 +80,17 @@ pub(crate) struct Receiver {
     delack: Duration,
     /// `TcpConfig::ack_ce_at_once`: the start of the ECE echo is ACKed at once.
     ce_at_once: bool,
+    /// DCTCP feedback (module doc) instead of RFC 3168's latched echo.
+    dctcp: bool,
+    /// DCTCP: the ACK owed for the data before a CE change, with the old ECE
+    /// (ack number, ece), sent before anything else.
+    prior: Option<(u64, bool)>,
     mss: u64,
     pub(crate) bytes_received: u64,
 }
 
 impl Receiver {
-    pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_at_once: bool) -> Self {
+    pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_at_once: bool, dctcp: bool) -> Self {
         Receiver {
             rcv_nxt: 0,
             ooo: Assembler::default(),
@@ -86,6 +101,8 @@ impl Receiver {
             delayed_ack,
             delack,
             ce_at_once,
+            dctcp,
+            prior: None,
             mss: 536,
             bytes_received: 0,
         }
@@ -102,7 +119,8 @@ impl Receiver {
     /// Processes the sequence-space part (payload and FIN) of a segment.
     pub(crate) fn on_segment(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) -> Delivered {
         // ns-2's DelAck sink (ack_ce_at_once off) delays a CE segment like any other.
-        let mut immediate = self.on_ecn(seg, st) && self.ce_at_once;
+        let mut immediate =
+            if self.dctcp { self.on_ecn_dctcp(seg, st) } else { self.on_ecn(seg, st) && self.ce_at_once };
         let before = self.rcv_nxt;
         if seg.payload_len > 0 {
             immediate |= self.on_payload(seg.seq, seg.seq + seg.payload_len as u64);
@@ -142,6 +160,31 @@ impl Receiver {
         let starts = self.echo != EcnEcho::Echoing;
         self.echo = EcnEcho::Echoing;
         starts
+    }
+
+    /// RFC 8257 §3.2 (module doc): DCTCP.CE follows the CE bit of each data
+    /// segment; returns true when it changed (an immediate ACK), after owing
+    /// the ACK of the earlier data with the old ECE if one was pending.
+    fn on_ecn_dctcp(&mut self, seg: &Segment, st: &mut TcpStats) -> bool {
+        if matches!(self.echo, EcnEcho::Disabled) || seg.payload_len == 0 {
+            return false;
+        }
+        let ce = seg.ecn == Ecn::Ce;
+        st.ce_received += u64::from(ce);
+        let was = self.echo == EcnEcho::Echoing;
+        if ce == was {
+            return false;
+        }
+        if self.ack != AckPending::None {
+            self.prior = Some((self.rcv_nxt, was));
+        }
+        self.echo = if ce { EcnEcho::Echoing } else { EcnEcho::Quiet };
+        true
+    }
+
+    /// DCTCP: the ACK owed before a CE change (ack number, ECE), once.
+    pub(crate) fn take_prior_ack(&mut self) -> Option<(u64, bool)> {
+        self.prior.take()
     }
 
     /// Places `[start, end)`; returns true when it calls for an immediate ACK.

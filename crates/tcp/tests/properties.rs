@@ -9,7 +9,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{AppEvent, CcKind, EcnMode, NewRenoTimer, Recovery, SsthreshBasis, TcpConfig};
+use ecnlab_tcp::{AppEvent, CaState, CcKind, EcnMode, NewRenoTimer, Recovery, SsthreshBasis, TcpConfig};
 use ecnlab_wire::{Duration, Ecn, Instant};
 use harness::*;
 use proptest::prelude::*;
@@ -101,11 +101,16 @@ fn run(c: &Case) -> (Net, u64) {
     let mut cfg = with_options(config(c.variant, c.delayed_ack), c);
     cfg.ecn = ecn_mode(c);
     cfg.init_cwnd_segments = c.iw;
+    run_with(c, cfg, c.faults.clone())
+}
+
+/// The transfer of `c` with `cfg` (the case's clock and a 200 ms minimum RTO added) and `faults`.
+fn run_with(c: &Case, mut cfg: TcpConfig, faults: Vec<Fault>) -> (Net, u64) {
     cfg.clock_granularity_ns = c.tick_ns;
     cfg.min_rto_ns = Duration::from_millis(200).as_nanos();
     cfg.validate().unwrap();
     let bytes = c.segments * MSS as u64 + c.tail;
-    let mut net = Net::new(cfg.clone(), cfg, c.faults.clone());
+    let mut net = Net::new(cfg.clone(), cfg, faults);
     net.delay = c.delay_ms.map(Duration::from_millis);
     net.rate_bps = [c.rate_mbps * 1_000_000; 2];
     net.c.send(bytes);
@@ -176,5 +181,56 @@ proptest! {
         prop_assert_eq!(net.s.bytes_received(), fwd, "{}", net.dump());
         prop_assert_eq!(net.c.bytes_received(), back, "{}", net.dump());
         prop_assert!(net.c.is_closed() && net.s.is_closed(), "not closed\n{}", net.dump());
+    }
+}
+
+/// DCTCP (RFC 8257) over a random fault script: `marks_only` keeps the data marks and
+/// drops nothing, so no loss response can take cwnd below DCTCP's floor.
+fn run_dctcp(c: &Case, marks_only: bool, shift_g: u32) -> (Net, u64) {
+    let mut cfg = with_options(config(c.variant, c.delayed_ack), c);
+    cfg.cc = CcKind::Dctcp;
+    cfg.ecn = EcnMode::Classic;
+    cfg.ecn_min_cwnd_segments = 2;
+    cfg.dctcp_shift_g = shift_g;
+    cfg.init_cwnd_segments = c.iw.max(2);
+    let faults: Vec<Fault> = if marks_only {
+        c.faults.iter().filter(|f| matches!(f.target, Target::DataTx(_))).map(|f| mark(f.target)).collect()
+    } else {
+        c.faults.clone()
+    };
+    run_with(c, cfg, faults)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// α ∈ [0, 1] after every input; with marks only, ssthresh ≥ 2 segments (Linux's
+    /// floor), and so is cwnd unless PRR is walking it down to ssthresh inside the Cwr
+    /// phase (RFC 6937 sends by what was delivered, as Linux's `tcp_cwnd_reduction`);
+    /// at most one reduction per window of data.
+    #[test]
+    fn test_dctcp_alpha_in_unit_interval_and_cwnd_floor(c in case(), shift_g in 0u32..=8) {
+        let (net, bytes) = run_dctcp(&c, true, shift_g);
+        let prr = c.options.4;
+        prop_assert_eq!(net.s.bytes_received(), bytes, "{}", net.dump());
+        for p in &net.cc_log {
+            let a = p.alpha.unwrap();
+            prop_assert!((0.0..=1.0).contains(&a), "α = {}", a);
+            prop_assert!(p.ssthresh >= 2 * MSS, "ssthresh {} below two segments\n{}", p.ssthresh, net.dump());
+            let floor = if prr && p.ca == CaState::Cwr { MSS } else { 2 * MSS };
+            prop_assert!(p.cwnd >= floor, "cwnd {} below {}\n{}", p.cwnd, floor, net.dump());
+        }
+        for w in net.ecn_reductions.windows(2) {
+            prop_assert!(w[1].0 > w[0].1, "two reductions in one window: {:?}", w);
+        }
+    }
+
+    /// With drops as well the transfer completes and α stays in [0, 1].
+    #[test]
+    fn test_dctcp_random_faults_complete(c in case()) {
+        let (net, bytes) = run_dctcp(&c, false, 4);
+        prop_assert_eq!(net.s.bytes_received(), bytes, "{}", net.dump());
+        prop_assert!(net.c.is_closed() && net.s.is_closed(), "not closed\n{}", net.dump());
+        prop_assert!(net.cc_log.iter().all(|p| p.alpha.is_some_and(|a| (0.0..=1.0).contains(&a))));
     }
 }

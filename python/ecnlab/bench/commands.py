@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,10 @@ def add_parsers(sub: Any) -> None:
     ns2ecn.add_argument("--tests", nargs="+", metavar="NAME", help="tests to run (default: all 84)")
     ns2ecn.add_argument("--out", type=Path, metavar="DIR", help="also write DIR/ns2-ecn.json and DIR/ns2-ecn.md")
     ns2ecn.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
+    dctcp = bsub.add_parser("dctcp-ns3", help="DCTCP in ecnlab and ns-3's TcpDctcp on a step-marked dumbbell")
+    dctcp.add_argument("--cases", help="comma-separated case names (1G-K20,1G-K65,10G-K20,10G-K65; default: all)")
+    dctcp.add_argument("--quick", action="store_true", help="half the durations")
+    dctcp.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
     fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
     fidelity.add_argument("--cc", choices=("reno", "cubic"), default="reno", help="grid: reno (issue 15) or cubic")
     fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
@@ -49,6 +54,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _aqm_diff(args)
     if args.bench_command == "ns2-ecn":
         return _ns2_ecn(args)
+    if args.bench_command == "dctcp-ns3":
+        return _dctcp_ns3(args)
     if args.bench_command == "fidelity":
         return _fidelity(args)
     if args.bench_command == "scaling":
@@ -110,14 +117,10 @@ def _aqm_diff(args: argparse.Namespace) -> int:
     from ecnlab.bench import aqmdiff
     from ecnlab.bench.measure import PeerFailed
 
-    names = [c.strip() for c in args.cases.split(",")] if args.cases else list(aqmdiff.CASES)
-    for n in names:
-        if n not in aqmdiff.CASES:
-            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(aqmdiff.CASES)}", file=sys.stderr)
-            return 2
-    why = aqmdiff.ns3_missing()
-    if why is not None:
-        print(f"ecnlab: error: {why}", file=sys.stderr)
+    names = _case_names(args.cases, aqmdiff.CASES)
+    if names is None:
+        return 2
+    if _missing(aqmdiff.ns3_missing()):
         return 2
     print("| case | compared | ecnlab events | ns-3 events | result |\n|---|---|---|---|---|")
     status = 0
@@ -138,6 +141,23 @@ def _aqm_diff(args: argparse.Namespace) -> int:
             result = f"marks + drops {a} vs {b} ({100 * (a - b) / max(b, 1):+.1f} %)"
         print(f"| {n} | {how} | {_counts(r['ecnlab'])} | {_counts(r['ns3'])} | {result} |")
     return status
+
+
+def _case_names(arg: str | None, known: Mapping[str, Any]) -> list[str] | None:
+    """``--cases a,b`` checked against ``known`` (all of them when absent); None after the error."""
+    names = [c.strip() for c in arg.split(",")] if arg else list(known)
+    for n in names:
+        if n not in known:
+            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(known)}", file=sys.stderr)
+            return None
+    return names
+
+
+def _missing(why: str | None) -> bool:
+    """Reports why a peer cannot run (``why``); False when it can."""
+    if why is not None:
+        print(f"ecnlab: error: {why}", file=sys.stderr)
+    return why is not None
 
 
 def _signals(c: dict[str, int]) -> int:
@@ -177,6 +197,40 @@ def _ns2_ecn(args: argparse.Namespace) -> int:
         doc = {"suite": str(suite), "tests": len(results), "reactions_same": n, "trace_same": m, "results": results}
         (args.out / "ns2-ecn.json").write_text(json.dumps(doc, indent=1) + "\n")
         (args.out / "ns2-ecn.md").write_text(table + "\n")
+    return 0
+
+
+def _dctcp_ns3(args: argparse.Namespace) -> int:
+    import json
+    import tempfile
+
+    from ecnlab.bench import dctcp
+    from ecnlab.bench.measure import PeerFailed
+
+    names = _case_names(args.cases, dctcp.CASES)
+    if names is None:
+        return 2
+    if _missing(dctcp.ns3_missing()):
+        return 2
+    rows, raw = [], {}
+    with tempfile.TemporaryDirectory(prefix="ecnlab-dctcp-") as tmp:
+        for n in names:
+            case = dctcp.CASES[n]
+            ours = dctcp.run_ecnlab(case, args.quick)
+            try:
+                theirs = dctcp.run_ns3(case, ours, Path(tmp) / n)
+            except PeerFailed as e:
+                print(f"ecnlab: error: case {n}: {e}", file=sys.stderr)
+                return 1
+            rows.append((case, dctcp.compare(case, ours, theirs)))
+            raw[n] = {"ecnlab": {k: v for k, v in ours.items() if k != "tcp"}, "ns3": theirs}
+            print(f"  case {n}: ns-3 ran {theirs['run_s']:.1f} s", file=sys.stderr, flush=True)
+    print(dctcp.format_table(rows))
+    print()
+    for n in names:
+        print(dctcp.format_echo(n, raw[n]["ns3"]))
+    if args.json:
+        args.json.write_text(json.dumps(raw, indent=1) + "\n")
     return 0
 
 

@@ -48,7 +48,9 @@ def ns3cxx_binary(source: Path = NS3CXX_SOURCE, libs: tuple[str, ...] = NS3_LIBS
         raise PeerFailed(why)
     # --no-as-needed: the queue discs' TypeIds register in the libraries' static initialisers.
     cmd_tail = [*CXX_FLAGS, "-Wl,--no-as-needed", *(f"-lns3-{lib}" for lib in libs)]
-    key = hashlib.sha256(source.read_bytes() + " ".join(cmd_tail).encode()).hexdigest()[:16]
+    # The key covers the headers beside the source (ns3_params.h), which it includes.
+    headers = b"".join(h.read_bytes() for h in sorted(source.parent.glob("*.h")))
+    key = hashlib.sha256(source.read_bytes() + headers + " ".join(cmd_tail).encode()).hexdigest()[:16]
     binary = _cache_dir() / key / source.stem
     if binary.exists():
         return binary

@@ -10,13 +10,16 @@
 //! Loss recovery (`recovery.rs`) owns the phases and sets cwnd from that
 //! ssthresh (cwnd = ssthresh after ECN, ssthresh + 3·SMSS in NewReno's
 //! recovery, one segment after a timeout); the connection stamps every new
-//! data segment with [`CongestionControl::codepoint`].
+//! data segment with [`CongestionControl::codepoint`]. Every ACK of new data is
+//! also shown to [`CongestionControl::on_feedback`] with its ECE flag, before
+//! any reaction (DCTCP's α; a no-op for the others).
 //!
 //! Adding a congestion control: one file in this folder implementing the
 //! trait, one line in [`registry!`] below, one entry in the scenario schema
 //! (`python/ecnlab/params.py`, `TCP_CCS`). `docs/architecture.md` lists them.
 
 mod cubic;
+mod dctcp;
 mod reno;
 
 use crate::config::{CcKind, TcpConfig};
@@ -24,6 +27,7 @@ use crate::window::Window;
 use ecnlab_wire::{Duration, Ecn, Instant};
 
 pub(crate) use cubic::Cubic;
+pub(crate) use dctcp::Dctcp;
 pub(crate) use reno::Reno;
 
 /// What an ACK of new data tells the congestion control.
@@ -34,6 +38,19 @@ pub(crate) struct Ack {
     pub(crate) acked: u64,
     /// An RTT sample taken from this ACK (Karn's rule applied).
     pub(crate) rtt: Option<Duration>,
+}
+
+/// The ECN feedback of an ACK of new data (RFC 8257 §3.3), after snd_una moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Feedback {
+    /// Payload bytes newly acknowledged.
+    pub(crate) acked: u64,
+    /// The ACK carried ECE.
+    pub(crate) ece: bool,
+    /// SND.UNA after this ACK.
+    pub(crate) una: u64,
+    /// SND.NXT: one past the highest byte sent.
+    pub(crate) snd_nxt: u64,
 }
 
 /// Why the window is being reduced.
@@ -60,6 +77,12 @@ pub(crate) trait CongestionControl {
     /// The ECN codepoint of new data when ECN is in use.
     fn codepoint(&self) -> Ecn {
         Ecn::Ect0
+    }
+    /// Every ACK of new data, with its ECE flag, before any reaction to it.
+    fn on_feedback(&mut self, _fb: &Feedback) {}
+    /// DCTCP's congestion estimate α in [0, 1], for those that keep one.
+    fn alpha(&self) -> Option<f64> {
+        None
     }
 }
 
@@ -91,6 +114,13 @@ macro_rules! registry {
             fn codepoint(&self) -> Ecn {
                 match self { $(AnyCc::$kind(c) => c.codepoint()),* }
             }
+            #[inline]
+            fn on_feedback(&mut self, fb: &Feedback) {
+                match self { $(AnyCc::$kind(c) => c.on_feedback(fb)),* }
+            }
+            fn alpha(&self) -> Option<f64> {
+                match self { $(AnyCc::$kind(c) => c.alpha()),* }
+            }
         }
     };
 }
@@ -98,4 +128,5 @@ macro_rules! registry {
 registry! {
     Reno => Reno,
     Cubic => Cubic,
+    Dctcp => Dctcp,
 }

@@ -113,7 +113,7 @@ impl fmt::Display for Line {
 }
 
 /// The Client's congestion state after an input that changed it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcPoint {
     pub t: Instant,
     /// Ack field of the segment the Client just processed (None: a timer).
@@ -125,6 +125,8 @@ pub struct CcPoint {
     pub cwnd: u32,
     pub ssthresh: u32,
     pub ca: CaState,
+    /// DCTCP's α after this input (None for other congestion controls).
+    pub alpha: Option<f64>,
 }
 
 pub struct Net {
@@ -277,6 +279,7 @@ impl Net {
                 cwnd: self.c.cwnd(),
                 ssthresh: self.c.ssthresh(),
                 ca: self.c.ca_state(),
+                alpha: self.c.dctcp_alpha(),
             };
             let last = self.cc_log.last().map(|l| (l.cwnd, l.ssthresh, l.ca));
             if last != Some((p.cwnd, p.ssthresh, p.ca)) {

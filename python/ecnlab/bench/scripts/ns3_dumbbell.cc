@@ -27,6 +27,9 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "ns3_params.h"
+#include "ns3_topology.h"
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -43,64 +46,6 @@ namespace
 {
 
 using Clock = std::chrono::steady_clock;
-
-// ---- parameters --------------------------------------------------------------------
-
-struct Params
-{
-    std::map<std::string, std::vector<std::string>> kv;
-
-    const std::vector<std::string>& Values(const std::string& key) const
-    {
-        auto it = kv.find(key);
-        if (it == kv.end())
-        {
-            std::cerr << "ns3_dumbbell: parameter " << key << " missing" << std::endl;
-            std::exit(2);
-        }
-        return it->second;
-    }
-
-    double Num(const std::string& key) const
-    {
-        return std::stod(Values(key).at(0));
-    }
-
-    bool Flag(const std::string& key) const
-    {
-        return Values(key).at(0) == "true";
-    }
-};
-
-Params
-ReadParams(const char* path)
-{
-    Params p;
-    std::ifstream in(path);
-    if (!in)
-    {
-        std::cerr << "ns3_dumbbell: cannot read " << path << std::endl;
-        std::exit(2);
-    }
-    std::string line;
-    while (std::getline(in, line))
-    {
-        if (line.empty() || line[0] == '#')
-        {
-            continue;
-        }
-        std::istringstream words(line);
-        std::string key;
-        words >> key;
-        std::vector<std::string> values;
-        for (std::string v; words >> v;)
-        {
-            values.push_back(v);
-        }
-        p.kv[key] = values;
-    }
-    return p;
-}
 
 double
 VmHwmMib()
@@ -230,18 +175,6 @@ SetTcpDefaults(const Params& P)
     RngSeedManager::SetSeed(1 + uint32_t(P.Num("seed")));
 }
 
-NetDeviceContainer
-Link(Ptr<Node> a, Ptr<Node> b, double rateBps, double delayS, uint32_t qlen)
-{
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(rateBps))));
-    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(delayS)));
-    p2p.SetQueue("ns3::DropTailQueue<Packet>",
-                 "MaxSize",
-                 QueueSizeValue(QueueSize(std::to_string(qlen) + "p")));
-    return p2p.Install(a, b);
-}
-
 TrafficControlHelper
 RedHelper(const Params& P)
 {
@@ -283,58 +216,18 @@ Built
 Build(const Params& P)
 {
     SetTcpDefaults(P);
-    uint32_t pairs = uint32_t(P.Num("pairs"));
-    NodeContainer routers;
-    NodeContainer senders;
-    NodeContainer receivers;
-    routers.Create(2);
-    senders.Create(pairs);
-    receivers.Create(pairs);
-    InternetStackHelper stack;
-    stack.Install(routers);
-    stack.Install(senders);
-    stack.Install(receivers);
-    Ptr<Node> r1 = routers.Get(0);
-    Ptr<Node> r2 = routers.Get(1);
-    Ipv4AddressHelper addr;
-    TrafficControlHelper none;
-    // Bottleneck: device queues of one packet, so the queue discs are the real
-    // queues: RED on R1's side, a FIFO of reverse_limit packets on R2's (the
-    // ACKs' way back, as ecnlab's reverse_queue and ns-2's R2->R1 DropTail).
-    NetDeviceContainer bott = Link(r1, r2, P.Num("rate_bps"), P.Num("delay_s"), 1);
-    addr.SetBase("10.255.0.0", "255.255.255.0");
-    addr.Assign(bott);
-    none.Uninstall(bott);
-    QueueDiscContainer red = RedHelper(P).Install(bott.Get(0));
-    TrafficControlHelper fifo;
-    fifo.SetRootQueueDisc("ns3::FifoQueueDisc",
-                          "MaxSize",
-                          QueueSizeValue(QueueSize(P.Values("reverse_limit")[0] + "p")));
-    fifo.Install(bott.Get(1));
-    std::vector<Ipv4Address> sinkAddr;
-    for (uint32_t i = 0; i < pairs; ++i)
-    {
-        for (uint32_t k = 0; k < 2; ++k)
-        {
-            Ptr<Node> a = k == 0 ? senders.Get(i) : r2;
-            Ptr<Node> b = k == 0 ? r1 : receivers.Get(i);
-            NetDeviceContainer devs = Link(a,
-                                           b,
-                                           P.Num("access_rate_bps"),
-                                           P.Num("access_delay_s"),
-                                           uint32_t(P.Num("access_limit")));
-            std::ostringstream base;
-            base << "10." << k << "." << i << ".0";
-            addr.SetBase(base.str().c_str(), "255.255.255.0");
-            Ipv4InterfaceContainer ifs = addr.Assign(devs);
-            none.Uninstall(devs);
-            if (k == 1)
-            {
-                sinkAddr.push_back(ifs.GetAddress(1));
-            }
-        }
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    // Bottleneck queue discs: RED on R1's side, a FIFO of reverse_limit packets
+    // on R2's (the ACKs' way back, as ecnlab's reverse_queue and ns-2's R2->R1
+    // DropTail); the device queues of one packet make them the real queues.
+    QueueDiscContainer red;
+    Dumbbell d = BuildDumbbell(P, uint32_t(P.Num("access_limit")), [&](NetDeviceContainer& bott) {
+        red = RedHelper(P).Install(bott.Get(0));
+        TrafficControlHelper fifo;
+        fifo.SetRootQueueDisc("ns3::FifoQueueDisc",
+                              "MaxSize",
+                              QueueSizeValue(QueueSize(P.Values("reverse_limit")[0] + "p")));
+        fifo.Install(bott.Get(1));
+    });
     Built built;
     built.red = red.Get(0);
     const auto& flowPairs = P.Values("flow_pairs");
@@ -346,13 +239,13 @@ Build(const Params& P)
         uint16_t port = uint16_t(5000 + f);
         PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
                                     InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer sinkApps = sinkHelper.Install(receivers.Get(i));
+        ApplicationContainer sinkApps = sinkHelper.Install(d.receivers.Get(i));
         sinkApps.Start(Seconds(0.0));
         built.sinks.push_back(DynamicCast<PacketSink>(sinkApps.Get(0)));
-        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(sinkAddr[i], port));
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(d.sinkAddr[i], port));
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         bulk.SetAttribute("SendSize", UintegerValue(P.Num("mss")));
-        ApplicationContainer apps = bulk.Install(senders.Get(i));
+        ApplicationContainer apps = bulk.Install(d.senders.Get(i));
         apps.Start(Seconds(start));
         // The socket exists once the application has started; no data leaves
         // before the handshake's round trip, so 1 ns later misses nothing.
@@ -424,7 +317,7 @@ main(int argc, char** argv)
         std::cerr << "usage: ns3_dumbbell PARAMS.txt" << std::endl;
         return 2;
     }
-    Params P = ReadParams(argv[1]);
+    Params P = ReadParams("ns3_dumbbell", argv[1]);
     Built b = Build(P);
     auto tRun = Clock::now();
     double setupS = std::chrono::duration<double>(tRun - t0).count();

@@ -1,0 +1,223 @@
+//! DCTCP congestion control (RFC 8257; Alizadeh et al., SIGCOMM 2010).
+//!
+//! The sender estimates α, the fraction of its bytes that met congestion, once
+//! per observation window (about one RTT) and cuts cwnd in proportion to it.
+//! Per ACK of new data (RFC 8257 §3.3 steps 1–8; SACK ignored):
+//! - BytesAcked += N (payload bytes newly acknowledged); with ECE, BytesMarked += N;
+//! - "If the acknowledgment number is less than or equal to DCTCP.WindowEnd,
+//!   stop processing." Otherwise the window is over:
+//!   M = BytesMarked / BytesAcked; α ← (1 − g)·α + g·M; WindowEnd = SND.NXT;
+//!   both counters restart from 0.
+//!
+//! WindowEnd starts at 0 (the SYN), so the first data ACK closes the first
+//! window (Linux sets `next_seq` to snd_nxt at init, the same point). Linux
+//! closes a window when snd_una reaches next_seq (`!before`), one ACK earlier
+//! than the RFC's "greater than"; ecnlab follows the RFC. Linux counts
+//! delivered segments (`delivered_ce / delivered`), ecnlab bytes as the RFC.
+//!
+//! Reaction to ECE, at most once per window of data (recovery.rs: the Cwr
+//! phase, as RFC 3168 §6.1.2; cwnd follows at once, or by PRR with `prr`):
+//! ssthresh = max(cwnd·(1 − α/2), 2·SMSS)
+//! (RFC 8257 §3.3 "cwnd = cwnd * (1 - DCTCP.Alpha / 2)"; the floor of two
+//! segments is Linux's `dctcp_ssthresh`). α is updated before the reaction
+//! (Linux `in_ack_event` runs before `tcp_enter_cwr`). Loss, timeout and Source
+//! Quench: Reno's halving (RFC 8257 §3.5, loss as RFC 5681; Linux
+//! `dctcp_react_to_loss`: cwnd/2). Growth: Reno's (`cc/reno.rs`, RFC 8257 §3.4).
+//!
+//! Fixed point: α is an integer in units of 2^-20 (Linux: 2^-10,
+//! `DCTCP_MAX_ALPHA` 1024; ns-3: a double), g = 2^-shift:
+//! α ← α − ⌊α / 2^shift⌋ + ⌊BytesMarked·2^(20−shift) / BytesAcked⌋, which stays
+//! in [0, 2^20]. Below 2^shift units (1.5·10^-5 at shift 4) α no longer decays
+//! (Linux's `min_not_zero` drops it to 0 there instead).
+//!
+//! | parameter | meaning | default | source |
+//! |---|---|---|---|
+//! | `dctcp_shift_g` | g = 2^-shift, the EWMA gain | 4 (g = 1/16) | RFC 8257 §3.3 leaves g to the implementation; Linux `dctcp_shift_g` 4; ns-3 `DctcpShiftG` 0.0625 |
+//! | α at start | | 1 | RFC 8257 §3.3 ("initialized to 1"); Linux `dctcp_alpha_on_init` 1024/1024; ns-3 `DctcpAlphaOnInit` 1.0 |
+//! | `dctcp_ect` | codepoint of new data: ECT(0) or ECT(1) | 0 | Linux sets ECT(0) (`INET_ECN_xmit`); ns-3 `UseEct0` true |
+//!
+//! The receiver's feedback (ECE iff the last data segment was CE, an immediate
+//! ACK at every change of the CE state) is `recv.rs`'s, selected by
+//! `cc = dctcp` on the receiving endpoint as Linux and ns-3 do.
+
+use super::{Congestion, CongestionControl, Feedback, Reno};
+use crate::config::TcpConfig;
+use crate::window::Window;
+use ecnlab_wire::Ecn;
+
+/// Fractional bits of α.
+pub(crate) const ALPHA_BITS: u32 = 20;
+/// α = 1.
+pub(crate) const ALPHA_ONE: u32 = 1 << ALPHA_BITS;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Dctcp {
+    /// Growth and loss response.
+    reno: Reno,
+    /// α, units of 2^-20.
+    alpha: u32,
+    /// g = 2^-shift_g.
+    shift_g: u32,
+    /// Bytes acknowledged in this observation window, and those with ECE.
+    acked: u64,
+    marked: u64,
+    /// SND.NXT at the start of this observation window.
+    window_end: u64,
+    ect1: bool,
+}
+
+impl Dctcp {
+    pub(crate) fn new(cfg: &TcpConfig) -> Self {
+        Dctcp {
+            reno: Reno::new(cfg),
+            alpha: ALPHA_ONE,
+            shift_g: cfg.dctcp_shift_g,
+            acked: 0,
+            marked: 0,
+            window_end: 0,
+            ect1: cfg.dctcp_ect == 1,
+        }
+    }
+
+    /// RFC 8257 §3.3 steps 5–6 in fixed point (module doc).
+    fn update_alpha(&mut self) {
+        let s = self.shift_g;
+        let f = (self.marked << (ALPHA_BITS - s)).checked_div(self.acked).unwrap_or(0);
+        let next = u64::from(self.alpha) - u64::from(self.alpha >> s) + f;
+        self.alpha = next.min(u64::from(ALPHA_ONE)) as u32;
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn name(&self) -> &'static str {
+        "dctcp"
+    }
+
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &super::Ack) {
+        self.reno.on_ack(w, ack);
+    }
+
+    fn on_feedback(&mut self, fb: &Feedback) {
+        self.acked += fb.acked;
+        if fb.ece {
+            self.marked += fb.acked;
+        }
+        if fb.una <= self.window_end {
+            return;
+        }
+        self.update_alpha();
+        self.window_end = fb.snd_nxt;
+        self.acked = 0;
+        self.marked = 0;
+    }
+
+    fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32 {
+        let reno = self.reno.ssthresh(w, kind, flight); // also restarts Reno's byte count
+        if kind != Congestion::Ecn {
+            return reno;
+        }
+        let cut = (u64::from(w.cwnd) * u64::from(self.alpha)) >> (ALPHA_BITS + 1);
+        (w.cwnd - cut as u32).max(2 * w.mss)
+    }
+
+    fn codepoint(&self) -> Ecn {
+        if self.ect1 {
+            Ecn::Ect1
+        } else {
+            Ecn::Ect0
+        }
+    }
+
+    fn alpha(&self) -> Option<f64> {
+        Some(f64::from(self.alpha) / f64::from(ALPHA_ONE))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn dctcp(shift_g: u32) -> Dctcp {
+        Dctcp::new(&TcpConfig { cc: crate::config::CcKind::Dctcp, dctcp_shift_g: shift_g, ..TcpConfig::default() })
+    }
+
+    /// ACKs of one segment each from `una`, `flight` segments beyond each (SND.NXT =
+    /// SND.UNA + flight·SMSS), ECE as `ece` says; returns the last SND.UNA.
+    fn acks(cc: &mut Dctcp, mut una: u64, flight: u64, ece: impl IntoIterator<Item = bool>) -> u64 {
+        for e in ece {
+            una += MSS as u64;
+            cc.on_feedback(&Feedback { acked: MSS as u64, ece: e, una, snd_nxt: una + flight * MSS as u64 });
+        }
+        una
+    }
+
+    /// RFC 8257 §3.3: "DCTCP.Alpha = DCTCP.Alpha * (1 - g) + g * M", α "initialized to 1",
+    /// and step 4: "If the acknowledgment number is less than or equal to DCTCP.WindowEnd,
+    /// stop processing". With 9 segments beyond SND.UNA, the first ACK closes the window
+    /// begun at the SYN and every later window holds 10 ACKs: the 9 up to WindowEnd and
+    /// the one past it. α after a scripted mark pattern equals the EWMA of the M_j.
+    #[test]
+    fn test_alpha_after_a_known_mark_pattern_is_the_ewma() {
+        let mut cc = dctcp(4);
+        assert_eq!(cc.alpha(), Some(1.0));
+        let mut una = acks(&mut cc, 0, 9, [false]); // window 0: one ACK, M = 0
+        let g = 1.0 / 16.0;
+        let mut expect = (1.0 - g) * 1.0;
+        assert!((cc.alpha().unwrap() - expect).abs() < 1e-6);
+        let marks_per_window = [0u64, 10, 5, 2, 0, 0, 4, 3, 10, 1];
+        for &m in &marks_per_window {
+            una = acks(&mut cc, una, 9, (0..10).map(|i| i < m));
+            expect = (1.0 - g) * expect + g * m as f64 / 10.0;
+            let got = cc.alpha().unwrap();
+            assert!((got - expect).abs() < 1e-5, "after M = {m}/10: α {got} vs {expect}");
+        }
+        // One ACK short of the next boundary: α does not move.
+        let before = cc.alpha();
+        acks(&mut cc, una, 9, [true; 9]);
+        assert_eq!(cc.alpha(), before, "no update until SND.UNA passes WindowEnd");
+    }
+
+    /// With no marks α decays as (1 − g)^k; with every byte marked it climbs back to 1.
+    #[test]
+    fn test_alpha_decays_geometrically_and_saturates_at_one() {
+        let mut cc = dctcp(4);
+        let mut una = acks(&mut cc, 0, 3, [false]);
+        for _ in 0..20 {
+            una = acks(&mut cc, una, 3, [false; 4]);
+        }
+        let expect = (15.0f64 / 16.0).powi(21); // 21 windows closed without marks
+        assert!((cc.alpha().unwrap() - expect).abs() < 1e-5, "{:?} vs {expect}", cc.alpha());
+        for _ in 0..400 {
+            una = acks(&mut cc, una, 3, [true; 4]);
+        }
+        assert!(cc.alpha().unwrap() > 0.9999 && cc.alpha().unwrap() <= 1.0);
+    }
+
+    /// RFC 8257 §3.3 "cwnd = cwnd * (1 - DCTCP.Alpha / 2)", never below two segments;
+    /// a loss halves FlightSize as Reno does.
+    #[test]
+    fn test_ecn_reduction_is_proportional_to_alpha() {
+        let mut cc = dctcp(4);
+        let mut w = Window::new(3);
+        w.init(MSS, 100);
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 100_000), 50_000, "α = 1 halves");
+        cc.alpha = ALPHA_ONE / 4;
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 100_000), 87_500, "α = 1/4: W·7/8");
+        cc.alpha = 0;
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 100_000), 100_000, "α = 0: no cut");
+        cc.alpha = ALPHA_ONE;
+        assert_eq!(cc.ssthresh(&w, Congestion::Loss, 60_000), 30_000, "loss: FlightSize/2");
+        w.cwnd = 3 * MSS;
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 3_000), 2 * MSS, "floor of two segments");
+    }
+
+    #[test]
+    fn test_codepoint_is_ect0_unless_ect1_is_asked_for() {
+        assert_eq!(dctcp(4).codepoint(), Ecn::Ect0);
+        let cfg = TcpConfig { cc: crate::config::CcKind::Dctcp, dctcp_ect: 1, ..TcpConfig::default() };
+        assert_eq!(Dctcp::new(&cfg).codepoint(), Ecn::Ect1);
+    }
+}
