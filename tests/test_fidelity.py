@@ -52,7 +52,7 @@ def test_verdict_tolerances():
     assert verdict(sack, _m(1e7, 16), _m(1e7, 10)) == "signals ×1.60"
     assert verdict(sack, _m(1e7, 6), _m(1e7, 10)) == "signals ×0.60"
     assert verdict(nosack, _m(0.91e7, 0), _m(1e7, 0)) == "ok"
-    assert verdict(nosack, _m(0.89e7, 3), _m(1e7, 0)).startswith("goodput -11.0%; signals ×inf")
+    assert verdict(nosack, _m(0.89e7, 3), _m(1e7, 0)) == "goodput -11.0%", "without SACK: goodput only"
 
 
 def test_sim_side_counts_signals_after_the_warmup_only():

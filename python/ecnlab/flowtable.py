@@ -83,10 +83,10 @@ def bulk_goodputs(table: pa.Table) -> list[float]:
 
 def write(directory: Path, table: pa.Table | None) -> Path | None:
     """Write ``directory/flows.parquet`` (deterministic bytes for the same table), if any."""
-    import pyarrow.parquet as pq
-
     if table is None:
         return None
+    import pyarrow.parquet as pq
+
     path = directory / FLOWS_FILE
     pq.write_table(table, path, compression="zstd", use_dictionary=_DICTIONARY)
     return path

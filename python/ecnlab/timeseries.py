@@ -136,7 +136,10 @@ def from_flow_rows(rows: dict[str, list[list[float | None]]]) -> dict[str, pa.Ta
 
 
 def write(directory: Path, tabs: dict[str, pa.Table]) -> list[Path]:
-    """Write the tables into ``directory`` (deterministic bytes for the same data)."""
+    """Write the tables into ``directory`` (deterministic bytes for the same data); no
+    tables, no import of pyarrow's Parquet writer (0.1 s and 40 MiB a run without series)."""
+    if not tabs:
+        return []
     import pyarrow.parquet as pq
 
     paths = []

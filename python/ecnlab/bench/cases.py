@@ -101,6 +101,26 @@ CASES: dict[str, Case] = {
 QUICK = ("a", "b")
 
 
+def _tcp(personality: str) -> dict[str, Any]:
+    """The TCP of the ecnlab side. Against ns-2, the ns2 TCP personality (ns-2.35's
+    ``Agent/TCP`` rules; the peer script sets only what the scenario names, so every other
+    rule is ns-2's default, which the personality models); against ns-3, the settings the
+    ns-3 peer was measured with (docs/peers.md)."""
+    tcp: dict[str, Any] = {
+        "variant": "newreno",
+        "ecn": True,
+        "rwnd": 1 << 20,
+        "min_rto": "200ms",
+        "initial_rto": "1s",
+        "window_scale": False,
+    }
+    if personality == "ns2":
+        return {"personality": "ns2", **tcp}
+    # Growth per ACK, no Limited Transmit, the timer restarted on every partial ACK, and the
+    # window an ECN reduction leaves as ns-3's (ecn_min_cwnd 2).
+    return {**tcp, "ecn_min_cwnd": 2, "abc": 0, "limited_transmit": False, "newreno_timer": "slow_but_steady"}
+
+
 def scenario_dict(case: Case, personality: str, *, seed: int = 1) -> dict[str, Any]:
     """The ecnlab scenario of ``case`` with RED of ``personality`` (``ns2`` or ``ns3``)."""
     queue: dict[str, Any] = {
@@ -143,20 +163,6 @@ def scenario_dict(case: Case, personality: str, *, seed: int = 1) -> dict[str, A
             "bottleneck_delay": f"{case.delay_s}s",
             "bottleneck_queue": queue,
         },
-        "tcp": {
-            "variant": "newreno",
-            "ecn": True,
-            "rwnd": 1 << 20,
-            "min_rto": "200ms",
-            "initial_rto": "1s",
-            # The window an ECN reduction leaves, as the peer's TCP (docs/peers.md).
-            "ecn_min_cwnd": 2 if personality == "ns3" else 1,
-            # Growth per ACK, no Limited Transmit, the timer restarted on every partial ACK:
-            # the settings the peer comparison (docs/peers.md) was measured with.
-            "abc": 0,
-            "limited_transmit": False,
-            "newreno_timer": "slow_but_steady",
-            "window_scale": False,
-        },
+        "tcp": _tcp(personality),
         "flows": flows,
     }

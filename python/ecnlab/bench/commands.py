@@ -43,6 +43,7 @@ def add_parsers(sub: Any) -> None:
     fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
     fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
     fidelity.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table to FILE")
+    fidelity.add_argument("--points", metavar="TEXT", help="only the points whose name contains TEXT (e.g. 50M-80ms)")
     scaling = bsub.add_parser("scaling", help="ecnlab's cost per packet: flows 10 -> 10 000, rate 10M -> 10G")
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
 
@@ -247,7 +248,8 @@ def _fidelity(args: argparse.Namespace) -> int:
         return 2
     print(HEADER, flush=True)
     rows = []
-    for row in run_fidelity(args.cc, args.quick, lambda m: print(m, file=sys.stderr, flush=True), seconds=args.seconds):
+    log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+    for row in run_fidelity(args.cc, args.quick, log, seconds=args.seconds, only=args.points):
         rows.append(row)
         print(format_row(row), flush=True)
     table = format_table(rows)
