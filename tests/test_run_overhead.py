@@ -46,37 +46,33 @@ def test_engine_columns_become_exact_arrow_columns() -> None:
     assert table.column("cwnd_bytes").null_count == 1
 
 
-@pytest.mark.engine
-def test_a_run_with_time_series_does_not_import_pandas(tmp_path: Path) -> None:
+def _modules_after_run(tmp_path: Path, sets: list[str], which: str) -> str:
+    """Run the RED+ECN example for 2 s in a fresh interpreter with ``--set`` ``sets``; the
+    sorted names of the loaded modules that ``which`` (a Python expression in ``m``) selects."""
     scenario = str(SCENARIOS / "dumbbell-red-ecn.toml")
+    args = ["run", scenario, "--out", "r", "-q", "--set", "duration=2s"] + [x for a in sets for x in ("--set", a)]
     code = (
         "import sys\n"
         "from ecnlab.cli import main\n"
-        f"rc = main(['run', {scenario!r}, '--out', 'r', '-q', '--set', 'duration=2s'])\n"
-        "assert rc == 0\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pandas' or m == 'pyarrow.compute'))\n"
+        f"assert main({args!r}) == 0\n"
+        f"print(sorted(m for m in sys.modules if {which}))\n"
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                        env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}, timeout=120)  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "[]"
+    return r.stdout.strip()
+
+
+@pytest.mark.engine
+def test_a_run_with_time_series_does_not_import_pandas(tmp_path: Path) -> None:
+    assert _modules_after_run(tmp_path, [], "m.split('.')[0] == 'pandas' or m == 'pyarrow.compute'") == "[]"
     assert (tmp_path / "r" / "timeseries-flows.parquet").is_file()
 
 
+@pytest.mark.engine
 def test_a_run_without_parquet_output_imports_neither_numpy_nor_pyarrow(tmp_path: Path) -> None:
     """No time series and no group of flows: nothing is written as Parquet, so a short run
     does not pay numpy's and pyarrow's import (0.1 s and ~40 MiB, more than such a run's engine)."""
-    scenario = str(SCENARIOS / "dumbbell-red-ecn.toml")
-    code = (
-        "import sys\n"
-        "from ecnlab.cli import main\n"
-        f"rc = main(['run', {scenario!r}, '--out', 'r', '-q', '--set', 'duration=2s', '--set', 'sample_interval=0',"
-        " '--set', 'output.pcap=[]'])\n"
-        "assert rc == 0\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'pyarrow')))\n"
-    )
-    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                       env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}, timeout=120)  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "[]"
+    sets = ["sample_interval=0", "output.pcap=[]"]
+    assert _modules_after_run(tmp_path, sets, "m.split('.')[0] in ('numpy', 'pyarrow')") == "[]"
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["summary.json"]
