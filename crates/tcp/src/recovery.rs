@@ -63,10 +63,14 @@ impl Sender {
 
     /// Records the SACK blocks; RFC 6937 DeliveredData: bytes newly
     /// acknowledged, cumulatively or selectively.
+    /// (Counted only with `prr`, its one reader.)
     fn update_scoreboard(&mut self, ack: u64, seg: &Segment) -> u64 {
-        let before = self.sb.sacked_bytes();
+        let before = if self.prr_on { self.sb.sacked_bytes() } else { 0 };
         if self.use_sack {
             self.sb.update(ack.max(self.una), seg.sack.as_slice());
+        }
+        if !self.prr_on {
+            return 0;
         }
         (ack.saturating_sub(self.una) + self.sb.sacked_bytes()).saturating_sub(before)
     }
@@ -237,16 +241,20 @@ impl Sender {
 
     /// ssthresh as the congestion control sets it for a reduction of `kind` (FlightSize now).
     pub(crate) fn reduce_ssthresh(&mut self, kind: Congestion) {
-        let basis = if self.ns2_window { self.ns2_w(kind == Congestion::Timeout) } else { self.halving_basis() };
+        let basis = if self.ns2_window {
+            self.ns2_w(kind == Congestion::Timeout)
+        } else {
+            self.halving_basis(self.flight_size())
+        };
         self.set_ssthresh(kind, basis);
     }
 
-    /// What RFC 5681 eq. (4) halves: FlightSize, or cwnd (`ssthresh_basis = cwnd`, Linux).
-    fn halving_basis(&self) -> u64 {
+    /// What RFC 5681 eq. (4) halves: FlightSize (`flight`), or cwnd (`ssthresh_basis = cwnd`, Linux).
+    fn halving_basis(&self, flight: u64) -> u64 {
         if self.halve_cwnd {
             u64::from(self.win.cwnd)
         } else {
-            self.flight_size()
+            flight
         }
     }
 
@@ -409,13 +417,7 @@ impl Sender {
         if !same_window {
             // RFC 5681 §3.2 step 2: data sent by Limited Transmit is not counted.
             let flight = self.flight_size() - self.lt_bytes.min(self.flight_size());
-            let basis = if self.ns2_window {
-                self.ns2_w(false)
-            } else if self.halve_cwnd {
-                u64::from(self.win.cwnd)
-            } else {
-                flight
-            };
+            let basis = if self.ns2_window { self.ns2_w(false) } else { self.halving_basis(flight) };
             self.set_ssthresh(Congestion::Loss, basis);
             self.reduced_at = self.max;
             if self.ecn != EcnSend::Disabled {

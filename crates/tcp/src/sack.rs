@@ -147,12 +147,14 @@ impl Scoreboard {
 
     /// RFC 6675 §4 IsLost.
     pub(crate) fn is_lost(&self, s: u64, v: &SeqSpace) -> bool {
-        s < self.lost_below || self.rack_lost(s, v) || self.sacked_above(s) > (v.dupthresh - 1) * v.mss
+        self.lost_with(s, self.sacked_above(s), v)
     }
 
-    /// RACK in recovery: sent before a delivered segment (below the highest SACKed byte).
-    fn rack_lost(&self, s: u64, v: &SeqSpace) -> bool {
-        self.rack.is_some() && v.recovering && s < self.highest_sacked()
+    /// IsLost of an unSACKed segment `s` with `above` bytes SACKed above it: DupThresh
+    /// segments' worth (RFC 6675), everything below a timeout that kept the scoreboard,
+    /// and with RACK in recovery anything at all (sent before a delivered segment).
+    fn lost_with(&self, s: u64, above: u64, v: &SeqSpace) -> bool {
+        s < self.lost_below || above > (v.dupthresh - 1) * v.mss || (self.rack.is_some() && v.recovering && above > 0)
     }
 
     /// RFC 6675 §4 SetPipe, in bytes (one pass from the top, accumulating SACKed bytes).
@@ -169,10 +171,7 @@ impl Scoreboard {
                 above += len;
                 continue;
             }
-            let lost = s < self.lost_below
-                || above > (v.dupthresh - 1) * v.mss
-                || (self.rack.is_some() && v.recovering && above > 0);
-            if !lost {
+            if !self.lost_with(s, above, v) {
                 pipe += len; // (a) not lost: still in the network
             }
             if s < self.high_rxt && !self.rack.as_ref().is_some_and(|r| r.resend_lost(s)) {

@@ -248,7 +248,9 @@ def _fidelity(args: argparse.Namespace) -> int:
         return 2
     print(HEADER, flush=True)
     rows = []
-    log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
     for row in run_fidelity(args.cc, args.quick, log, seconds=args.seconds, only=args.points):
         rows.append(row)
         print(format_row(row), flush=True)
