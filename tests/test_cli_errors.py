@@ -37,7 +37,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         'tcp.ecm: unknown key, did you mean "ecn"? (allowed: abc, abe, ack_ce_at_once, cc, clock_granularity, '
         "clock_phase, dctcp_ect, dctcp_shift_g, delack_timeout, delayed_ack, dupack_threshold, ecn, ecn_backoff, "
         "ecn_min_cwnd, "
-        "ecn_on_retransmit, ecn_plus, guard_after_timeout, init_cwnd, initial_rto, limited_transmit, "
+        "ecn_on_retransmit, ecn_plus, ect_all_packets, guard_after_timeout, init_cwnd, initial_rto, limited_transmit, "
         "limited_transmit_all, max_rto, min_rto, mss, newreno_timer, personality, prr, rack, recover_guard_all, "
         "recovery, rto_arith, rto_keeps_recovery_ssthresh, rtx_restart_on_fr, rwnd, sack_after_rto, sack_is_lost, "
         "ssthresh_basis, syn_immediate_ack, timer_before_sample, variant, window_arith, window_scale)",
@@ -146,7 +146,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "unknown-flow-kind",
         None,
         ["flows[0].kind=udp"],
-        'flows[0].kind = "udp": must be one of bulk, serial, request_response, telnet, ftp_arrivals, web',
+        'flows[0].kind = "udp": must be one of bulk, serial, request_response, telnet, ftp_arrivals, web, incast',
     ),
     ("flow-missing-host", None, ["flows[0].to=r11"], f'flows[0].to = "r11": no such host ({HOSTS})'),
     (

@@ -50,7 +50,8 @@ def test_dumbbell_tcp_flows_faults_output_examples_together() -> None:
     assert ids[:10] == [f"reno_{i}" for i in range(1, 11)]
     assert ids[10:18] == [f"fanin_{i}" for i in range(1, 9)]
     assert [(f.src, f.dst) for f in sc.flows[10:12]] == [("s1", "r1"), ("s1", "r1")]
-    assert ids[18:] == ["serial2", "request_response3", "telnet4_1", "telnet4_2", "ftp_arrivals5"]
+    assert ids[18:23] == ["serial2", "request_response3", "telnet4_1", "telnet4_2", "ftp_arrivals5"]
+    assert ids[23:] == [f"incast6_{i}" for i in range(1, 5)] and sc.flows[23].app.kind == "incast"
     assert {lk.name: lk.delay_ns for lk in sc.topology.links}["s3->R1"] == 5_000_000
     assert len(sc.faults) == 2 and sc.pcap == ("R1->R2", "r1<->R2")
 

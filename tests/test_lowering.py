@@ -175,6 +175,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "rto_keeps_recovery_ssthresh": False,
         "prr": False,
         "rack": False,
+        "ect_all_packets": False,
     }
 
 

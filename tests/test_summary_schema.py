@@ -79,6 +79,7 @@ def test_run_metrics_read_only_schema_keys() -> None:
         for n in ast.walk(tree)
         if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "get" and isinstance(n.args[0], ast.Constant)
     }
-    top = {"flows", "groups", "links", "queues", "sim", "fairness", "name", "link"}
+    top = {"flows", "groups", "queries", "links", "queues", "sim", "fairness", "name", "link"}
     known = set(keys("flow")) | set(keys("queue")) | set(keys("link")) | set(keys("sim")) | set(keys("group")) | top
+    known |= set(keys("query"))
     assert read and read <= known, read - known

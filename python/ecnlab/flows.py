@@ -26,7 +26,7 @@ __all__ = [
     "FLOW_KINDS",
 ]
 
-FLOW_KINDS = ("bulk", "serial", "request_response", "telnet", "ftp_arrivals", "web")
+FLOW_KINDS = ("bulk", "serial", "request_response", "telnet", "ftp_arrivals", "web", "incast")
 _COMMON_KEYS = ("name", "kind", "from", "to", "count", "start", "initiator", "tcp")
 _KIND_KEYS = {
     "bulk": ("bytes",),
@@ -35,15 +35,21 @@ _KIND_KEYS = {
     "telnet": ("interarrival", "mean_interarrival", "write_size"),
     "ftp_arrivals": ("min_size", "max_size", "mean_gap"),
     "web": WEB_KEYS,
+    "incast": ("request_size", "response_size", "interval", "arrivals", "queries"),
 }
 _DEFAULT_INITIATOR = {"bulk": "src", "serial": "dst", "request_response": "dst", "telnet": "src", "ftp_arrivals": "src"}
 _DEFAULT_INITIATOR["web"] = "dst"  # the client downloads
+_DEFAULT_INITIATOR["incast"] = "dst"  # the aggregator connects to its responders
+#: An incast query's request when ``request_size`` is not given.
+INCAST_REQUEST_BYTES = 100
 _FAULT_KEYS = ("link", "flow", "action", "nth", "seq")
 DUPLEX = "<->"  # [output] pcap = ["A<->B"]: both directions of a path in one capture
 
 
 #: Flows in one scenario (issue 19 aims at single runs of a million flows).
 MAX_FLOWS = 1_000_000
+#: Queries of one incast entry (``crates/sim/src/incast.rs``, ``MAX_QUERIES``).
+MAX_QUERIES = 100_000
 
 
 def parse_flows(tables: list[Table], topo: Topology, tcp: TcpSpec, duration_ns: int) -> list[FlowGroup]:
@@ -182,6 +188,8 @@ def _parse_app(kind: str, ft: Table) -> AppSpec:
         return parse_web(ft)
     if kind == "telnet":
         return _parse_telnet(ft)
+    if kind == "incast":
+        return _parse_incast(ft)
     if kind == "ftp_arrivals":
         min_bytes = ft.get("min_size", _positive_size)
         max_bytes = ft.get("max_size", _positive_size)
@@ -204,6 +212,19 @@ def _parse_app(kind: str, ft: Table) -> AppSpec:
         response_bytes=ft.get("response_size", parse_size),
         think_ns=ft.get("think", parse_duration, 0),
         transactions=ft.get("transactions", integer(1, 2**32 - 1), None),
+    )
+
+
+def _parse_incast(ft: Table) -> AppSpec:
+    """Partition/aggregate queries (``crates/sim/src/incast.rs``): at each query the aggregator
+    (``to``) asks every responder (``from``) for ``response_size`` bytes."""
+    return AppSpec(
+        "incast",
+        request_bytes=ft.get("request_size", _positive_size, INCAST_REQUEST_BYTES),
+        response_bytes=ft.get("response_size", _positive_size),
+        query_interval_ns=ft.get("interval", lambda v, p: parse_duration(v, p, positive=True)),
+        query_arrivals=ft.get("arrivals", choice(("poisson", "periodic")), "poisson"),
+        transactions=ft.get("queries", integer(1, MAX_QUERIES), None),
     )
 
 

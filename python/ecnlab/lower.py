@@ -209,6 +209,15 @@ def _app(a: AppSpec) -> dict[str, Any]:
         }
     if a.kind == "bulk":
         return {"kind": "bulk", "bytes": a.bytes}
+    if a.kind == "incast":
+        return {
+            "kind": "incast",
+            "request_bytes": a.request_bytes,
+            "response_bytes": a.response_bytes,
+            "interval_ns": a.query_interval_ns,
+            "arrivals": a.query_arrivals,
+            "queries": a.transactions,
+        }
     if a.kind == "serial":
         return {"kind": "serial", "files": a.files, "file_bytes": a.file_bytes, "gap_ns": a.gap_ns}
     return {

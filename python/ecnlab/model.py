@@ -121,6 +121,7 @@ class TcpSpec:
     rto_keeps_recovery_ssthresh: bool = False
     prr: bool = False
     rack: bool = False
+    ect_all_packets: bool = False
     dctcp_shift_g: int = 4  # DCTCP g = 2^-shift (RFC 8257 §3.3, Linux dctcp_shift_g)
     dctcp_ect: int = 0  # DCTCP's codepoint: ECT(0) or ECT(1)
 
@@ -142,6 +143,8 @@ NS2_RULE_KEYS = (
     "rto_keeps_recovery_ssthresh",
     "prr",
     "rack",
+    # ECT on every packet (Linux and ns-3 with DCTCP; on by default with cc = "dctcp"):
+    "ect_all_packets",
 )
 
 #: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere; the engine JSON carries
@@ -247,12 +250,15 @@ class AppSpec:
     mean_session_gap_ns: int = 0
     pages_per_session: float = 1.0
     objects_per_page: float = 1.0
+    # incast: request_bytes, response_bytes, transactions (queries; None until the run ends) and these.
+    query_interval_ns: int = 0
+    query_arrivals: str = "poisson"
 
     def is_finite(self) -> bool:
         """False for work without end (unlimited bulk, endless transactions)."""
         if self.kind == "bulk":
             return self.bytes is not None
-        if self.kind == "request_response":
+        if self.kind in ("request_response", "incast"):
             return self.transactions is not None
         return self.kind == "serial"
 

@@ -97,6 +97,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "rto_keeps_recovery_ssthresh": ("rto_keeps_recovery_ssthresh", boolean),
     "prr": ("prr", boolean),
     "rack": ("rack", boolean),
+    "ect_all_packets": ("ect_all_packets", boolean),
 }
 
 
@@ -125,9 +126,12 @@ def _ecn_changes(table: Table, changes: dict[str, Any]) -> None:
 def _dctcp_defaults(changes: dict[str, Any]) -> None:
     """``cc = "dctcp"`` turns on what DCTCP needs unless the same table says otherwise: ECN
     (classic negotiation, RFC 8257 §3) and a window floor of two segments after an ECN
-    reduction (Linux ``dctcp_ssthresh``); the engine refuses other values with cc = dctcp."""
+    reduction (Linux ``dctcp_ssthresh``), both refused otherwise by the engine with cc = dctcp; and
+    ECT on every packet, SYN, ACKs and retransmissions included, as Linux and ns-3 send DCTCP's
+    (``ect_all_packets``: a DCTCP switch drops Not-ECT packets above K)."""
     changes.setdefault("ecn", True)
     changes.setdefault("ecn_min_cwnd", 2)
+    changes.setdefault("ect_all_packets", True)
 
 
 def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:

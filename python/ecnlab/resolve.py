@@ -120,6 +120,16 @@ def app_resolved(a: AppSpec) -> dict[str, Any]:
         }
     if a.kind == "ftp_arrivals":
         return {"min_size": a.min_bytes, "max_size": a.max_bytes, "mean_gap": ns_to_s(a.mean_gap_ns)}
+    if a.kind == "incast":
+        incast: dict[str, Any] = {
+            "request_size": a.request_bytes,
+            "response_size": a.response_bytes,
+            "interval": ns_to_s(a.query_interval_ns),
+            "arrivals": a.query_arrivals,
+        }
+        if a.transactions is not None:
+            incast["queries"] = a.transactions
+        return incast
     out: dict[str, Any] = {
         "request_size": a.request_bytes,
         "response_size": a.response_bytes,

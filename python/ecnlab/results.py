@@ -88,6 +88,8 @@ def build_summary(
     }
     if engine.get("groups"):  # only runs with an entry of more than GROUP_RECORD_LIMIT flows
         summary["groups"] = engine["groups"]
+    if engine.get("queries"):  # only runs with incast entries
+        summary["queries"] = engine["queries"]
     summary.update(queues=engine["queues"], links=engine["links"], fairness=jain(goodputs))
     return summary
 
@@ -130,6 +132,11 @@ class RunResult:
     def groups(self) -> pd.DataFrame:
         """One row per large flow group (``name``, ``flows``, ``goodput_bps_mean``, ...)."""
         return _frame(self.summary.get("groups", []))
+
+    @property
+    def queries(self) -> pd.DataFrame:
+        """One row per incast entry (``name``, ``queries_completed``, ``qct_p99_s``, ...)."""
+        return _frame(self.summary.get("queries", []))
 
     @property
     def queues(self) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 __all__ = ["KINDS", "keys", "optional", "record", "problems"]
 
-Kind = Literal["sim", "flow", "queue", "link"]
+Kind = Literal["sim", "flow", "queue", "link", "group", "query"]
 KINDS: tuple[Kind, ...] = ("sim", "flow", "queue", "link")
 
 

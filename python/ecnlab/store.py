@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import platform
 import tempfile
@@ -69,6 +70,9 @@ RUN_METRICS = {
     "ecn_reductions": "ECN-triggered window reductions, all flows",
     "transactions": "completed request/response transactions, all flows (null without such flows)",
     "completion_time_s": "when the last finished flow finished (s; null if none finished)",
+    "qct_mean_s": "mean query completion time over every incast entry's completed queries (s; null without)",
+    "qct_p99_s": "99th percentile (nearest rank) of those query completion times (s; null without)",
+    "queries_with_timeout": "completed incast queries in which a response saw a timeout (null without incast)",
     "events": "simulator events processed",
     "packets_forwarded": "packets forwarded by the simulator",
 }
@@ -112,8 +116,21 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
         "ecn_reductions": _total(f["ecn_reductions"] for f in counted),
         "transactions": sum(transactions) if transactions else None,
         "completion_time_s": max(finished) if finished else None,
+        **_query_metrics(summary.get("queries", [])),
         "events": summary["sim"]["events"],
         "packets_forwarded": summary["sim"]["packets_forwarded"],
+    }
+
+
+def _query_metrics(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """``qct_mean_s``, ``qct_p99_s`` (nearest rank) over every incast entry's completed queries, and
+    ``queries_with_timeout`` (all null without incast entries)."""
+    qct = sorted(t for e in entries for t in e["qct_s"])
+    n = len(qct)
+    return {
+        "qct_mean_s": sum(qct) / n if n else None,
+        "qct_p99_s": qct[max(math.ceil(0.99 * n), 1) - 1] if n else None,
+        "queries_with_timeout": sum(e["queries_with_timeout"] for e in entries) if entries else None,
     }
 
 
@@ -132,6 +149,9 @@ _NULLABLE = {
     "goodput_bps": "float64",
     "transactions": "int64",
     "completion_time_s": "float64",
+    "qct_mean_s": "float64",
+    "qct_p99_s": "float64",
+    "queries_with_timeout": "int64",
     "sojourn_p50_ms": "float64",
     "sojourn_p99_ms": "float64",
     "sojourn_p999_ms": "float64",

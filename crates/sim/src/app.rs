@@ -9,9 +9,13 @@
 //!   `request_bytes`; the server answers with `response_bytes` and closes; the
 //!   client counts a transaction when the whole response has arrived, closes,
 //!   and starts the next one `think` later.
+//! - Incast: one connection; the aggregator (dst) writes a request at each of
+//!   the entry's query times, the responder (src) answers each whole request
+//!   (`incast.rs`).
 
 use crate::arrivals::Transfers;
 use crate::conn::{end_index, Live};
+use crate::incast::IncastFlow;
 use crate::rng::SimRng;
 use crate::sched::End;
 use crate::spec::{AppSpec, FlowSpec, Initiator};
@@ -73,7 +77,10 @@ pub struct FlowState {
     pub transfers: Transfers,
     /// `web` flows: sessions, pages and objects (one per connection).
     pub web: Option<Web>,
-    /// (slot, generation) of the flow's latest connection (telnet writes go there).
+    /// `incast` flows: the entry's query times and this connection's requests and responses
+    /// (set by the builder, which draws the times once per entry).
+    pub incast: Option<IncastFlow>,
+    /// (slot, generation) of the flow's latest connection (telnet writes and incast requests go there).
     pub live_conn: Option<(u32, u32)>,
 }
 
@@ -83,7 +90,7 @@ pub enum AppAction {
     Nothing,
     /// Start the flow's next connection at this time.
     StartNext(Instant),
-    /// The (telnet) application writes again at this time.
+    /// The application writes again at this time (telnet; an incast aggregator's next query).
     Write(Instant),
 }
 
@@ -107,6 +114,7 @@ impl FlowState {
             rng,
             telnet,
             web,
+            incast: None,
             transfers: Transfers::default(),
             live_conn: None,
             src,
@@ -167,6 +175,7 @@ impl FlowState {
             AppSpec::Telnet { .. } => "telnet",
             AppSpec::FtpArrivals { .. } => "ftp_arrivals",
             AppSpec::Web(_) => "web",
+            AppSpec::Incast(_) => "incast",
         }
     }
 
@@ -179,6 +188,9 @@ impl FlowState {
                     self.ecn_negotiated |= c.client.ecn_negotiated();
                 }
                 self.on_connected(c, end, at_source);
+                if self.incast.is_some() && !at_source {
+                    return self.app_write(c, now).1.map_or(AppAction::Nothing, AppAction::Write);
+                }
                 self.first_write(at_source, now)
             }
             AppEvent::Received(n) if at_source => {
@@ -229,6 +241,12 @@ impl FlowState {
             }
             return;
         }
+        if let Some(q) = self.incast.as_mut() {
+            c.source_bytes_in += n;
+            let owed = q.owed_responses(c.source_bytes_in);
+            c.endpoint(end).send(owed);
+            return;
+        }
         if let AppSpec::RequestResponse { request_bytes, response_bytes, .. } = self.app {
             let before = c.source_bytes_in;
             c.source_bytes_in += n;
@@ -251,6 +269,14 @@ impl FlowState {
             self.transfers.on_received(c.conn_no, c.sink_bytes, now);
         }
         let crossed = |target: u64| before < target && c.sink_bytes >= target;
+        if let Some(q) = self.incast.as_mut() {
+            let timeouts = c.client.stats().timeouts + c.server.stats().timeouts;
+            if q.on_response_bytes(c.sink_bytes, now, timeouts) {
+                self.completion = Some(now);
+                close_once(c, end);
+            }
+            return AppAction::Nothing;
+        }
         if let Some(web) = self.web.as_mut() {
             if !crossed(web.object_bytes(c.conn_no)) {
                 return AppAction::Nothing;
@@ -313,14 +339,23 @@ impl FlowState {
         }
     }
 
-    /// Telnet: the source application writes one packet now; returns the next write time.
-    pub fn telnet_write(&mut self, c: &mut Live, now: Instant) -> Option<Instant> {
-        let t = self.telnet.as_mut()?;
-        let bytes = t.write(now);
+    /// A timed write (`Event::AppWrite`): a telnet source writes one packet, an
+    /// incast aggregator the requests of the queries due. Returns the end that
+    /// wrote and when the application writes next.
+    pub fn app_write(&mut self, c: &mut Live, now: Instant) -> (End, Option<Instant>) {
         let end = self.source_end();
+        if let Some(q) = self.incast.as_mut() {
+            let aggregator = crate::conn::peer(end);
+            let (bytes, next) = q.due_requests(now);
+            if bytes > 0 {
+                c.endpoint(aggregator).send(bytes);
+            }
+            return (aggregator, next);
+        }
+        let Some(t) = self.telnet.as_mut() else { return (end, None) };
+        let bytes = t.write(now);
         c.endpoint(end).send(bytes);
-        let t = self.telnet.as_ref()?;
-        Some(now + t.next_gap(&mut self.rng))
+        (end, Some(now + t.next_gap(&mut self.rng)))
     }
 }
 

@@ -73,7 +73,7 @@ fn check_flows(spec: &SimSpec, topo: &Topology) -> Result<HashSet<String>, Error
             check_pair(topo, a, b, i)?;
         }
         f.tcp.validate().map_err(|source| Error::Tcp { field: format!("flows[{i}].tcp"), source })?;
-        check_app(&f.app, i)?;
+        check_app(&f.app, i, spec.duration_ns)?;
         for k in 0..f.len() {
             let id = f.flow_id(k);
             if ids.contains(&id) {
@@ -134,7 +134,7 @@ fn host(topo: &Topology, name: &str, field: impl Fn() -> String) -> Result<u32, 
     Ok(n)
 }
 
-fn check_app(app: &AppSpec, i: usize) -> Result<(), Error> {
+fn check_app(app: &AppSpec, i: usize, duration_ns: u64) -> Result<(), Error> {
     let positive = |name: &str, v: u64| {
         if v == 0 {
             Err(Error::spec(format!("flows[{i}].app.{name}"), 0, "must be > 0"))
@@ -171,6 +171,8 @@ fn check_app(app: &AppSpec, i: usize) -> Result<(), Error> {
         AppSpec::Web(w) => {
             crate::web::check(&w).map_err(|(field, v, rule)| Error::spec(format!("flows[{i}].app.{field}"), v, rule))
         }
+        AppSpec::Incast(p) => crate::incast::check(&p, duration_ns)
+            .map_err(|(field, v, rule)| Error::spec(format!("flows[{i}].app.{field}"), v, rule)),
     }
 }
 
@@ -269,12 +271,23 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
 /// Every flow of every entry, in flow-index order, each with its own random stream.
 fn build_flows(spec: &SimSpec, topo: &Topology) -> Result<Vec<FlowState>, Error> {
     let mut flows = Vec::with_capacity(spec.flow_count());
+    let mut queries = None; // (entry, its query times)
     for (i, (e, k)) in spec.each_flow().enumerate() {
         let f = &spec.flows[e];
         let (a, b) = f.flow_hosts(k);
         let src = topo.host(a, || format!("flows[{e}].src"))?;
         let dst = topo.host(b, || format!("flows[{e}].dst"))?;
-        flows.push(FlowState::new(f, src, dst, stream(spec.seed, Stream::App, i as u32)));
+        let mut flow = FlowState::new(f, src, dst, stream(spec.seed, Stream::App, i as u32));
+        if let AppSpec::Incast(p) = f.app {
+            if queries.as_ref().is_none_or(|(entry, _)| *entry != e) {
+                let mut rng = stream(spec.seed, Stream::Queries, e as u32);
+                let end = Instant(spec.duration_ns);
+                queries = Some((e, crate::incast::query_times(&p, Instant(f.start_ns), end, &mut rng)));
+            }
+            let times = queries.as_ref().expect("drawn above").1.clone();
+            flow.incast = Some(crate::incast::IncastFlow::new(p, times));
+        }
+        flows.push(flow);
     }
     Ok(flows)
 }

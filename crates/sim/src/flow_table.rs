@@ -124,6 +124,7 @@ pub fn columns(flows: &[FlowOut]) -> Vec<Column> {
         opt_f64("web_response_mean_s", |f| web(f, |w| w.response_mean_s).flatten()),
         list("web_response_pct_s", "float64", flows, |f| web(f, |w| floats(&w.response_pct_s))),
         list("web_response_hist", "uint64", flows, |f| web(f, |w| counts(&w.response_hist))),
+        opt_u64("responses", |f| f.responses),
     ]
 }
 

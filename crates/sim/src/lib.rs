@@ -8,7 +8,7 @@
 //! - [`spec`]: the engine's input (lowered by the Python front).
 //! - [`sched`]: the event queue. [`net`]: topology and routing. [`link`]: links.
 //! - [`conn`], [`app`]: TCP connections and the applications on them.
-//! - [`web`]: web sessions of HTTP/1.0 objects. [`tail`]: time with the queue above a threshold.
+//! - [`web`]: web sessions of HTTP/1.0 objects. [`incast`]: partition/aggregate queries. [`tail`]: time with the queue above a threshold.
 //! - [`fault`]: scripted drops and marks. [`pcap`]: packet captures.
 //! - `quench.rs`: ICMP Source Quenches sent by RED queues in quench mode.
 //! - [`output`]: the result; [`groups`], [`flow_table`]: large flow groups as one
@@ -22,6 +22,7 @@ pub mod error;
 pub mod fault;
 pub mod flow_table;
 pub mod groups;
+pub mod incast;
 pub mod link;
 pub mod net;
 pub mod output;

@@ -10,6 +10,9 @@ pub struct RunOutput {
     /// One summary per entry making more than `groups::RECORD_LIMIT` flows (absent when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<crate::groups::GroupOut>,
+    /// One summary per `incast` entry: its queries and their completion times (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<crate::incast::QueryOut>,
     pub queues: Vec<QueueOut>,
     pub links: Vec<LinkOut>,
     pub timeseries: TimeSeriesOut,
@@ -103,6 +106,9 @@ pub struct FlowOut {
     /// completed objects: mean, percentiles and a histogram.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub web: Option<crate::web::WebOut>,
+    /// Incast flows only: responses received in full by the aggregator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub responses: Option<u64>,
 }
 
 #[derive(Debug, Default, Serialize)]

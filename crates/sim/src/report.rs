@@ -7,6 +7,7 @@
 
 use crate::app::FlowState;
 use crate::error::Error;
+use crate::incast::{IncastFlow, QueryOut};
 use crate::output::*;
 use crate::sim::Simulation;
 use ecnlab_wire::Instant;
@@ -49,6 +50,7 @@ impl Simulation {
                 packets_forwarded: self.forwarded,
             },
             groups: crate::groups::summarize(&self.spec.flows, &flows),
+            queries: self.queries(),
             flows,
             queues,
             links,
@@ -68,6 +70,21 @@ impl Simulation {
             }
         }
         n
+    }
+
+    /// Each incast entry's queries (`incast.rs`), entries in order.
+    fn queries(&self) -> Vec<QueryOut> {
+        let mut out = Vec::new();
+        let mut first = 0;
+        for (e, entry) in self.spec.flows.iter().enumerate() {
+            let flows = &self.flows[first..first + entry.len()];
+            first += entry.len();
+            let states: Vec<&IncastFlow> = flows.iter().filter_map(|f| f.incast.as_ref()).collect();
+            if !states.is_empty() {
+                out.push(crate::incast::summarize(&entry.id, e, &states, self.warmup));
+            }
+        }
+        out
     }
 
     fn incomplete_error(&self) -> Error {
@@ -141,6 +158,7 @@ fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Insta
         transfers_completed: is_arrivals.then(|| f.transfers.completed()),
         transfer_goodput_mean_bps: if is_arrivals { f.transfers.mean_goodput_bps() } else { None },
         web: f.web.as_ref().map(crate::web::Web::summary),
+        responses: f.incast.as_ref().map(|q| q.done.len() as u64),
     }
 }
 

@@ -17,6 +17,8 @@ pub enum Stream {
     LinkLoss = 2,
     /// A flow's application (random sizes, think times).
     App = 3,
+    /// An incast entry's query issue times (indexed by entry, shared by its flows).
+    Queries = 4,
 }
 
 /// SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mix.

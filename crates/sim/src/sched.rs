@@ -26,7 +26,7 @@ pub enum Event {
     ConnTimer { slot: u32, gen: u32, end: End },
     /// A flow's application starts its next connection.
     AppStart { flow: u32 },
-    /// A (telnet) flow's application writes to its connection.
+    /// A flow's application writes to its connection (telnet; incast requests).
     AppWrite { flow: u32 },
     /// Take one sample of every sampled queue.
     Sample,

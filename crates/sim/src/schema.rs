@@ -14,7 +14,7 @@ use serde::ser::{self, Impossible, Serialize, SerializeStruct, Serializer};
 use serde_json::{json, Value};
 use std::fmt;
 
-/// The keys of each record kind: `{"sim"|"flow"|"queue"|"link"|"group": {"keys": [...], "optional": [...]}}`.
+/// The keys of each record kind: `{"sim"|"flow"|"queue"|"link"|"group"|"query": {"keys": [...], "optional": [...]}}`.
 pub fn summary_schema() -> Value {
     json!({
         "sim": keys(&SimOut::default()),
@@ -22,6 +22,7 @@ pub fn summary_schema() -> Value {
         "queue": keys(&QueueOut::default()),
         "link": keys(&LinkOut::default()),
         "group": keys(&GroupOut::default()),
+        "query": keys(&crate::incast::QueryOut::default()),
     })
 }
 

@@ -366,15 +366,16 @@ impl Simulation {
         self.touch(slot, gen, End::Client, now);
     }
 
-    /// A telnet source writes a packet to its connection (if it is still open).
+    /// A telnet source writes a packet, or an incast aggregator its due requests,
+    /// to the flow's connection (if it is still open).
     fn on_app_write(&mut self, flow: u32, now: Instant) {
         let f = &mut self.flows[flow as usize];
         let Some((slot, gen)) = f.live_conn else { return };
         let Some(c) = self.conns.get(slot, gen) else { return };
-        if let Some(t) = f.telnet_write(c, now).filter(|&t| t <= self.end) {
+        let (end, next) = f.app_write(c, now);
+        if let Some(t) = next.filter(|&t| t <= self.end) {
             self.sched.schedule(t, Event::AppWrite { flow });
         }
-        let end = f.source_end();
         self.touch(slot, gen, end, now);
     }
 

@@ -163,6 +163,8 @@ pub enum AppSpec {
     FtpArrivals { min_bytes: u64, max_bytes: u64, mean_gap_ns: u64 },
     /// Web sessions of pages of objects, one connection per object (`web.rs`).
     Web(crate::web::WebParams),
+    /// Partition/aggregate queries: the entry's flows answer each query together (`incast.rs`).
+    Incast(crate::incast::IncastParams),
 }
 
 fn one_byte() -> u32 {
@@ -176,6 +178,7 @@ impl AppSpec {
             AppSpec::Bulk { bytes } => bytes.is_some(),
             AppSpec::Serial { .. } => true,
             AppSpec::RequestResponse { count, .. } => count.is_some(),
+            AppSpec::Incast(p) => p.queries.is_some(),
             AppSpec::Telnet { .. } | AppSpec::FtpArrivals { .. } | AppSpec::Web(_) => false,
         }
     }

@@ -174,6 +174,17 @@ pub struct TcpConfig {
     /// sent, retransmission or not (`SetCWRonRetransmit_` true).
     #[serde(default)]
     pub ecn_on_retransmit: bool,
+    /// Every packet of an ECN connection carries the congestion control's ECT
+    /// codepoint: the SYN, the SYN-ACK, pure ACKs, FINs and retransmissions
+    /// as well as new data. Linux does so for a congestion control that needs
+    /// ECN (DCTCP: `tcp_ecn_send_syn` sets ECT on the SYN and `tcp_ecn_send`
+    /// leaves it on ACKs and retransmissions when `tcp_ca_needs_ecn`), as does
+    /// ns-3's `DctcpEcn` mode, because a DCTCP switch drops Not-ECT packets
+    /// above its marking threshold K. The front turns it on with `cc = dctcp`.
+    /// Off: RFC 3168 §6.1.4, §6.1.5 (only new data is ECT). A CE on a packet
+    /// without data is not echoed either way.
+    #[serde(default)]
+    pub ect_all_packets: bool,
     /// Every recovery waits for the cumulative ACK to pass `recover` (snd_max
     /// at the last fast retransmit or timeout) before a new fast retransmit.
     /// Off: only NewReno and SACK do (RFC 6582 §3.2 step 1, RFC 6675 §5), and
@@ -313,6 +324,7 @@ impl Default for TcpConfig {
             newreno_timer: NewRenoTimer::Impatient,
             window_scale: true,
             ecn_on_retransmit: false,
+            ect_all_packets: false,
             recover_guard_all: false,
             window_arith: WindowArith::Rfc5681,
             syn_immediate_ack: true,

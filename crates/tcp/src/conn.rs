@@ -210,7 +210,7 @@ impl Connection {
         };
         self.handshake_rtt_sample(now);
         self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
-        if self.neg.ecn && seg.ecn == Ecn::Ce {
+        if self.neg.ecn && seg.ecn == Ecn::Ce && self.cfg.ecn == EcnMode::EcnPlus {
             // RFC 5562 §3.2: a CE SYN-ACK is echoed with ECE on the ACK.
             self.stats.ce_received += 1;
             self.rcv.echo = EcnEcho::SynAckCe;
@@ -308,7 +308,8 @@ impl Connection {
             return Some(self.send_data(now, tx));
         }
         if self.rcv.ack_due() {
-            let seg = Segment { flags: TcpFlags::ACK, seq: self.snd.nxt, ..Segment::default() };
+            let seg =
+                Segment { flags: TcpFlags::ACK, seq: self.snd.nxt, ecn: self.control_ecn(), ..Segment::default() };
             return Some(self.stamp(seg));
         }
         None
@@ -331,6 +332,9 @@ impl Connection {
                 seg.wscale = self.cfg.wscale();
                 if self.cfg.ecn.enabled() {
                     seg.flags.insert(TcpFlags::ECE | TcpFlags::CWR);
+                    if self.cfg.ect_all_packets {
+                        seg.ecn = self.snd.cc.codepoint(); // Linux tcp_ecn_send_syn with DCTCP
+                    }
                 }
             }
             Role::Server => {
@@ -347,6 +351,9 @@ impl Connection {
                 // RFC 5562 §3.1: ECT SYN-ACK; a retransmitted one is Not-ECT (§3.2).
                 ect = self.neg.ecn && self.cfg.ecn == EcnMode::EcnPlus && !retransmit;
                 seg.ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
+                if self.neg.ecn && self.cfg.ect_all_packets {
+                    seg.ecn = self.snd.cc.codepoint();
+                }
             }
         }
         self.hs = Handshake::Sent { at: now, retransmitted: retransmit, ect };
@@ -364,8 +371,10 @@ impl Connection {
         // A FIN without data is sent Not-ECT as well. With `ecn_on_retransmit`
         // (ns-2 `output()`, `SetCWRonRetransmit_`) a retransmission is ECT and
         // may carry the CWR.
+        // With `ect_all_packets` (Linux and ns-3 DCTCP) every segment is ECT.
         let new_data = tx.len > 0 && (!tx.retransmit || self.cfg.ecn_on_retransmit);
-        let ecn = if new_data && self.snd.ecn != EcnSend::Disabled { self.snd.cc.codepoint() } else { Ecn::NotEct };
+        let ect = new_data || self.cfg.ect_all_packets;
+        let ecn = if ect && self.snd.ecn != EcnSend::Disabled { self.snd.cc.codepoint() } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
             flags.insert(TcpFlags::CWR);
@@ -379,8 +388,14 @@ impl Connection {
 
     /// DCTCP (`recv.rs`): the pure ACK of the data before a CE change, with the old ECE.
     fn prior_ack(&mut self, ack: u64, ece: bool) -> Segment {
-        let mut seg =
-            Segment { flags: TcpFlags::ACK, seq: self.snd.nxt, ack, window: self.cfg.rwnd_bytes, ..Segment::default() };
+        let mut seg = Segment {
+            flags: TcpFlags::ACK,
+            seq: self.snd.nxt,
+            ack,
+            window: self.cfg.rwnd_bytes,
+            ecn: self.control_ecn(),
+            ..Segment::default()
+        };
         if ece {
             seg.flags.insert(TcpFlags::ECE);
         }
@@ -401,6 +416,15 @@ impl Connection {
         self.rcv.on_ack_sent();
         self.count(&seg);
         seg
+    }
+
+    /// The codepoint of a pure ACK: Not-ECT (RFC 3168 §6.1.4) unless `ect_all_packets`.
+    fn control_ecn(&self) -> Ecn {
+        if self.cfg.ect_all_packets && self.snd.ecn != EcnSend::Disabled {
+            self.snd.cc.codepoint()
+        } else {
+            Ecn::NotEct
+        }
     }
 
     fn count(&mut self, seg: &Segment) {

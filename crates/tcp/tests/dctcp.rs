@@ -116,3 +116,37 @@ fn test_ect1_option_stamps_new_data_ect1() {
     let net = Net::transfer(cfg, 20 * MSS as u64, vec![]);
     assert!(net.data().filter(|l| l.dir == Dir::C2S && !l.seg.retransmit).all(|l| l.seg.ecn == Ecn::Ect1));
 }
+
+/// Linux sends every packet of a DCTCP connection ECT — the SYN
+/// (`tcp_ecn_send_syn` when the congestion control needs ECN), pure ACKs and
+/// retransmissions (`tcp_ecn_send` clears ECT on them only for the others) —
+/// and ns-3's `DctcpEcn` mode does the same, because a DCTCP switch drops a
+/// Not-ECT packet that arrives above K. `ect_all_packets` is that rule; without
+/// it RFC 3168 §6.1.4 and §6.1.5 hold ("pure acknowledgement packets ... MUST
+/// NOT" be ECT; retransmitted data packets "SHOULD NOT").
+#[test]
+fn test_ect_on_every_packet_with_ect_all_packets() {
+    let faults = vec![drop(Target::DataTx(5))];
+    for delayed_ack in [false, true] {
+        let all =
+            Net::transfer(TcpConfig { ect_all_packets: true, ..dctcp(delayed_ack) }, 20 * MSS as u64, faults.clone());
+        assert!(all.log.iter().any(|l| l.seg.retransmit && l.seg.payload_len > 0), "{}", all.dump());
+        for l in &all.log {
+            assert_eq!(l.seg.ecn, Ecn::Ect0, "every packet ECT(0): {:?}\n{}", l.seg, all.dump());
+        }
+        let rfc = Net::transfer(dctcp(delayed_ack), 20 * MSS as u64, faults.clone());
+        for l in &rfc.log {
+            let new_data = l.seg.payload_len > 0 && !l.seg.retransmit;
+            let want = if new_data { Ecn::Ect0 } else { Ecn::NotEct };
+            assert_eq!(l.seg.ecn, want, "RFC 3168: only new data ECT: {:?}\n{}", l.seg, rfc.dump());
+        }
+        let kinds = |net: &Net| {
+            let syn = net.log.iter().filter(|l| l.seg.flags.syn()).count();
+            let fin = net.log.iter().filter(|l| l.seg.flags.fin()).count();
+            let acks = net.log.iter().filter(|l| l.seg.payload_len == 0 && !l.seg.flags.syn()).count();
+            (syn, fin, acks)
+        };
+        let (syn, fin, acks) = kinds(&rfc);
+        assert!(syn == 2 && fin == 2 && acks > 5, "the trace has SYNs, FINs and pure ACKs to check");
+    }
+}

@@ -248,6 +248,7 @@ def _fidelity(args: argparse.Namespace) -> int:
         return 2
     print(HEADER, flush=True)
     rows = []
+
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
