@@ -37,7 +37,8 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         'tcp.ecm: unknown key, did you mean "ecn"? (allowed: abc, abe, ack_ce_at_once, cc, clock_granularity, '
         "clock_phase, dctcp_ect, dctcp_shift_g, delack_timeout, delayed_ack, dupack_threshold, ecn, ecn_backoff, "
         "ecn_min_cwnd, "
-        "ecn_on_retransmit, ecn_plus, ect_all_packets, guard_after_timeout, init_cwnd, initial_rto, limited_transmit, "
+        "ecn_on_retransmit, ecn_plus, ect_all_packets, guard_after_timeout, idle_restart, init_cwnd, initial_rto, "
+        "limited_transmit, "
         "limited_transmit_all, max_rto, min_rto, mss, newreno_timer, personality, prr, rack, recover_guard_all, "
         "recovery, rto_arith, rto_keeps_recovery_ssthresh, rtx_restart_on_fr, rwnd, sack_after_rto, sack_is_lost, "
         "ssthresh_basis, syn_immediate_ack, timer_before_sample, variant, window_arith, window_scale)",

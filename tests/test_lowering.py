@@ -176,6 +176,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "prr": False,
         "rack": False,
         "ect_all_packets": False,
+        "idle_restart": "rfc5681",
     }
 
 

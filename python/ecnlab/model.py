@@ -122,6 +122,7 @@ class TcpSpec:
     prr: bool = False
     rack: bool = False
     ect_all_packets: bool = False
+    idle_restart: str = "rfc5681"  # the rfc personality's (RFC 5681 §4.1)
     dctcp_shift_g: int = 4  # DCTCP g = 2^-shift (RFC 8257 §3.3, Linux dctcp_shift_g)
     dctcp_ect: int = 0  # DCTCP's codepoint: ECT(0) or ECT(1)
 
@@ -145,6 +146,8 @@ NS2_RULE_KEYS = (
     "rack",
     # ECT on every packet (Linux and ns-3 with DCTCP; on by default with cc = "dctcp"):
     "ect_all_packets",
+    # The window after an idle period (crates/tcp/src/idle.rs): off, rfc5681 or linux.
+    "idle_restart",
 )
 
 #: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere; the engine JSON carries

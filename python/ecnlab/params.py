@@ -31,6 +31,7 @@ TCP_RECOVERIES = ("tahoe", "reno", "newreno", "sack")
 TCP_VARIANTS = TCP_RECOVERIES
 # Congestion controls: one per file in crates/tcp/src/cc/ (the registry in cc/mod.rs).
 TCP_CCS = ("reno", "cubic", "dctcp")
+IDLE_RESTARTS = ("off", "rfc5681", "linux")
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
 WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
@@ -98,6 +99,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "prr": ("prr", boolean),
     "rack": ("rack", boolean),
     "ect_all_packets": ("ect_all_packets", boolean),
+    "idle_restart": ("idle_restart", choice(IDLE_RESTARTS)),
 }
 
 

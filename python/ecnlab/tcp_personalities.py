@@ -70,6 +70,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "max_rto_ns": 60 * S,
         "clock_granularity_ns": 1 * MS,
         "delack_timeout_ns": 100 * MS,
+        "idle_restart": "rfc5681",  # RFC 5681 §4.1
         **_NOT_NS2,
         **_NOT_LINUX,
     },
@@ -94,6 +95,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "sack_is_lost": False,
         "rtx_restart_on_fr": True,
         "limited_transmit_all": True,
+        "idle_restart": "off",  # ns-2's one-way agents: no restart window (slow_start_restart_ is FullTcp's)
         **_NOT_LINUX,
     },
     "linux": {
@@ -114,5 +116,6 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "rto_keeps_recovery_ssthresh": True,
         "prr": True,
         "rack": True,
+        "idle_restart": "linux",  # tcp_slow_start_after_idle = 1: tcp_cwnd_restart
     },
 }

@@ -13,7 +13,7 @@ use ecnlab_sim::incast::{IncastParams, QueryArrivals};
 use ecnlab_sim::output::RunOutput;
 use ecnlab_sim::spec::*;
 use ecnlab_sim::Simulation;
-use ecnlab_tcp::{CcKind, EcnMode, Recovery, SsthreshBasis, TcpConfig};
+use ecnlab_tcp::{CcKind, EcnMode, IdleRestart, Recovery, SsthreshBasis, TcpConfig};
 
 const US: u64 = 1_000;
 
@@ -101,7 +101,7 @@ fn data_centre(n: usize, q: QueueConfig, tcp: TcpConfig) -> RunOutput {
 }
 
 /// Linux's loss recovery (the linux personality's rules: IW10, PRR, RACK marking, SACK-based
-/// retransmission after a timeout) with a data-centre minimum RTO.
+/// retransmission after a timeout, the window after idle) with a data-centre minimum RTO.
 fn dc_tcp() -> TcpConfig {
     TcpConfig {
         recovery: Recovery::Sack,
@@ -111,6 +111,7 @@ fn dc_tcp() -> TcpConfig {
         sack_after_rto: true,
         ssthresh_basis: SsthreshBasis::Cwnd,
         rto_keeps_recovery_ssthresh: true,
+        idle_restart: IdleRestart::Linux,
         delayed_ack: false, // quick ACKs, as data-centre hosts that lower the minimum RTO run
         min_rto_ns: 10 * MS,
         rwnd_bytes: 4 << 20,

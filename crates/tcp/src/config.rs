@@ -287,6 +287,11 @@ pub struct TcpConfig {
     /// the retransmission timer.
     #[serde(default)]
     pub rack: bool,
+    /// The window after an idle period longer than the RTO (`idle.rs`): off,
+    /// RFC 5681 §4.1 (cwnd = min(cwnd, IW)) or Linux's `tcp_cwnd_restart`
+    /// (halved per RTO idle, not below IW; ssthresh = max(ssthresh, ¾·cwnd)).
+    #[serde(default)]
+    pub idle_restart: crate::idle::IdleRestart,
 }
 
 /// `TcpConfig::ssthresh_basis`.
@@ -344,6 +349,7 @@ impl Default for TcpConfig {
             rto_keeps_recovery_ssthresh: false,
             prr: false,
             rack: false,
+            idle_restart: crate::idle::IdleRestart::Rfc5681,
         }
     }
 }

@@ -304,6 +304,7 @@ impl Connection {
         if let Some((ack, ece)) = self.rcv.take_prior_ack() {
             return Some(self.prior_ack(ack, ece));
         }
+        self.snd.restart_if_idle(now);
         if let Some(tx) = self.snd.next_tx() {
             return Some(self.send_data(now, tx));
         }

@@ -25,6 +25,7 @@ mod assembler;
 mod cc;
 pub mod config;
 mod conn;
+pub mod idle;
 mod prr;
 mod quench;
 mod rack;
@@ -41,5 +42,6 @@ pub use config::{
     window_shift, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, RtoArith, SsthreshBasis, TcpConfig, WindowArith,
 };
 pub use conn::{AppEvent, Connection, Role, State};
+pub use idle::IdleRestart;
 pub use stats::TcpStats;
 pub use window::CaState;

@@ -12,6 +12,7 @@
 
 use crate::cc::AnyCc;
 use crate::config::{NewRenoTimer, Recovery, SsthreshBasis, TcpConfig, WindowArith};
+use crate::idle::{self, IdleRestart};
 use crate::prr::Prr;
 use crate::rtt::RttEstimator;
 use crate::sack::{Scoreboard, SeqSpace};
@@ -122,6 +123,11 @@ pub(crate) struct Sender {
     /// `TcpConfig::prr`, and the reduction in progress (`prr.rs`).
     pub(crate) prr_on: bool,
     pub(crate) prr: Option<Prr>,
+    /// `TcpConfig::idle_restart` (`idle.rs`), the IW it restarts at, and when
+    /// the last data segment was sent.
+    pub(crate) idle_restart: IdleRestart,
+    pub(crate) iw_segments: u32,
+    pub(crate) last_data_sent: Option<Instant>,
 }
 
 impl Sender {
@@ -167,6 +173,9 @@ impl Sender {
             rto_keeps_recovery_ssthresh: cfg.rto_keeps_recovery_ssthresh,
             prr_on: cfg.prr,
             prr: None,
+            idle_restart: cfg.idle_restart,
+            iw_segments: cfg.init_cwnd_segments,
+            last_data_sent: None,
         }
     }
 
@@ -317,6 +326,9 @@ impl Sender {
         if let Some(p) = self.prr.as_mut() {
             p.on_sent(u64::from(tx.len));
         }
+        if tx.len > 0 {
+            self.last_data_sent = Some(now);
+        }
         if tx.retransmit {
             self.sb.on_retransmit(tx.seq, end, self.max);
             self.timing = None; // Karn: no sample across a retransmission
@@ -366,5 +378,28 @@ impl Sender {
 
     pub(crate) fn rto(&self) -> Duration {
         self.rtt.rto()
+    }
+
+    /// Before new data leaves at `now`: the window after an idle period
+    /// (`idle.rs`), when nothing is outstanding and data is waiting.
+    pub(crate) fn restart_if_idle(&mut self, now: Instant) {
+        if self.idle_restart == IdleRestart::Off || self.una < self.max || self.nxt >= self.data_end() {
+            return;
+        }
+        let Some(last) = self.last_data_sent else { return };
+        let open = self.win.phase == Phase::Open;
+        let ssthresh = self.win.ssthresh;
+        let (cwnd, new_ssthresh) = idle::restart(
+            self.idle_restart,
+            self.win.cwnd,
+            ssthresh,
+            self.win.mss,
+            self.iw_segments,
+            (now - last).0,
+            self.rto().0,
+        );
+        self.win.cwnd = cwnd;
+        self.win.ssthresh = if open { new_ssthresh } else { ssthresh }; // tcp_current_ssthresh
+        self.last_data_sent = Some(now); // checked: one restart per idle period
     }
 }

@@ -5,7 +5,8 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, Recovery, SsthreshBasis, TcpConfig};
+use ecnlab_tcp::{CaState, IdleRestart, Recovery, SsthreshBasis, TcpConfig};
+use ecnlab_wire::{Duration, Instant};
 use harness::*;
 
 #[track_caller]
@@ -247,4 +248,64 @@ fn test_rack_lost_retransmission() {
 #[test]
 fn test_rack_lost_retransmission_delack() {
     rack_lost_retransmission(true)
+}
+
+// ------------------------------------------------------------- idle_restart
+
+/// 40 segments, then `idle` without data, then 100 more: (cwnd before the idle
+/// period, RTO then, ssthresh before, the segments of the first flight after it, cwnd and ssthresh after).
+fn after_idle(rule: IdleRestart, delayed_ack: bool, idle: Duration) -> (u32, Duration, u32, usize, u32, u32) {
+    let cfg = TcpConfig { idle_restart: rule, ..config(Recovery::Sack, delayed_ack) };
+    let mut net = Net::new(cfg.clone(), cfg, vec![]);
+    net.c.send(40 * MSS as u64);
+    net.run(Instant(Duration::from_secs(30).as_nanos()));
+    assert_eq!(net.c.bytes_in_flight(), 0, "all acknowledged\n{}", net.dump());
+    let last = net.data().filter(|l| l.dir == Dir::C2S).map(|l| l.t).max().unwrap();
+    let (cwnd, ssthresh, rto) = (net.c.cwnd(), net.c.ssthresh(), net.c.rto());
+    net.now = last + idle;
+    let resume = net.now;
+    net.c.send(100 * MSS as u64); // more than any window here: the first flight is cwnd
+    net.run(Instant(Duration::from_secs(90).as_nanos()));
+    let burst = net.data().filter(|l| l.dir == Dir::C2S && l.t == resume).count();
+    let after = net.log.iter().find(|l| l.dir == Dir::C2S && l.t == resume).unwrap();
+    (cwnd, rto, ssthresh, burst, after.cwnd, after.ssthresh)
+}
+
+/// RFC 5681 §4.1: "TCP SHOULD set cwnd to no more than RW before beginning
+/// transmission if the TCP has not sent data in an interval exceeding the
+/// retransmission timeout" (RW = min(IW, cwnd)); Linux instead halves cwnd
+/// once per RTO of idle time, never below RW, and raises ssthresh to ¾ of
+/// the old cwnd (`tcp_cwnd_restart`: "while ((delta -= icsk_rto) > 0 && cwnd
+/// > restart_cwnd) cwnd >>= 1", `tcp_current_ssthresh`). Off: the old window.
+#[test]
+fn test_window_after_idle_rfc5681_linux_and_off() {
+    for delayed_ack in [false, true] {
+        let idle = Duration::from_millis(2500);
+        let (cwnd, rto, ssthresh, burst, after, _) = after_idle(IdleRestart::Off, delayed_ack, idle);
+        let mss = MSS;
+        assert!(cwnd >= 8 * mss && rto.0 < idle.0, "a grown window and an idle period over one RTO");
+        assert_eq!((burst as u32, after), (cwnd / mss, cwnd), "off: the whole old window at once");
+        let (_, _, _, burst, after, sst) = after_idle(IdleRestart::Rfc5681, delayed_ack, idle);
+        assert_eq!((burst, after, sst), (2, 2 * mss, ssthresh), "RFC 5681: IW (2 segments), ssthresh kept");
+        let (_, _, _, burst, after, sst) = after_idle(IdleRestart::Linux, delayed_ack, idle);
+        let mut want = cwnd / mss;
+        let mut delta = idle.0 as i64;
+        while {
+            delta -= rto.0 as i64;
+            delta > 0
+        } && want > 2
+        {
+            want >>= 1;
+        }
+        let want = want.max(2);
+        let c = cwnd / mss;
+        assert_eq!((burst as u32, after), (want, want * mss), "Linux: halved per RTO idle (RTO {rto:?})");
+        assert_eq!(sst, ssthresh.max(((c >> 1) + (c >> 2)) * mss), "Linux: ssthresh = max(ssthresh, 3/4 cwnd)");
+        // Within one RTO nothing changes, whatever the rule.
+        let short = Duration(rto.0 / 2);
+        for rule in [IdleRestart::Rfc5681, IdleRestart::Linux] {
+            let (cwnd, _, _, burst, after, _) = after_idle(rule, delayed_ack, short);
+            assert_eq!((burst as u32, after), (cwnd / mss, cwnd), "{rule:?} within one RTO");
+        }
+    }
 }
