@@ -44,8 +44,11 @@ def add_parsers(sub: Any) -> None:
     fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
     fidelity.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table to FILE")
     fidelity.add_argument("--points", metavar="TEXT", help="only the points whose name contains TEXT (e.g. 50M-80ms)")
-    scaling = bsub.add_parser("scaling", help="ecnlab's cost per packet: flows 10 -> 10 000, rate 10M -> 10G")
+    scaling = bsub.add_parser(
+        "scaling", help="ecnlab's cost per packet: flows 10 -> 1 000 000, rate 10M -> 100G, fat trees"
+    )
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
+    scaling.add_argument("--only", choices=("flows", "million", "rate", "fattree"), help="one series only")
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -63,7 +66,7 @@ def dispatch(args: argparse.Namespace) -> int:
         from ecnlab.bench.scaling import format_scaling, run_scaling
 
         print(format_scaling([]))
-        run_scaling(args.quick, print)
+        run_scaling(args.quick, print, only=args.only)
         return 0
     from ecnlab.bench.cases import CASES
     from ecnlab.bench.ns3 import install_ns3, ns3_available

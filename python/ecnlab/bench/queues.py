@@ -103,9 +103,9 @@ def run_engine_bench(
     ``flows`` flows), each bottleneck queue in turn, repeated ``reps`` times interleaved; best kept."""
     import ecnlab
     from ecnlab.bench.cases import scenario_dict
-    from ecnlab.bench.scaling import _case
+    from ecnlab.bench.scaling import Point, _case
 
-    case = _case(10**9, flows, seconds)
+    case = _case(Point("flows", 10**9, flows, seconds))
     best: dict[str, float] = {}
     for rep in range(reps):
         for name, q in ENGINE_QUEUES.items():
