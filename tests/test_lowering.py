@@ -177,6 +177,9 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "rack": False,
         "ect_all_packets": False,
         "idle_restart": "rfc5681",
+        "pacing": False,
+        "pacing_ss_ratio": 200,
+        "pacing_ca_ratio": 120,
     }
 
 

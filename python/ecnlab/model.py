@@ -123,6 +123,9 @@ class TcpSpec:
     rack: bool = False
     ect_all_packets: bool = False
     idle_restart: str = "rfc5681"  # the rfc personality's (RFC 5681 §4.1)
+    pacing: bool = False
+    pacing_ss_ratio: int = 200  # Linux tcp_pacing_ss_ratio
+    pacing_ca_ratio: int = 120  # Linux tcp_pacing_ca_ratio
     dctcp_shift_g: int = 4  # DCTCP g = 2^-shift (RFC 8257 §3.3, Linux dctcp_shift_g)
     dctcp_ect: int = 0  # DCTCP's codepoint: ECT(0) or ECT(1)
 
@@ -148,6 +151,10 @@ NS2_RULE_KEYS = (
     "ect_all_packets",
     # The window after an idle period (crates/tcp/src/idle.rs): off, rfc5681 or linux.
     "idle_restart",
+    # Pacing (crates/tcp/src/pacing.rs): on/off and Linux's ratios, percent.
+    "pacing",
+    "pacing_ss_ratio",
+    "pacing_ca_ratio",
 )
 
 #: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere; the engine JSON carries

@@ -100,6 +100,9 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "rack": ("rack", boolean),
     "ect_all_packets": ("ect_all_packets", boolean),
     "idle_restart": ("idle_restart", choice(IDLE_RESTARTS)),
+    "pacing": ("pacing", boolean),
+    "pacing_ss_ratio": ("pacing_ss_ratio", integer(1, 1000)),
+    "pacing_ca_ratio": ("pacing_ca_ratio", integer(1, 1000)),
 }
 
 

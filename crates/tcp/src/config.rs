@@ -292,6 +292,24 @@ pub struct TcpConfig {
     /// (halved per RTO idle, not below IW; ssthresh = max(ssthresh, ¾·cwnd)).
     #[serde(default)]
     pub idle_restart: crate::idle::IdleRestart,
+    /// Pace data segments at ratio/100 · cwnd / srtt (`pacing.rs`), the ratio
+    /// `pacing_ss_ratio` in slow start (cwnd < ssthresh/2) and
+    /// `pacing_ca_ratio` otherwise, percent (Linux `tcp_pacing_ss_ratio` 200,
+    /// `tcp_pacing_ca_ratio` 120). Off: segments leave as the window allows.
+    #[serde(default)]
+    pub pacing: bool,
+    #[serde(default = "two_hundred")]
+    pub pacing_ss_ratio: u32,
+    #[serde(default = "one_twenty")]
+    pub pacing_ca_ratio: u32,
+}
+
+fn two_hundred() -> u32 {
+    200
+}
+
+fn one_twenty() -> u32 {
+    120
 }
 
 /// `TcpConfig::ssthresh_basis`.
@@ -350,6 +368,9 @@ impl Default for TcpConfig {
             prr: false,
             rack: false,
             idle_restart: crate::idle::IdleRestart::Rfc5681,
+            pacing: false,
+            pacing_ss_ratio: 200,
+            pacing_ca_ratio: 120,
         }
     }
 }
@@ -446,6 +467,9 @@ impl TcpConfig {
             "< clock_granularity_ns",
         )?;
         check(self.abc <= 100, "abc", self.abc, "0 (per ACK) or 1..=100 segments (RFC 3465 L)")?;
+        for (field, v) in [("pacing_ss_ratio", self.pacing_ss_ratio), ("pacing_ca_ratio", self.pacing_ca_ratio)] {
+            check((1..=1000).contains(&v), field, v, "1..=1000 percent of cwnd/srtt")?;
+        }
         self.validate_dctcp()
     }
 

@@ -135,6 +135,8 @@ pub struct Connection {
     rcv: Receiver,
     events: VecDeque<AppEvent>,
     stats: TcpStats,
+    /// With `pacing`: no new data segment before this (`pacing.rs`).
+    pace_at: Option<Instant>,
 }
 
 impl Connection {
@@ -158,6 +160,7 @@ impl Connection {
             hs: Handshake::Idle,
             events: VecDeque::new(),
             stats: TcpStats::default(),
+            pace_at: None,
         }
     }
 
@@ -304,9 +307,13 @@ impl Connection {
         if let Some((ack, ece)) = self.rcv.take_prior_ack() {
             return Some(self.prior_ack(ack, ece));
         }
-        self.snd.restart_if_idle(now);
-        if let Some(tx) = self.snd.next_tx() {
-            return Some(self.send_data(now, tx));
+        if self.pace_at.is_none_or(|t| t <= now) {
+            self.snd.restart_if_idle(now);
+            if let Some(tx) = self.snd.next_tx() {
+                let seg = self.send_data(now, tx);
+                self.pace(now, &seg);
+                return Some(seg);
+            }
         }
         if self.rcv.ack_due() {
             let seg =
@@ -456,7 +463,19 @@ impl Connection {
             Handshake::Delayed { until } => Some(until),
             _ => None,
         };
-        [self.snd.timer.deadline(), self.rcv.poll_at(), syn_ack].into_iter().flatten().min()
+        // A pacing release matters only while a segment waits for it.
+        let paced = self.pace_at.filter(|_| self.snd.next_tx().is_some());
+        [self.snd.timer.deadline(), self.rcv.poll_at(), syn_ack, paced].into_iter().flatten().min()
+    }
+
+    /// With `pacing`: when the segment after `seg` (just sent at `now`) may leave.
+    fn pace(&mut self, now: Instant, seg: &Segment) {
+        if !self.cfg.pacing || seg.payload_len == 0 {
+            return;
+        }
+        let (cwnd, ssthresh) = (self.snd.win.cwnd, self.snd.win.ssthresh);
+        let (ss, ca) = (self.cfg.pacing_ss_ratio, self.cfg.pacing_ca_ratio);
+        self.pace_at = crate::pacing::next_release(now, seg.wire_len(), cwnd, ssthresh, self.snd.rtt.srtt(), ss, ca);
     }
 
     pub fn on_timer(&mut self, now: Instant) {

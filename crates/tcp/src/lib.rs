@@ -26,6 +26,7 @@ mod cc;
 pub mod config;
 mod conn;
 pub mod idle;
+mod pacing;
 mod prr;
 mod quench;
 mod rack;

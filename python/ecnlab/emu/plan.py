@@ -113,6 +113,9 @@ def _check_supported(sc: Scenario) -> None:
                 f"Linux has no such loss recovery; emulate supports {allowed}",
                 f.tcp.recovery,
             )
+        if f.tcp.pacing:
+            # Linux paces Reno and CUBIC only through the fq qdisc, which this kernel lacks (MODERN-ECN.md §1).
+            raise ScenarioError(f"flows.{f.id}.tcp.pacing", "emulate cannot pace Linux TCP here (no fq qdisc)", True)
 
 
 def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:
