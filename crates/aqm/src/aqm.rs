@@ -114,6 +114,12 @@ pub(crate) trait SchedAqm {
     /// The sub-queue whose head leaves at `now`, after signalling or dropping
     /// heads as the AQM decides; `None` when every sub-queue is empty.
     fn dequeue<R: RngCore + ?Sized, B: Backlog>(&mut self, now: Instant, b: &mut B, rng: &mut R) -> Option<usize>;
+    /// True for a single-FIFO [`Aqm`]: the host pops the head itself and
+    /// tells the AQM with [`Self::on_popped`] instead of calling `dequeue`.
+    const FIFO: bool = false;
+    /// A single-FIFO AQM's departure: a packet of `len` bytes left after
+    /// `sojourn`; `after` excludes it ([`Aqm::on_dequeue`]).
+    fn on_popped(&mut self, _now: Instant, _sojourn: Duration, _len: u32, _after: &QueueView) {}
     /// Every sub-queue is empty as of `now`.
     fn on_idle(&mut self, _now: Instant) {}
     /// RED's average queue, if this AQM keeps one.
@@ -146,6 +152,11 @@ impl<A: Aqm> SchedAqm for A {
         let after = QueueView { len_pkts: b.len_pkts() - 1, len_bytes: b.len_bytes() - u64::from(h.len) };
         Aqm::on_dequeue(self, now, h.sojourn(now), h.len, &after);
         Some(0)
+    }
+    const FIFO: bool = true;
+    #[inline(always)]
+    fn on_popped(&mut self, now: Instant, sojourn: Duration, len: u32, after: &QueueView) {
+        Aqm::on_dequeue(self, now, sojourn, len, after);
     }
     fn on_idle(&mut self, now: Instant) {
         Aqm::on_idle(self, now);

@@ -158,6 +158,15 @@ impl<P: QueuedPacket> Store<P> {
         Some(e.pkt)
     }
 
+    /// [`Self::pop`] of a single FIFO, with the packet's length and sojourn.
+    #[inline(always)]
+    pub fn pop_head(&mut self) -> Option<(P, u32, Duration)> {
+        let e = self.take(0)?;
+        let sojourn = self.now.saturating_since(e.since);
+        self.stats.on_dequeue(0, e.len, sojourn);
+        Some((e.pkt, e.len, sojourn))
+    }
+
     #[inline]
     pub fn iter(&self) -> impl Iterator<Item = &P> {
         self.subs.iter().map(|e| &e.pkt)

@@ -185,6 +185,7 @@ impl<P: QueuedPacket> AqmQueue<P> {
 
     /// As [`Self::enqueue`], telling how the packet was admitted; on
     /// [`Enqueued::Quench`] the caller must send the Source Quench.
+    #[inline(always)]
     pub fn enqueue_signalled<R: RngCore + ?Sized>(
         &mut self,
         now: Instant,
@@ -312,9 +313,17 @@ impl<P: QueuedPacket> Host<P> {
         self.store.at(now);
         aqm.tick(now, &self.store);
         let before = self.store.len_pkts();
-        let pkt = match aqm.dequeue(now, &mut self.store, rng) {
-            Some(sub) => self.store.pop(sub),
-            None => None,
+        let pkt = if A::FIFO {
+            // One FIFO, decided at arrival: pop, then tell the AQM (no head lookup first).
+            self.store.pop_head().map(|(pkt, len, sojourn)| {
+                aqm.on_popped(now, sojourn, len, &QueueView::of(&self.store));
+                pkt
+            })
+        } else {
+            match aqm.dequeue(now, &mut self.store, rng) {
+                Some(sub) => self.store.pop(sub),
+                None => None,
+            }
         };
         if self.store.len_pkts() == 0 && before > 0 {
             aqm.on_idle(now);

@@ -118,19 +118,26 @@ pub struct QueuedRef {
     pub ecn: Ecn,
     /// False for a Source Quench (`Packet::may_quench`).
     pub may_quench: bool,
-    /// The packet's transport flow: a 32-bit hash of (flow, connection,
-    /// direction), as Linux's `skb_get_hash` is 32 bits.
-    pub key: u32,
+    /// Bit 0: addressed to the server; bit 1: a Source Quench (`flow_key`).
+    dir: u8,
+    /// The packet's flow and connection number within it (`flow_key`).
+    flow: u32,
+    conn_no: u32,
 }
 
 impl QueuedRef {
     /// The queue's view of packet `p`, kept at slab index `idx`.
     pub fn of(idx: u32, p: &Packet) -> Self {
-        // One connection is one 5-tuple; a Source Quench is a flow of its own per gateway.
-        let dir = u64::from(matches!(p.to, End::Server)) | u64::from(p.quench.is_some()) << 1;
-        let tuple = u64::from(p.flow) << 34 | u64::from(p.conn_no) << 2 | dir;
-        let key = (tuple.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as u32; // Fibonacci hashing
-        QueuedRef { idx, len: p.wire_len(), ecn: p.ecn(), may_quench: p.may_quench(), key }
+        let dir = u8::from(matches!(p.to, End::Server)) | u8::from(p.quench.is_some()) << 1;
+        QueuedRef {
+            idx,
+            len: p.wire_len(),
+            ecn: p.ecn(),
+            may_quench: p.may_quench(),
+            dir,
+            flow: p.flow,
+            conn_no: p.conn_no,
+        }
     }
 }
 
@@ -148,8 +155,13 @@ impl QueuedPacket for QueuedRef {
     fn may_quench(&self) -> bool {
         self.may_quench
     }
+    /// The packet's transport flow: a 32-bit hash of (flow, connection,
+    /// direction), as Linux's `skb_get_hash` is 32 bits. Computed when a
+    /// queue classifies (FQ-CoDel, DualPI2), not for every packet.
     fn flow_key(&self) -> u64 {
-        u64::from(self.key)
+        // One connection is one 5-tuple; a Source Quench is a flow of its own per gateway.
+        let tuple = u64::from(self.flow) << 34 | u64::from(self.conn_no) << 2 | u64::from(self.dir);
+        tuple.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32 // Fibonacci hashing
     }
 }
 

@@ -463,9 +463,14 @@ impl Connection {
             Handshake::Delayed { until } => Some(until),
             _ => None,
         };
+        // The earliest deadline, without an iterator: this runs after every input.
+        let earlier = |a: Option<Instant>, b: Option<Instant>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         // A pacing release matters only while a segment waits for it.
         let paced = self.pace_at.filter(|_| self.snd.next_tx().is_some());
-        [self.snd.timer.deadline(), self.rcv.poll_at(), syn_ack, paced].into_iter().flatten().min()
+        earlier(earlier(earlier(self.snd.timer.deadline(), self.rcv.poll_at()), syn_ack), paced)
     }
 
     /// With `pacing`: when the segment after `seg` (just sent at `now`) may leave.

@@ -74,6 +74,11 @@ impl Duration {
     /// the next nanosecond so that a link never runs faster than its rate.
     pub fn transmission(bytes: u64, rate_bps: u64) -> Self {
         debug_assert!(rate_bps > 0);
+        // The same quotient in 64 bits whenever the product fits (any packet):
+        // a 128-bit division is a library call on the per-packet path.
+        if let Some(bits) = bytes.checked_mul(8 * NANOS_PER_SEC) {
+            return Duration(bits.div_ceil(rate_bps));
+        }
         let bits = bytes as u128 * 8 * NANOS_PER_SEC as u128;
         Duration(bits.div_ceil(rate_bps as u128) as u64)
     }
@@ -147,6 +152,9 @@ mod tests {
         assert_eq!(Duration::transmission(1500, 1_500_000), Duration::from_millis(8));
         // 1 byte at 3 bit/s = 8/3 s, rounded up.
         assert_eq!(Duration::transmission(1, 3), Duration(2_666_666_667));
+        // Sizes whose bit count overflows 64 bits take the 128-bit path: 2^61 bytes at 2^62 bit/s = 4 s.
+        assert_eq!(Duration::transmission(1 << 61, 1 << 62), Duration::from_secs(4));
+        assert_eq!(Duration::transmission(u64::MAX / 8, 1 << 60), Duration(16_000_000_000));
     }
 
     #[test]

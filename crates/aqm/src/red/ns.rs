@@ -70,8 +70,9 @@ pub(crate) struct NsRed {
     idle: Idle,
     /// `RedParams::ns2_rng_skip`: ns-2's own generator instead of the queue's stream.
     ns2_rng: Option<Mrg32k3a>,
-    /// ns2: when the packet last dequeued ends its transmission (idle starts then).
-    tx_end: Instant,
+    /// ns2: when the packet last dequeued left and its length; its
+    /// transmission's end (idle starts then) is worked out at `on_idle` only.
+    last_out: (Instant, u32),
 }
 
 impl NsRed {
@@ -88,7 +89,7 @@ impl NsRed {
             old: false,
             idle: Idle::Since(Instant::ZERO),
             ns2_rng: cfg.ns2_rng_skip.map(Mrg32k3a::ns2_default),
-            tx_end: Instant::ZERO,
+            last_out: (Instant::ZERO, 0),
         }
     }
 
@@ -203,12 +204,17 @@ impl Aqm for NsRed {
     /// when it left the queue (ns-3 and F&J: when it left).
     fn on_dequeue(&mut self, now: Instant, _sojourn: Duration, len: u32, _q: &QueueView) {
         if matches!(self.flavour, Flavour::Ns2 { .. }) {
-            self.tx_end = now + Duration::transmission(u64::from(len), self.cfg.link_rate_bps);
+            self.last_out = (now, len);
         }
     }
 
     fn on_idle(&mut self, now: Instant) {
-        self.idle = Idle::Since(now.max(self.tx_end));
+        // Only ns2 records a departure (len > 0); a zero-length one would end at `out` ≤ now.
+        let since = match self.last_out {
+            (out, len) if len > 0 => now.max(out + Duration::transmission(u64::from(len), self.cfg.link_rate_bps)),
+            _ => now,
+        };
+        self.idle = Idle::Since(since);
     }
 
     fn avg_estimate(&self) -> Option<f64> {

@@ -60,8 +60,9 @@ impl Reno {
         let mss = f64::from(w.mss);
         let cwnd = f64::from(w.cwnd) + frac;
         let next = (cwnd + mss * mss / cwnd).min(f64::from(CWND_MAX));
-        w.cwnd = next.floor() as u32;
-        self.frac = next - next.floor();
+        // next ∈ [0, CWND_MAX]: truncation is the floor, without a libm call per ACK.
+        w.cwnd = next as u32;
+        self.frac = next - f64::from(w.cwnd);
         self.frac_of = w.cwnd;
     }
 }
