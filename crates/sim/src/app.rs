@@ -66,7 +66,6 @@ pub struct FlowState {
     pub ecn_negotiated: bool,
     /// DCTCP's α at the data source of the latest connection counted (its end, or the run's).
     pub dctcp_alpha: Option<f64>,
-    pub census: FlowCensus,
     /// TCP counters of the endpoints at the dst host only (the receiver side).
     pub dst_totals: TcpStats,
     /// The flow's own random stream (start spread, telnet gaps, transfer sizes).
@@ -134,7 +133,6 @@ impl FlowState {
             totals: TcpStats::default(),
             ecn_negotiated: false,
             dctcp_alpha: None,
-            census: FlowCensus::default(),
             dst_totals: TcpStats::default(),
         }
     }

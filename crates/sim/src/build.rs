@@ -234,6 +234,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         sampled_flows,
         forwarded: 0,
         census: Default::default(),
+        flow_census: vec![Default::default(); flows_len],
         pending_flows: flows_len,
         drop_buf: Vec::new(),
     })

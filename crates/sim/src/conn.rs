@@ -15,8 +15,6 @@ pub struct Live {
     pub server: Connection,
     pub client_node: u32,
     pub server_node: u32,
-    /// Pending timer event per endpoint (client, server), for lazy cancellation.
-    pub timer_at: [Option<Instant>; 2],
     /// Application progress on this connection.
     pub sink_bytes: u64,
     pub source_bytes_in: u64,
@@ -55,8 +53,21 @@ pub fn peer(end: End) -> End {
     }
 }
 
+/// Each endpoint's timer, kept in the slot beside the generation rather than in
+/// the connection: a timer event that finds its deadline moved on (every ACK of
+/// new data moves the retransmission deadline later) is rescheduled from here
+/// without touching the connection, which with many flows is cold in the cache.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timers {
+    /// The event in the scheduler per endpoint (client, server); an earlier one added lazily cancels it.
+    pub scheduled: [Option<Instant>; 2],
+    /// The endpoint's deadline (`Connection::poll_at`, clamped after now) at its last input.
+    pub want: [Option<Instant>; 2],
+}
+
 struct Slot {
     gen: u32,
+    timers: Timers,
     live: Option<Box<Live>>,
 }
 
@@ -73,9 +84,10 @@ impl ConnTable {
         if let Some(i) = self.free.pop() {
             let s = &mut self.slots[i as usize];
             s.live = live;
+            s.timers = Timers::default();
             (i, s.gen)
         } else {
-            self.slots.push(Slot { gen: 0, live });
+            self.slots.push(Slot { gen: 0, timers: Timers::default(), live });
             ((self.slots.len() - 1) as u32, 0)
         }
     }
@@ -88,6 +100,11 @@ impl ConnTable {
         s.live.as_deref_mut()
     }
     /// Frees the slot and returns its connection.
+    /// The timers of the connection in `slot` if it is still generation `gen`.
+    pub fn timers(&mut self, slot: u32, gen: u32) -> Option<&mut Timers> {
+        let s = self.slots.get_mut(slot as usize)?;
+        (s.gen == gen && s.live.is_some()).then_some(&mut s.timers)
+    }
     pub fn remove(&mut self, slot: u32) -> Option<Box<Live>> {
         let s = &mut self.slots[slot as usize];
         let live = s.live.take()?;

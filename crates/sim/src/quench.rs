@@ -34,7 +34,7 @@ impl Simulation {
             return;
         }
         self.census.sent += 1;
-        self.flows[p.flow as usize].census.sent += 1;
+        self.flow_census[p.flow as usize].sent += 1;
         if gateway == p.src {
             self.deliver(q, now);
         } else {

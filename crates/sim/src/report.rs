@@ -5,7 +5,7 @@
 //! max(start, warm-up) over that interval. Link utilisation counts the bytes
 //! whose transmission started after the warm-up.
 
-use crate::app::FlowState;
+use crate::app::{FlowCensus, FlowState};
 use crate::error::Error;
 use crate::incast::{IncastFlow, QueryOut};
 use crate::output::*;
@@ -29,9 +29,9 @@ impl Simulation {
         let flows: Vec<FlowOut> = self
             .flow_ids
             .iter()
-            .zip(&self.flows)
+            .zip(self.flows.iter().zip(&self.flow_census))
             .zip(in_flight)
-            .map(|((id, f), n)| flow_out(id, f, n, self.warmup, end, &self.topo.names))
+            .map(|((id, (f, c)), n)| flow_out(id, f, c, n, self.warmup, end, &self.topo.names))
             .collect();
         let queues = self.spec.links.iter().zip(&self.links).map(|(s, l)| queue_out(&s.name, l, end)).collect();
         let links = self.spec.links.iter().zip(&self.links).map(|(s, l)| link_out(s, l, self.warmup, end)).collect();
@@ -108,7 +108,15 @@ fn goodput_bps(f: &FlowState, warmup: Instant, end: Instant) -> f64 {
     }
 }
 
-fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Instant, names: &[String]) -> FlowOut {
+fn flow_out(
+    id: &str,
+    f: &FlowState,
+    census: &FlowCensus,
+    in_flight: u64,
+    warmup: Instant,
+    end: Instant,
+    names: &[String],
+) -> FlowOut {
     let t = &f.totals;
     let is_rr = f.kind_name() == "request_response";
     let is_arrivals = f.kind_name() == "ftp_arrivals";
@@ -139,13 +147,13 @@ fn flow_out(id: &str, f: &FlowState, in_flight: u64, warmup: Instant, end: Insta
         completion_time_s: f.completion.map(|c| c.as_secs_f64()),
         transfer_times_s: f.transfer_times.iter().map(|d| d.as_secs_f64()).collect(),
         transactions: is_rr.then_some(f.transactions),
-        data_packets_received: f.dst_totals.data_packets_received + f.census.corrupted_data_at_host,
-        corrupted_received: f.census.corrupted_data_at_host,
+        data_packets_received: f.dst_totals.data_packets_received + census.corrupted_data_at_host,
+        corrupted_received: census.corrupted_data_at_host,
         dst_acks_sent: f.dst_totals.acks_sent,
-        pkts_sent: f.census.sent,
-        pkts_delivered: f.census.delivered + f.census.stale,
-        pkts_dropped: f.census.dropped,
-        pkts_corrupted: f.census.corrupted,
+        pkts_sent: census.sent,
+        pkts_delivered: census.delivered + census.stale,
+        pkts_dropped: census.dropped,
+        pkts_corrupted: census.corrupted,
         pkts_in_flight: in_flight,
         dctcp_alpha: f.dctcp_alpha,
         telnet_writes: f.telnet.as_ref().map(|t| t.writes),

@@ -2,7 +2,7 @@
 //! parallel. `Simulation::new` validates and builds everything; `run` pops
 //! events until the end time and returns the results.
 
-use crate::app::{AppAction, FlowState};
+use crate::app::{AppAction, FlowCensus, FlowState};
 use crate::conn::{end_index, peer, ConnTable, Live};
 use crate::error::Error;
 use crate::fault::Fault;
@@ -26,6 +26,9 @@ pub struct Simulation {
     pub(crate) pkts: PacketSlab,
     pub(crate) conns: ConnTable,
     pub(crate) flows: Vec<FlowState>,
+    /// Each flow's packet census, by flow index: apart from `flows`, because every packet
+    /// updates it and a compact column stays in the cache where the flows' state does not.
+    pub(crate) flow_census: Vec<FlowCensus>,
     /// Each flow's id (`FlowSpec::flow_id`), by flow index.
     pub(crate) flow_ids: Vec<String>,
     /// Faults per link index.
@@ -149,7 +152,7 @@ impl Simulation {
             let kept = self.apply_fault(li, action, &mut p);
             *self.pkts.get_mut(idx) = p;
             if !kept {
-                self.flows[p.flow as usize].census.dropped += 1;
+                self.flow_census[p.flow as usize].dropped += 1;
                 self.pkts.take(idx);
                 return;
             }
@@ -190,7 +193,7 @@ impl Simulation {
         }
         let p = self.pkts.take(q.idx);
         link.counters.drops_by_kind[p.kind() as usize] += 1;
-        self.flows[p.flow as usize].census.dropped += 1;
+        self.flow_census[p.flow as usize].dropped += 1;
     }
 
     /// Discards the packets the AQM of `li` dropped after enqueueing them.
@@ -307,14 +310,14 @@ impl Simulation {
         let p = self.pkts.get(idx);
         if link.loss > 0.0 && link.loss_rng.random::<f64>() < link.loss {
             link.counters.random_losses += 1;
-            self.flows[p.flow as usize].census.dropped += 1;
+            self.flow_census[p.flow as usize].dropped += 1;
             self.pkts.take(idx);
             return;
         }
         if link.corrupt > 0.0 && link.loss_rng.random::<f64>() < link.corrupt {
             // Arrives damaged: the next node discards it on the checksum.
             link.counters.corrupted += 1;
-            let census = &mut self.flows[p.flow as usize].census;
+            let census = &mut self.flow_census[p.flow as usize];
             census.corrupted += 1;
             if node == p.dst && p.seg.payload_len > 0 && p.quench.is_none() {
                 census.corrupted_data_at_host += 1;
@@ -353,7 +356,6 @@ impl Simulation {
             server: Connection::new(f.tcp.clone(), Role::Server),
             client_node,
             server_node,
-            timer_at: [None, None],
             sink_bytes: 0,
             source_bytes_in: 0,
             closing: [false, false],
@@ -380,7 +382,7 @@ impl Simulation {
     }
 
     pub(crate) fn deliver(&mut self, p: Packet, now: Instant) {
-        let census = &mut self.flows[p.flow as usize].census;
+        let census = &mut self.flow_census[p.flow as usize];
         let Some(c) = self.conns.get(p.slot, p.gen) else {
             self.census.stale += 1;
             census.stale += 1;
@@ -397,12 +399,24 @@ impl Simulation {
     }
 
     fn on_conn_timer(&mut self, slot: u32, gen: u32, end: End, now: Instant) {
-        let Some(c) = self.conns.get(slot, gen) else { return };
+        let Some(timers) = self.conns.timers(slot, gen) else { return };
         let i = end_index(end);
-        if c.timer_at[i] != Some(now) {
+        if timers.scheduled[i] != Some(now) {
             return; // superseded by an earlier timer: lazily cancelled
         }
-        c.timer_at[i] = None;
+        timers.scheduled[i] = None;
+        match timers.want[i] {
+            None => return, // nothing pending any more
+            Some(w) if w > now => {
+                // The deadline moved on since this event was scheduled: wait for it, without
+                // waking the connection (it has had no input since, so nothing else is due).
+                timers.scheduled[i] = Some(w);
+                self.sched.schedule(w, Event::ConnTimer { slot, gen, end });
+                return;
+            }
+            Some(_) => {}
+        }
+        let Some(c) = self.conns.get(slot, gen) else { return };
         c.endpoint(end).on_timer(now);
         self.touch(slot, gen, end, now);
     }
@@ -412,17 +426,25 @@ impl Simulation {
     fn touch(&mut self, slot: u32, gen: u32, end: End, now: Instant) {
         let Some(c) = self.conns.get(slot, gen) else { return };
         let flow = c.flow as usize;
-        let was_done = self.flows[flow].completion.is_some();
         let mut next_start = None;
-        while let Some(ev) = c.endpoint(end).poll_event() {
-            match self.flows[flow].on_event(c, end, ev, now) {
-                AppAction::StartNext(t) => next_start = Some(t),
-                AppAction::Write(t) if t <= self.end => self.sched.schedule(t, Event::AppWrite { flow: flow as u32 }),
-                _ => {}
+        // The flow's state is touched only when the application has something to react to
+        // (most inputs, pure ACKs among them, raise no event).
+        if let Some(first) = c.endpoint(end).poll_event() {
+            let was_done = self.flows[flow].completion.is_some();
+            let mut ev = Some(first);
+            while let Some(e) = ev {
+                match self.flows[flow].on_event(c, end, e, now) {
+                    AppAction::StartNext(t) => next_start = Some(t),
+                    AppAction::Write(t) if t <= self.end => {
+                        self.sched.schedule(t, Event::AppWrite { flow: flow as u32 })
+                    }
+                    _ => {}
+                }
+                ev = c.endpoint(end).poll_event();
             }
-        }
-        if !was_done && self.flows[flow].completion.is_some() {
-            self.on_flow_complete(now);
+            if !was_done && self.flows[flow].completion.is_some() {
+                self.on_flow_complete(now);
+            }
         }
         self.transmit_from(slot, gen, end, now);
         self.arm_timer(slot, gen, end, now);
@@ -455,7 +477,7 @@ impl Simulation {
             debug_assert_ne!(li, NO_ROUTE, "routes are checked before the run");
             if li != NO_ROUTE {
                 self.census.sent += 1;
-                self.flows[p.flow as usize].census.sent += 1;
+                self.flow_census[p.flow as usize].sent += 1;
                 self.send_on_link(li, p, now);
             }
         }
@@ -463,13 +485,15 @@ impl Simulation {
 
     fn arm_timer(&mut self, slot: u32, gen: u32, end: End, now: Instant) {
         let Some(c) = self.conns.get(slot, gen) else { return };
-        let Some(t) = c.endpoint(end).poll_at() else { return };
         // A deadline already due is handled at the next nanosecond at the latest,
         // so a timer that does not clear itself cannot stall the clock.
-        let t = if t <= now { now + Duration(1) } else { t };
+        let want = c.endpoint(end).poll_at().map(|t| if t <= now { now + Duration(1) } else { t });
+        let Some(timers) = self.conns.timers(slot, gen) else { return };
         let i = end_index(end);
-        if c.timer_at[i].is_none_or(|s| t < s) {
-            c.timer_at[i] = Some(t);
+        timers.want[i] = want;
+        let Some(t) = want else { return };
+        if timers.scheduled[i].is_none_or(|s| t < s) {
+            timers.scheduled[i] = Some(t);
             self.sched.schedule(t, Event::ConnTimer { slot, gen, end });
         }
     }
