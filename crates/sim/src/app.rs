@@ -24,6 +24,7 @@ use crate::web::Web;
 use ecnlab_tcp::{AppEvent, TcpConfig, TcpStats};
 use ecnlab_wire::{Duration, Instant};
 use rand::Rng;
+use std::sync::Arc;
 
 /// Where a flow's packets (both directions, every connection) went: every
 /// packet sent is delivered, stale (for a connection already freed),
@@ -46,7 +47,8 @@ pub struct FlowState {
     pub dst: u32,
     pub initiator: Initiator,
     pub app: AppSpec,
-    pub tcp: TcpConfig,
+    /// The entry's TCP configuration, shared by its flows and their connections.
+    pub tcp: Arc<TcpConfig>,
     pub start: Instant,
     pub conns_started: u32,
     pub files_done: u32,
@@ -96,7 +98,7 @@ pub enum AppAction {
 impl FlowState {
     /// `rng` is the flow's stream (`rng::stream(seed, Stream::App, flow index)`);
     /// the start time is drawn from it first when the spec gives a spread.
-    pub fn new(spec: &FlowSpec, src: u32, dst: u32, mut rng: SimRng) -> Self {
+    pub fn new(spec: &FlowSpec, tcp: Arc<TcpConfig>, src: u32, dst: u32, mut rng: SimRng) -> Self {
         let spread = if spec.start_spread_ns > 0 { rng.random_range(0..=spec.start_spread_ns) } else { 0 };
         let telnet = match spec.app {
             AppSpec::Telnet { interarrival, mean_interarrival_ns, write_bytes } => {
@@ -120,7 +122,7 @@ impl FlowState {
             dst,
             initiator: spec.initiator,
             app: spec.app.clone(),
-            tcp: spec.tcp.clone(),
+            tcp,
             start,
             conns_started: 0,
             files_done: 0,

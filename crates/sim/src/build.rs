@@ -273,12 +273,17 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
 fn build_flows(spec: &SimSpec, topo: &Topology) -> Result<Vec<FlowState>, Error> {
     let mut flows = Vec::with_capacity(spec.flow_count());
     let mut queries = None; // (entry, its query times)
+    let mut shared: Option<(usize, std::sync::Arc<ecnlab_tcp::TcpConfig>)> = None; // (entry, its TCP)
     for (i, (e, k)) in spec.each_flow().enumerate() {
         let f = &spec.flows[e];
+        if shared.as_ref().is_none_or(|(entry, _)| *entry != e) {
+            shared = Some((e, std::sync::Arc::new(f.tcp.clone())));
+        }
+        let tcp = shared.as_ref().expect("set above").1.clone();
         let (a, b) = f.flow_hosts(k);
         let src = topo.host(a, || format!("flows[{e}].src"))?;
         let dst = topo.host(b, || format!("flows[{e}].dst"))?;
-        let mut flow = FlowState::new(f, src, dst, stream(spec.seed, Stream::App, i as u32));
+        let mut flow = FlowState::new(f, tcp, src, dst, stream(spec.seed, Stream::App, i as u32));
         if let AppSpec::Incast(p) = f.app {
             if queries.as_ref().is_none_or(|(entry, _)| *entry != e) {
                 let mut rng = stream(spec.seed, Stream::Queries, e as u32);

@@ -352,8 +352,8 @@ impl Simulation {
         let live = Live {
             flow,
             conn_no,
-            client: Connection::new(f.tcp.clone(), Role::Client),
-            server: Connection::new(f.tcp.clone(), Role::Server),
+            client: Connection::shared(f.tcp.clone(), Role::Client),
+            server: Connection::shared(f.tcp.clone(), Role::Server),
             client_node,
             server_node,
             sink_bytes: 0,

@@ -34,6 +34,7 @@ use crate::window::CaState;
 use core::fmt;
 use ecnlab_wire::{Duration, Ecn, Instant, Segment, TcpFlags};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Which side opens the connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,7 +127,8 @@ struct Negotiated {
 /// One TCP endpoint: a send half and a receive half (sans-IO).
 #[derive(Clone, Debug)]
 pub struct Connection {
-    cfg: TcpConfig,
+    /// Shared by every connection of a flow entry (one copy, not one per endpoint).
+    cfg: Arc<TcpConfig>,
     role: Role,
     state: State,
     hs: Handshake,
@@ -141,6 +143,11 @@ pub struct Connection {
 
 impl Connection {
     pub fn new(cfg: TcpConfig, role: Role) -> Self {
+        Self::shared(Arc::new(cfg), role)
+    }
+
+    /// As `new`, with a configuration shared with other connections.
+    pub fn shared(cfg: Arc<TcpConfig>, role: Role) -> Self {
         let state = match role {
             Role::Client => State::Closed,
             Role::Server => State::Listen,
