@@ -191,16 +191,20 @@ fn percentiles(counts: &SojournCounts) -> Option<Sojourn> {
     if counts.total == 0 {
         return None;
     }
-    let h = counts.histogram();
+    Some(sojourn_of(&counts.histogram()))
+}
+
+/// The reported percentiles of a histogram of sojourns in ns.
+fn sojourn_of(h: &Histogram<u32>) -> Sojourn {
     let ms = |v: u64| v as f64 / 1e6;
-    Some(Sojourn {
+    Sojourn {
         p50_ms: ms(h.value_at_quantile(0.5)),
         p90_ms: ms(h.value_at_quantile(0.9)),
         p99_ms: ms(h.value_at_quantile(0.99)),
         p999_ms: ms(h.value_at_quantile(0.999)),
         max_ms: ms(h.max()),
         mean_ms: h.mean() / 1e6,
-    })
+    }
 }
 
 /// One class's running counters.
@@ -417,14 +421,6 @@ mod tests {
     }
 
     fn hist_percentiles(h: &Histogram<u32>) -> Option<Sojourn> {
-        let ms = |v: u64| v as f64 / 1e6;
-        Some(Sojourn {
-            p50_ms: ms(h.value_at_quantile(0.5)),
-            p90_ms: ms(h.value_at_quantile(0.9)),
-            p99_ms: ms(h.value_at_quantile(0.99)),
-            p999_ms: ms(h.value_at_quantile(0.999)),
-            max_ms: ms(h.max()),
-            mean_ms: h.mean() / 1e6,
-        })
+        Some(sojourn_of(h))
     }
 }

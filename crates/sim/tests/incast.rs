@@ -100,6 +100,17 @@ fn data_centre(n: usize, q: QueueConfig, tcp: TcpConfig) -> RunOutput {
     run(spec)
 }
 
+/// DCTCP's marking at K = 20 packets in a 100-packet port.
+fn step_marker() -> QueueConfig {
+    QueueConfig::Step(StepParams {
+        limit_pkts: Some(100),
+        limit_bytes: None,
+        on: StepOn::Packets,
+        threshold: 20,
+        ecn: true,
+    })
+}
+
 /// Linux's loss recovery (the linux personality's rules: IW10, PRR, RACK marking, SACK-based
 /// retransmission after a timeout, the window after idle) with a data-centre minimum RTO.
 fn dc_tcp() -> TcpConfig {
@@ -126,13 +137,7 @@ fn dc_tcp() -> TcpConfig {
 fn test_dctcp_keeps_incast_queries_out_of_timeouts() {
     let n = 20;
     let tail = data_centre(n, droptail(100), dc_tcp());
-    let step = QueueConfig::Step(StepParams {
-        limit_pkts: Some(100),
-        limit_bytes: None,
-        on: StepOn::Packets,
-        threshold: 20,
-        ecn: true,
-    });
+    let step = step_marker();
     let dctcp = TcpConfig {
         cc: CcKind::Dctcp,
         ecn: EcnMode::Classic,
@@ -162,13 +167,7 @@ fn test_dctcp_keeps_incast_queries_out_of_timeouts() {
 /// timeouts than with every packet ECT, which the marker never drops early.
 #[test]
 fn test_dctcp_needs_ect_on_every_packet_at_a_step_marker() {
-    let step = QueueConfig::Step(StepParams {
-        limit_pkts: Some(100),
-        limit_bytes: None,
-        on: StepOn::Packets,
-        threshold: 20,
-        ecn: true,
-    });
+    let step = step_marker();
     let dctcp = TcpConfig { cc: CcKind::Dctcp, ecn: EcnMode::Classic, ecn_min_cwnd_segments: 2, ..dc_tcp() };
     let rfc = data_centre(40, step, TcpConfig { ect_all_packets: false, ..dctcp.clone() });
     let all = data_centre(40, step, TcpConfig { ect_all_packets: true, ..dctcp });
