@@ -137,8 +137,10 @@ pub struct Connection {
     rcv: Receiver,
     events: VecDeque<AppEvent>,
     stats: TcpStats,
-    /// With `pacing`: no new data segment before this (`pacing.rs`).
+    /// With `pacing`: no data segment before this (`pacing.rs`), and, when the last
+    /// `poll_transmit` held a segment back for it, that release time (for `poll_at`).
     pace_at: Option<Instant>,
+    pace_wait: Option<Instant>,
 }
 
 impl Connection {
@@ -168,6 +170,7 @@ impl Connection {
             events: VecDeque::new(),
             stats: TcpStats::default(),
             pace_at: None,
+            pace_wait: None,
         }
     }
 
@@ -314,9 +317,15 @@ impl Connection {
         if let Some((ack, ece)) = self.rcv.take_prior_ack() {
             return Some(self.prior_ack(ack, ece));
         }
-        if self.pace_at.is_none_or(|t| t <= now) {
+        let held = self.pace_at.filter(|&t| t > now);
+        self.pace_wait = None;
+        if held.is_none() {
             self.snd.restart_if_idle(now);
-            if let Some(tx) = self.snd.next_tx() {
+        }
+        if let Some(tx) = self.snd.next_tx() {
+            if held.is_some() {
+                self.pace_wait = held; // a segment waits for the pacing release
+            } else {
                 let seg = self.send_data(now, tx);
                 self.pace(now, &seg);
                 return Some(seg);
@@ -476,8 +485,7 @@ impl Connection {
             (a, b) => a.or(b),
         };
         // A pacing release matters only while a segment waits for it.
-        let paced = self.pace_at.filter(|_| self.snd.next_tx().is_some());
-        earlier(earlier(earlier(self.snd.timer.deadline(), self.rcv.poll_at()), syn_ack), paced)
+        earlier(earlier(earlier(self.snd.timer.deadline(), self.rcv.poll_at()), syn_ack), self.pace_wait)
     }
 
     /// With `pacing`: when the segment after `seg` (just sent at `now`) may leave.
