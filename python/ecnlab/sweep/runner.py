@@ -155,6 +155,8 @@ def _execute(
     if not pending:
         return
     tasks = [(run.name, run.data) for run in pending]
+    # the local pool runs each run's Scenario, validated when the sweep was loaded (no parsing per run)
+    local_tasks = [(run.name, run.scenario if run.scenario is not None else run.data) for run in pending]
     outcomes: Generator[Outcome, None, None]
     if compute is not None:
         outcomes = (compute(run) for run in pending)
@@ -165,7 +167,7 @@ def _execute(
     else:
         from ecnlab.sweep.local import run_local
 
-        outcomes = run_local(tasks, min(_jobs(jobs), len(tasks)))
+        outcomes = run_local(local_tasks, min(_jobs(jobs), len(tasks)))
     with contextlib.closing(outcomes):
         try:
             for outcome in outcomes:
