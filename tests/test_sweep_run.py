@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -256,3 +257,108 @@ def test_progress_redraws_one_line_on_a_terminal() -> None:
     assert text.count("\n") == 2  # the failure line and the final newline; the bar itself redraws with \r
     assert "\r\x1b[K[" in text and "3/4 runs, 1 failed" in text
     assert 'ecnlab: run "b" failed: engine: boom' in text
+
+
+# 40 one-second runs: small enough that the local pool sends them in chunks of several runs.
+SMALL_RUNS = f"""\
+base = "{(SCENARIOS / "dumbbell-red-ecn.toml").as_posix()}"
+name = "maxp{{max_p}}-s{{seed}}"
+seeds = 8
+[set]
+duration = "1s"
+"output.pcap" = []
+[axes]
+"topology.bottleneck_queue.max_p" = [0.02, 0.05, 0.1, 0.2, 0.5]
+"""
+
+
+def test_chunked_sweep_gives_the_same_results_as_one_run_per_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ecnlab.sweep.local as local
+
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_RUNS)
+    sweep = load_sweep(path)
+    sizes: list[int] = []
+    chunk_size = local.chunk_size
+
+    def recorded(mean_run_s: float | None, left: int, jobs: int) -> int:
+        sizes.append(chunk_size(mean_run_s, left, jobs))
+        return sizes[-1]
+
+    monkeypatch.setattr(local, "CHUNK_TARGET_S", 0.0)  # every task one run
+    monkeypatch.setattr(local, "chunk_size", recorded)
+    one = run_sweep(sweep, tmp_path / "j1", jobs=1, progress=False, stream=io.StringIO())
+    assert sizes == [1] * 40
+    sizes.clear()
+    monkeypatch.setattr(local, "CHUNK_TARGET_S", 1e9)  # chunks as large as the share of what is left allows
+    two = run_sweep(sweep, tmp_path / "j2", jobs=2, progress=False, stream=io.StringIO())
+    assert one.ok and two.ok and one.ran == two.ran == 40
+    assert sizes[:4] == [1, 1, 1, 1] and max(sizes) > 1 and sum(sizes) == 40  # chunked after the first runs
+    for table in ("runs", "flows", "queues"):
+        a = (tmp_path / "j1" / f"{table}.parquet").read_bytes()
+        b = (tmp_path / "j2" / f"{table}.parquet").read_bytes()
+        assert a == b, table
+    assert pq.read_table(tmp_path / "j2" / "runs.parquet").column("run").to_pylist() == [r.name for r in sweep.runs]
+    for run in sweep.runs:
+        d1, d2 = tmp_path / "j1" / "runs" / run.name, tmp_path / "j2" / "runs" / run.name
+        files = sorted(p.name for p in d1.iterdir())
+        assert (
+            files
+            == sorted(p.name for p in d2.iterdir())
+            == [
+                "summary.json",
+                "timeseries-flows.parquet",
+                "timeseries-queues.parquet",
+            ]
+        )
+        for f in files[1:]:
+            assert (d1 / f).read_bytes() == (d2 / f).read_bytes(), (run.name, f)
+        s1, s2 = (d1 / "summary.json").read_text(), (d2 / "summary.json").read_text()
+        wall = re.compile(r'"wall_s": [0-9.e-]+')
+        assert wall.sub("", s1) == wall.sub("", s2)
+
+
+def test_sweep_run_files_are_those_of_ecnlab_run(tmp_path: Path) -> None:
+    # A worker builds a run's files in memory; they are the bytes `ecnlab.run(out=...)` writes.
+    import ecnlab
+    from ecnlab.sweep.execute import compute_run
+
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_RUNS)
+    run = load_sweep(path).runs[7]
+    outcome = compute_run(run.name, run.scenario if run.scenario is not None else run.data)
+    assert outcome.error is None and outcome.files is not None
+    ecnlab.run(run.data, out=tmp_path / "direct")
+    direct = {p.name: p.read_bytes() for p in (tmp_path / "direct").iterdir()}
+    assert sorted(outcome.files) == sorted(direct)
+    wall = re.compile(rb'"wall_s": [0-9.e-]+')
+    for name, content in direct.items():
+        assert wall.sub(b"", outcome.files[name]) == wall.sub(b"", content), name
+
+
+def test_chunk_size() -> None:
+    from ecnlab.sweep.local import CHUNK_TARGET_S, MAX_CHUNK, chunk_size
+
+    assert chunk_size(None, 1000, 2) == 1  # nothing measured yet
+    assert chunk_size(10.0, 1000, 2) == 1  # long runs go one per task
+    assert chunk_size(CHUNK_TARGET_S / 5, 1000, 2) == 5
+    assert chunk_size(1e-6, 1000, 2) == MAX_CHUNK
+    assert chunk_size(1e-6, 40, 2) == 5  # a share of what is left, so both workers stay busy to the end
+    assert chunk_size(1e-6, 1, 2) == 1
+
+
+def test_bench_sweep_rate_output(tmp_path: Path) -> None:
+    res = run_cli("bench", "sweep-rate", "--runs", "10", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith("machine: ")
+    assert lines[1] == "| jobs | runs | wall (median) | runs/s | engine per run | engine share |"
+    rows = [line.split("|")[1:-1] for line in lines[3:]]
+    assert [(r[0].strip(), r[1].strip()) for r in rows] == [("1", "10"), ("2", "10")]
+    for r in rows:
+        assert r[2].strip().endswith(" s") and float(r[3]) > 0
+        assert r[4].strip().endswith(" ms") and r[5].strip().endswith(" %")
+    bad = run_cli("bench", "sweep-rate", "--runs", "7", cwd=tmp_path)
+    assert bad.returncode == 2 and "positive multiple of 5" in bad.stderr

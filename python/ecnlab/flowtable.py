@@ -92,6 +92,18 @@ def write(directory: Path, table: pa.Table | None) -> Path | None:
     return path
 
 
+def encode(table: pa.Table | None) -> dict[str, bytes]:
+    """The bytes :func:`write` would write, by file name (none without a table)."""
+    if table is None:
+        return {}
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", use_dictionary=_DICTIONARY)
+    return {FLOWS_FILE: sink.getvalue().to_pybytes()}
+
+
 def read(run_dir: str | Path) -> pd.DataFrame | None:
     """A run directory's flows.parquet as a DataFrame; None when the run has none."""
     import pandas as pd

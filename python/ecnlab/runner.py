@@ -22,12 +22,12 @@ from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec, resolved_scenario
 from ecnlab.model import Scenario
-from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, git_commit, write_summary
+from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, dumps, git_commit, write_summary
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["run", "run_scenario", "check_out_dir"]
+__all__ = ["run", "run_scenario", "run_scenario_files", "check_out_dir"]
 
 
 class Engine(Protocol):
@@ -83,6 +83,23 @@ def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:
         timeseries.write(staging, series)
         flowtable.write(staging, table)
     return RunResult(summary, out, series, table)
+
+
+def run_scenario_files(sc: Scenario) -> dict[str, bytes]:
+    """Run an already validated scenario and return the files ``run_scenario(sc, out=DIR)`` would
+    write into DIR, by relative path, as bytes (the same bytes). Without pcaps nothing touches the
+    disk: a sweep worker sends these to the sweep process, which writes them."""
+    from ecnlab import _core
+
+    resolved = resolved_scenario(sc)
+    if sc.pcap:  # the engine writes pcaps itself: run into a private directory and read it back
+        with tempfile.TemporaryDirectory(prefix="ecnlab-run-") as tmp:
+            out = Path(tmp) / "run"
+            run_scenario(sc, out=out)
+            return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    summary, series, table = _run_engine(_core, sc, resolved, None)
+    files = {SUMMARY_FILE: dumps(summary).encode("utf-8"), **timeseries.encode(series), **flowtable.encode(table)}
+    return dict(sorted(files.items()))
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ import math
 import os
 import platform
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -36,9 +36,18 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from ecnlab.sweep.spec import Sweep
+    from ecnlab.sweep.spec import Run, Sweep
 
-__all__ = ["STORE_VERSION", "SweepResults", "load", "write_store", "write_manifest", "run_metrics", "RUN_METRICS"]
+__all__ = [
+    "STORE_VERSION",
+    "SweepResults",
+    "load",
+    "write_store",
+    "write_manifest",
+    "run_metrics",
+    "run_rows",
+    "RUN_METRICS",
+]
 
 STORE_VERSION = 1
 MANIFEST = "manifest.json"
@@ -158,20 +167,31 @@ _NULLABLE = {
 }
 
 
-def _rows(sweep: Sweep, summaries: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+RunRows = dict[str, list[dict[str, Any]]]  # one run's rows of each table, by table name
+
+
+def run_rows(run: Run, summary: dict[str, Any]) -> RunRows:
+    """One run's rows of the runs, flows and queues tables, from its summary.json."""
+    key = {"run": run.name, "seed": run.seed, **run.axes}
+    out: RunRows = {"runs": [{**key, **run_metrics(summary)}]}
+    out["flows"] = [{**key, **_beside(key, flow, "flow_")} for flow in summary["flows"]]
+    out["queues"] = []
+    queues = {q["link"]: q for q in summary["queues"]}
+    for link in summary["links"]:
+        fields = {"link": link["name"], **{k: v for k, v in link.items() if k != "name"}}
+        fields.update({k: v for k, v in queues.get(link["name"], {}).items() if k != "link"})
+        out["queues"].append({**key, **_beside(key, fields, "link_")})
+    return out
+
+
+def _rows(sweep: Sweep, per_run: Mapping[str, RunRows]) -> RunRows:
+    """Every complete run's rows, in the sweep's grid order."""
+    out: RunRows = {name: [] for name in TABLES}
     for run in sweep.runs:
-        summary = summaries.get(run.name)
-        if summary is None:
-            continue
-        key = {"run": run.name, "seed": run.seed, **run.axes}
-        out["runs"].append({**key, **run_metrics(summary)})
-        out["flows"].extend({**key, **_beside(key, flow, "flow_")} for flow in summary["flows"])
-        queues = {q["link"]: q for q in summary["queues"]}
-        for link in summary["links"]:
-            fields = {"link": link["name"], **{k: v for k, v in link.items() if k != "name"}}
-            fields.update({k: v for k, v in queues.get(link["name"], {}).items() if k != "link"})
-            out["queues"].append({**key, **_beside(key, fields, "link_")})
+        rows = per_run.get(run.name)
+        if rows is not None:
+            for name in TABLES:
+                out[name].extend(rows[name])
     return out
 
 
@@ -206,18 +226,28 @@ def read_summaries(out: Path, sweep: Sweep) -> dict[str, dict[str, Any]]:
     return found
 
 
-def write_store(out: Path, sweep: Sweep, *, failed: list[str] | None = None) -> dict[str, Path]:
-    """(Re)write the Parquet tables and the manifest from the complete runs; return the table paths."""
+def write_store(
+    out: Path, sweep: Sweep, *, failed: list[str] | None = None, known: Mapping[str, RunRows] | None = None
+) -> dict[str, Path]:
+    """(Re)write the Parquet tables and the manifest from the complete runs; return the table paths.
+    ``known``: :func:`run_rows` of runs this process just stored (computed while the workers ran);
+    the other complete runs' summary.json are read here."""
     import pyarrow.parquet as pq
 
-    summaries = read_summaries(out, sweep)
-    rows = _rows(sweep, summaries)
+    known = known or {}
+    per_run: dict[str, RunRows] = {}
+    for run in sweep.runs:
+        path = out / RUNS_DIR / run.name / SUMMARY_FILE
+        if path.is_file():
+            rows = known.get(run.name)
+            per_run[run.name] = rows if rows is not None else run_rows(run, json.loads(path.read_text("utf-8")))
+    rows = _rows(sweep, per_run)
     paths = {}
     for name in TABLES:
         table = _table(rows[name], ["run", "seed", *sweep.columns])
         paths[name] = out / f"{name}.parquet"
         _atomic(paths[name], lambda tmp, t=table: pq.write_table(t, tmp, compression="zstd"))
-    write_manifest(out, sweep, complete=len(summaries), failed=failed or [])
+    write_manifest(out, sweep, complete=len(per_run), failed=failed or [])
     return paths
 
 

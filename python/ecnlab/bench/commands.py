@@ -49,6 +49,10 @@ def add_parsers(sub: Any) -> None:
     )
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
     scaling.add_argument("--only", choices=("flows", "million", "rate", "fattree"), help="one series only")
+    rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2 (issue 19)")
+    rate.add_argument("--runs", type=int, default=1000, help="runs in the sweep, a multiple of 5 (default 1000)")
+    rate.add_argument("--reps", type=int, default=1, help="repetitions per --jobs setting (median; default 1)")
+    rate.add_argument("--jobs", default="1,2", help="comma-separated --jobs settings (default 1,2)")
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -62,6 +66,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _dctcp_ns3(args)
     if args.bench_command == "fidelity":
         return _fidelity(args)
+    if args.bench_command == "sweep-rate":
+        return _sweep_rate(args)
     if args.bench_command == "scaling":
         from ecnlab.bench.scaling import format_scaling, run_scaling
 
@@ -145,6 +151,30 @@ def _aqm_diff(args: argparse.Namespace) -> int:
             result = f"marks + drops {a} vs {b} ({100 * (a - b) / max(b, 1):+.1f} %)"
         print(f"| {n} | {how} | {_counts(r['ecnlab'])} | {_counts(r['ns3'])} | {result} |")
     return status
+
+
+def _sweep_rate(args: argparse.Namespace) -> int:
+    import os
+    import platform
+
+    from ecnlab.bench.sweeprate import MAX_P, format_sweep_rate, run_sweep_rate
+
+    try:
+        jobs = tuple(int(j) for j in args.jobs.split(","))
+    except ValueError:
+        jobs = ()
+    if args.runs < len(MAX_P) or args.runs % len(MAX_P) or args.reps < 1 or not jobs or min(jobs) < 1:
+        print(f"ecnlab: error: --runs = {args.runs} / --reps = {args.reps} / --jobs = {args.jobs!r}: need runs a "
+              f"positive multiple of {len(MAX_P)}, reps >= 1 and jobs integers >= 1", file=sys.stderr)  # fmt: skip
+        return 2
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    rows = run_sweep_rate(args.runs, jobs, args.reps, log)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
+    print(format_sweep_rate(rows))
+    return 0
 
 
 def _case_names(arg: str | None, known: Mapping[str, Any]) -> list[str] | None:

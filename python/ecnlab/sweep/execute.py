@@ -1,10 +1,10 @@
 """One run of a sweep: computed in a worker (local process or Dask), written whole by the caller.
 
 Workers never touch the sweep directory. :func:`compute_run` runs the
-scenario in a private temporary directory (the ordinary ``ecnlab.run`` path,
-which stages its output and renames it into place) and returns the files it
-wrote as bytes; :func:`store_run` writes them into ``DIR/runs/.NAME.partial-*``
-and renames that to ``DIR/runs/NAME``. A run is complete exactly when
+scenario and returns the files ``ecnlab.run`` would write, as bytes (built in
+memory; a run with pcaps runs in a private temporary directory, read back);
+:func:`store_run` writes them into ``DIR/runs/.NAME.partial-*`` and renames
+that to ``DIR/runs/NAME``. A run is complete exactly when
 ``DIR/runs/NAME/summary.json`` exists, so a crash at any point leaves either
 a whole result or none (only a hidden staging directory, removed next time).
 """
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ecnlab.model import Scenario
 from ecnlab.results import SUMMARY_FILE
 
 __all__ = ["Outcome", "compute_run", "store_run", "is_complete", "stored_scenario", "remove_partials"]
@@ -35,17 +36,14 @@ class Outcome:
     error: str | None
 
 
-def compute_run(name: str, data: dict[str, Any]) -> Outcome:
-    """Validate and run one scenario; never raises (errors come back in the Outcome)."""
+def compute_run(name: str, data: dict[str, Any] | Scenario) -> Outcome:
+    """Validate and run one scenario (TOML data, or a Scenario validated already); never raises
+    (errors come back in the Outcome)."""
     from ecnlab.config import load_scenario
-    from ecnlab.runner import run_scenario
+    from ecnlab.runner import run_scenario_files
 
     try:
-        sc = load_scenario(data)
-        with tempfile.TemporaryDirectory(prefix="ecnlab-run-") as tmp:
-            out = Path(tmp) / "run"
-            run_scenario(sc, out=out)
-            files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+        files = run_scenario_files(data if isinstance(data, Scenario) else load_scenario(data))
         return Outcome(name, files, None)
     except Exception as e:  # reported per run; the sweep goes on
         kind = "engine" if type(e).__name__ == "EngineError" else type(e).__name__

@@ -6,22 +6,55 @@ what is queued and terminates the workers (SIGTERM, at its default action in
 a worker). A worker also dies with its parent (Linux ``PR_SET_PDEATHSIG``), so
 a SIGKILLed sweep leaves no worker computing on. Workers only compute, so
 stopping them can never leave a half-written result.
+
+Workers persist: the pool's processes are forked once and compute run after
+run with ecnlab, numpy, pyarrow and the engine loaded. Small runs are sent in
+**chunks** (several runs per task) so that the queue, pickling and future
+bookkeeping do not cost more than the runs: the first tasks hold one run
+each; then each chunk holds about ``CHUNK_TARGET_S`` of work at the mean time
+per run seen so far (at most ``MAX_CHUNK`` runs, and small enough to keep
+every worker busy to the end). Runs that take longer than that go one per
+task as before. Chunking changes only which process computes a run, never
+its result: each run is computed alone from its own scenario, and the caller
+writes and tabulates runs by name in grid order.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import signal
+import time
 from collections.abc import Generator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from ecnlab.model import Scenario
 from ecnlab.sweep.execute import Outcome, compute_run
 
-__all__ = ["run_local"]
+__all__ = ["run_local", "compute_chunk", "chunk_size", "CHUNK_TARGET_S", "MAX_CHUNK"]
 
-Task = tuple[str, dict[str, Any]]
+Task = tuple[str, dict[str, Any] | Scenario]
+CHUNK_TARGET_S = 0.25  # work per task once runs are known to be small
+MAX_CHUNK = 32
+
+
+def compute_chunk(tasks: list[Task]) -> tuple[list[Outcome], float]:
+    """Compute runs one after another in this worker; their Outcomes and the seconds they took."""
+    t0 = time.perf_counter()
+    outcomes = [compute_run(name, data) for name, data in tasks]
+    return outcomes, time.perf_counter() - t0
+
+
+def chunk_size(mean_run_s: float | None, left: int, jobs: int) -> int:
+    """Runs in the next task: 1 until a run's time is known, then about ``CHUNK_TARGET_S`` of work,
+    at most ``MAX_CHUNK`` and at most a share of what is left that keeps all ``jobs`` busy."""
+    if mean_run_s is None or left <= 0:
+        return 1
+    by_time = CHUNK_TARGET_S / mean_run_s if mean_run_s > 0 else MAX_CHUNK
+    share = math.ceil(left / (4 * jobs))
+    return max(1, min(int(by_time), MAX_CHUNK, share))
 
 
 def _worker_init(parent: int) -> None:
@@ -55,18 +88,23 @@ def _new_pool(jobs: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),))
 
 
-def run_local(tasks: list[Task], jobs: int) -> Generator[Outcome, None, None]:
-    """Yield each task's Outcome as it finishes; at most ``2 * jobs`` are queued at a time."""
+def run_local(tasks: list[Task], jobs: int, *, chunking: bool = True) -> Generator[Outcome, None, None]:
+    """Yield each task's Outcome as its chunk finishes; at most ``2 * jobs`` chunks are queued at a time.
+
+    ``chunking=False`` sends one run per task (chunks of one)."""
     pool = _new_pool(jobs)
     queue = list(reversed(tasks))
-    running: dict[Future[Outcome], str] = {}
+    running: dict[Future[tuple[list[Outcome], float]], list[str]] = {}
     finished = False
+    seconds, counted = 0.0, 0  # worker time and runs computed so far: the mean sets the chunk size
 
     def submit_next() -> bool:
         if not queue:
             return False
-        name, data = queue.pop()
-        running[pool.submit(compute_run, name, data)] = name
+        mean = seconds / counted if counted and chunking else None
+        n = chunk_size(mean, len(queue), jobs)
+        chunk = [queue.pop() for _ in range(min(n, len(queue)))]
+        running[pool.submit(compute_chunk, chunk)] = [name for name, _ in chunk]
         return True
 
     try:
@@ -75,14 +113,15 @@ def run_local(tasks: list[Task], jobs: int) -> Generator[Outcome, None, None]:
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             broken = False
-            for fut in sorted(done, key=lambda f: running[f]):
-                name = running.pop(fut)
+            for fut in sorted(done, key=lambda f: running[f][0]):
+                names = running.pop(fut)
                 try:
-                    outcome = fut.result()
+                    outcomes, took = fut.result()
+                    seconds, counted = seconds + took, counted + len(outcomes)
                 except BrokenProcessPool:
                     broken = True
-                    outcome = Outcome(name, None, "a worker process died (killed or crashed)")
-                yield outcome
+                    outcomes = [Outcome(name, None, "a worker process died (killed or crashed)") for name in names]
+                yield from outcomes
             if broken and queue:  # a broken pool fails every queued future; start a fresh one for the rest
                 pool.shutdown(wait=False, cancel_futures=True)
                 pool = _new_pool(jobs)

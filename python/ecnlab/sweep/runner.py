@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import sys
 from collections.abc import Callable, Generator, Iterator
@@ -19,7 +20,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ecnlab.errors import ScenarioError
-from ecnlab.store import MANIFEST, RUNS_DIR, write_manifest, write_store
+from ecnlab.results import SUMMARY_FILE
+from ecnlab.store import MANIFEST, RUNS_DIR, RunRows, run_rows, write_manifest, write_store
 from ecnlab.sweep.execute import Outcome, is_complete, remove_partials, store_run, stored_scenario
 from ecnlab.sweep.progress import Progress
 from ecnlab.sweep.spec import Run, Sweep
@@ -121,6 +123,7 @@ def run_sweep(
                 f"{len(pending)} to run" + (f" on {where}" if pending else ""),
                 file=stream,
             )
+            stored: dict[str, RunRows] = {}
             _execute(
                 sweep,
                 out,
@@ -130,8 +133,9 @@ def run_sweep(
                 client,
                 Progress(result.total, skipped=result.skipped, stream=stream, enabled=progress),
                 compute,
+                stored,
             )
-            write_store(out, sweep, failed=[name for name, _ in result.failed])
+            write_store(out, sweep, failed=[name for name, _ in result.failed], known=stored)
     finally:
         if client is not None:
             client.close()
@@ -151,10 +155,16 @@ def _execute(
     client: object,
     bar: Progress,
     compute: Callable[[Run], Outcome] | None = None,
+    stored: dict[str, RunRows] | None = None,
 ) -> None:
+    """Compute the pending runs and store each as it comes; ``stored`` collects their table rows
+    (made while the workers compute, so the tables at the end need not read them back)."""
     if not pending:
         return
     tasks = [(run.name, run.data) for run in pending]
+    by_name = {run.name: run for run in pending}
+    # the local pool runs each run's Scenario, validated when the sweep was loaded (no parsing per run)
+    local_tasks = [(run.name, run.scenario if run.scenario is not None else run.data) for run in pending]
     outcomes: Generator[Outcome, None, None]
     if compute is not None:
         outcomes = (compute(run) for run in pending)
@@ -165,13 +175,16 @@ def _execute(
     else:
         from ecnlab.sweep.local import run_local
 
-        outcomes = run_local(tasks, min(_jobs(jobs), len(tasks)))
+        outcomes = run_local(local_tasks, min(_jobs(jobs), len(tasks)))
     with contextlib.closing(outcomes):
         try:
             for outcome in outcomes:
                 if outcome.files is not None:
                     store_run(out / RUNS_DIR, outcome.name, outcome.files)
                     result.ran += 1
+                    if stored is not None:
+                        summary = json.loads(outcome.files[SUMMARY_FILE].decode("utf-8"))
+                        stored[outcome.name] = run_rows(by_name[outcome.name], summary)
                 else:
                     result.failed.append((outcome.name, outcome.error or "unknown error"))
                 bar.advance(outcome.name, outcome.error)

@@ -10,6 +10,7 @@ See ``docs/sweeps.md`` for the format.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -24,6 +25,7 @@ from ecnlab._table import Table, integer, string, type_name
 from ecnlab.config import parse_scenario, read_toml
 from ecnlab.errors import ScenarioError, fmt_path
 from ecnlab.lower import resolved_scenario
+from ecnlab.model import Scenario
 from ecnlab.overrides import Override, apply_overrides, parse_path
 from ecnlab.store import RUN_METRICS
 
@@ -59,6 +61,8 @@ class Run:
     axes: dict[str, Label]
     data: dict[str, Any]  # scenario TOML data with every override applied
     resolved: dict[str, Any]  # the resolved scenario (as in summary.json)
+    # ``data`` validated (what load_scenario(data) gives): local workers run it without parsing again
+    scenario: Scenario | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -356,7 +360,7 @@ def _validated_run(
         raise ScenarioError(f'run "{name}"', str(e)) from None
     # Round-trip through JSON so the resolved scenario compares equal to one read from summary.json.
     resolved = json.loads(json.dumps(resolved_scenario(sc)))
-    return Run(name, seed, values, data, resolved)
+    return Run(name, seed, values, data, resolved, sc)
 
 
 def parse_label_text(text: str) -> Label:
