@@ -47,6 +47,10 @@ def test_plan_maps_hosts_links_and_linux_settings() -> None:
             'faults=[{link = "R1->R2", flow = "reno", action = "drop", nth = 3}]',
             "faults: scripted faults are not supported by emulate",
         ),
+        (
+            'tcp.ecn="accecn"',
+            'tcp.ecn = "accecn": emulate cannot negotiate AccECN (this kernel has none)',
+        ),
     ],
 )
 def test_unsupported_scenarios_are_refused_in_one_line(

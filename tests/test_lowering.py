@@ -382,8 +382,8 @@ def test_tcp_ecn_is_a_boolean_or_a_mode(tcp: str, engine_ecn: str, plus: bool) -
     ("tcp", "message"),
     [
         ('ecn = "classic"\necn_plus = true', 'tcp.ecn_plus = true: disagrees with ecn = "classic"'),
-        ('ecn = "l4s"', 'tcp.ecn = "l4s": must be one of off, classic, ecn+'),
-        ("ecn = 1", "tcp.ecn = 1: must be true, false or one of off, classic, ecn+"),
+        ('ecn = "l4s"', 'tcp.ecn = "l4s": must be one of off, classic, ecn+, accecn'),
+        ("ecn = 1", "tcp.ecn = 1: must be true, false or one of off, classic, ecn+, accecn"),
         (
             'variant = "sack"\nrecovery = "newreno"',
             'tcp.variant = "sack": give recovery or variant (the older name), not both',

@@ -230,9 +230,11 @@ def _app(a: AppSpec) -> dict[str, Any]:
 
 
 def ecn_mode(t: TcpSpec) -> str:
-    """The engine's ``EcnMode`` of ``t``: off, classic (RFC 3168) or ecn+ (RFC 5562)."""
+    """The engine's ``EcnMode`` of ``t``: off, classic (RFC 3168), ecn+ (RFC 5562) or accecn (RFC 9768)."""
     if not t.ecn:
         return "off"
+    if t.accecn:
+        return "accecn"
     return "ecn+" if t.ecn_plus else "classic"
 
 

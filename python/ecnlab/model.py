@@ -92,6 +92,7 @@ class TcpSpec:
     delack_timeout_ns: int = 100_000_000
     ecn: bool = False
     ecn_plus: bool = False
+    accecn: bool = False  # tcp.ecn = "accecn": RFC 9768 AccECN feedback (crates/tcp/src/accecn.rs)
     ecn_min_cwnd: int = 1
     clock_granularity_ns: int = 1_000_000
     min_rto_ns: int = 1_000_000_000

@@ -38,7 +38,7 @@ WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
 RTO_ARITHS = ("rfc6298", "ns2")  # TcpConfig::rto_arith
 SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
-TCP_ECN_MODES = ("off", "classic", "ecn+")
+TCP_ECN_MODES = ("off", "classic", "ecn+", "accecn")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
 RED_MODES = ("packet", "byte")
 # What RED does to a packet it selects early: drop it, CE-mark it (= ecn = true), or forward it
@@ -116,8 +116,9 @@ def _ecn_mode(value: Any, path: str) -> str:
 
 
 def _ecn_changes(table: Table, changes: dict[str, Any]) -> None:
-    """``tcp.ecn`` as the two TcpSpec fields: a boolean sets ``ecn`` only (``ecn_plus``
-    keeps its own key); a mode name sets both, and then ``ecn_plus`` may not disagree."""
+    """``tcp.ecn`` as the TcpSpec fields ``ecn``, ``ecn_plus`` and ``accecn``: a boolean sets
+    ``ecn`` only (``ecn_plus`` keeps its own key, ``accecn`` stays as it was); a mode name sets
+    all three, and then ``ecn_plus`` may not disagree."""
     mode = changes["ecn"]
     changes["ecn"] = mode != "off"
     if isinstance(table.raw("ecn"), bool):
@@ -126,6 +127,7 @@ def _ecn_changes(table: Table, changes: dict[str, Any]) -> None:
     if table.has("ecn_plus") and changes["ecn_plus"] != plus:
         raise ScenarioError(table.at("ecn_plus"), f'disagrees with ecn = "{mode}"', table.raw("ecn_plus"))
     changes["ecn_plus"] = plus
+    changes["accecn"] = mode == "accecn"
 
 
 def _dctcp_defaults(changes: dict[str, Any]) -> None:

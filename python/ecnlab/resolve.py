@@ -71,7 +71,8 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "rwnd": t.rwnd_bytes,
         "delayed_ack": t.delayed_ack,
         "delack_timeout": ns_to_s(t.delack_timeout_ns),
-        "ecn": t.ecn,
+        # A boolean as before unless AccECN (the mode name, so the table parses back to it).
+        "ecn": "accecn" if t.ecn and t.accecn else t.ecn,
         "ecn_plus": t.ecn_plus,
         "ecn_min_cwnd": t.ecn_min_cwnd,
         "clock_granularity": ns_to_s(t.clock_granularity_ns),

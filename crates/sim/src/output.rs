@@ -76,6 +76,11 @@ pub struct FlowOut {
     /// source when its latest connection ended or the run did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dctcp_alpha: Option<f64>,
+    /// AccECN flows only (`tcp.ecn = "accecn"`, RFC 9768): CE-marked packets the
+    /// data source learnt from the ACE field (with the wrap safety rule), to set
+    /// beside the receiver's `ce_received`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ace_delta_ce: Option<u64>,
     /// Telnet flows only (absent otherwise): writes made, writes delivered in
     /// order, and their one-way delay from write to delivery (see telnet.rs).
     #[serde(skip_serializing_if = "Option::is_none")]

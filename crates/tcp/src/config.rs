@@ -101,6 +101,11 @@ pub enum EcnMode {
     /// RFC 3168 plus RFC 5562: the responder's SYN-ACK is ECT(0).
     #[serde(rename = "ecn+")]
     EcnPlus,
+    /// RFC 9768 AccECN feedback, the ACE field only (`accecn.rs`): the SYN asks
+    /// for it (falling back to classic ECN or none by the SYN-ACK), a responder
+    /// accepts AccECN or classic ECN.
+    #[serde(rename = "accecn")]
+    AccEcn,
 }
 
 impl EcnMode {
@@ -125,7 +130,8 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     /// Longest an ACK is delayed.
     pub delack_timeout_ns: u64,
-    /// ECN: off, RFC 3168, or RFC 3168 with RFC 5562's ECT SYN-ACK (only when ECN is negotiated).
+    /// ECN: off, RFC 3168, RFC 3168 with RFC 5562's ECT SYN-ACK (only when ECN is
+    /// negotiated), or RFC 9768 AccECN (ACE field).
     pub ecn: EcnMode,
     /// The least congestion window, in segments, that an ECN-Echo (or Source
     /// Quench) reduction leaves: 1 = RFC 3168 §6.1.2 as written (and ns-2): the
@@ -483,9 +489,9 @@ impl TcpConfig {
         }
         let ecn = match self.ecn {
             EcnMode::Off => "off",
-            EcnMode::Classic | EcnMode::EcnPlus => "on",
+            EcnMode::Classic | EcnMode::EcnPlus | EcnMode::AccEcn => "on",
         };
-        check(self.ecn.enabled(), "ecn", ecn, "classic or ecn+ with cc = dctcp (RFC 8257 needs ECN)")?;
+        check(self.ecn.enabled(), "ecn", ecn, "classic, ecn+ or accecn with cc = dctcp (RFC 8257 needs ECN)")?;
         check(
             self.ecn_min_cwnd_segments == 2,
             "ecn_min_cwnd_segments",
@@ -525,7 +531,7 @@ mod tests {
         let off = TcpConfig { ecn: EcnMode::Off, ..ok.clone() };
         assert_eq!(
             off.validate().unwrap_err().to_string(),
-            "ecn = off: classic or ecn+ with cc = dctcp (RFC 8257 needs ECN)"
+            "ecn = off: classic, ecn+ or accecn with cc = dctcp (RFC 8257 needs ECN)"
         );
         let one = TcpConfig { ecn_min_cwnd_segments: 1, ..ok.clone() };
         assert_eq!(one.validate().unwrap_err().field, "ecn_min_cwnd_segments");

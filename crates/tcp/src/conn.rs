@@ -15,6 +15,10 @@
 //!   (a pure ACK otherwise); a CE SYN-ACK counts in `ce_received` and puts ECE
 //!   on that one segment (RFC 5562 §3.2), which makes the Server start with
 //!   cwnd = 1 MSS (counted in its `ecn_reductions`);
+//! - with `ecn = accecn` (RFC 9768 §3.1, `accecn.rs`) the SYN has AE, CWR and
+//!   ECE; an AccECN Server's SYN-ACK encodes the SYN's IP-ECN field in
+//!   (AE, CWR, ECE), and the Client's first segment after it encodes the
+//!   SYN-ACK's; each end then uses AccECN, classic ECN or none as Table 2 says;
 //! - the handshake gives an RTT sample unless the SYN / SYN-ACK was retransmitted;
 //!   a backed-off RTO stays backed off until the first data sample (RFC 6298
 //!   (5.7) would set it to 3 s; not implemented).
@@ -24,6 +28,7 @@
 //! FIN was received. A `Done` connection still re-acknowledges a retransmitted
 //! FIN, which is what TIME-WAIT would be for. No RST.
 
+use crate::accecn::{self, EcnFeedback};
 use crate::cc::CongestionControl;
 use crate::config::{CcKind, EcnMode, Recovery, TcpConfig};
 use crate::recv::{EcnEcho, PeerFin, Receiver};
@@ -120,6 +125,10 @@ struct Negotiated {
     mss: u32,
     sack: bool,
     ecn: bool,
+    /// Which ECN feedback (`ecn` is true unless `Off`).
+    fb: EcnFeedback,
+    /// Server: the IP-ECN field of the SYN (an AccECN SYN-ACK encodes it).
+    syn_ecn: Ecn,
     /// The SYN offered window scaling (the windows themselves stay in bytes here).
     wscale: bool,
 }
@@ -141,6 +150,8 @@ pub struct Connection {
     /// `poll_transmit` held a segment back for it, that release time (for `poll_at`).
     pace_at: Option<Instant>,
     pace_wait: Option<Instant>,
+    /// AccECN Server: the IP-ECN field of its SYN-ACK as the Client's first ACK told it.
+    handshake_fb: Option<Ecn>,
 }
 
 impl Connection {
@@ -162,7 +173,15 @@ impl Connection {
                 cfg.ack_ce_at_once,
                 cfg.cc == CcKind::Dctcp,
             ),
-            neg: Negotiated { mss: cfg.mss, sack: false, ecn: false, wscale: false },
+            neg: Negotiated {
+                mss: cfg.mss,
+                sack: false,
+                ecn: false,
+                fb: EcnFeedback::Off,
+                syn_ecn: Ecn::NotEct,
+                wscale: false,
+            },
+            handshake_fb: None,
             cfg,
             role,
             state,
@@ -192,15 +211,19 @@ impl Connection {
         if !seg.flags.syn() || seg.flags.ack() {
             return;
         }
+        // RFC 3168 §6.1.1: an ECN-setup SYN has both ECE and CWR; RFC 9768
+        // Table 2: an AccECN SYN has AE too.
+        let fb = accecn::server_mode(self.cfg.ecn.enabled(), self.cfg.ecn == EcnMode::AccEcn, seg.flags);
         self.neg = Negotiated {
             mss: effective_mss(self.cfg.mss, seg.mss),
             sack: seg.sack_permitted && self.cfg.recovery == Recovery::Sack,
-            // RFC 3168 §6.1.1: an ECN-setup SYN has both ECE and CWR.
-            ecn: self.cfg.ecn.enabled() && seg.flags.ece() && seg.flags.cwr(),
+            ecn: fb != EcnFeedback::Off,
+            fb,
+            syn_ecn: seg.ecn,
             wscale: seg.wscale.is_some(),
         };
         self.snd.peer_rwnd = seg.window;
-        self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
+        self.rcv.on_syn(self.neg.mss, self.neg.sack, fb, None);
         self.state = State::SynReceived;
         self.hs = if self.cfg.delayed_ack && !self.cfg.syn_immediate_ack {
             Handshake::Delayed { until: now + Duration(self.cfg.delack_timeout_ns) }
@@ -214,15 +237,25 @@ impl Connection {
         if !(seg.flags.syn() && seg.flags.ack() && seg.ack == 1) {
             return;
         }
+        let fb = if self.cfg.ecn == EcnMode::AccEcn {
+            accecn::client_mode(seg.flags) // RFC 9768 Table 2
+        } else if self.cfg.ecn.enabled() && seg.flags.ece() && !seg.flags.cwr() {
+            EcnFeedback::Classic // RFC 3168 §6.1.1: an ECN-setup SYN-ACK has ECE and not CWR
+        } else {
+            EcnFeedback::Off
+        };
         self.neg = Negotiated {
             mss: effective_mss(self.cfg.mss, seg.mss),
             sack: seg.sack_permitted && self.cfg.recovery == Recovery::Sack,
-            // RFC 3168 §6.1.1: an ECN-setup SYN-ACK has ECE and not CWR.
-            ecn: self.cfg.ecn.enabled() && seg.flags.ece() && !seg.flags.cwr(),
+            ecn: fb != EcnFeedback::Off,
+            fb,
+            syn_ecn: Ecn::NotEct,
             wscale: seg.wscale.is_some(),
         };
         self.handshake_rtt_sample(now);
-        self.rcv.on_syn(self.neg.mss, self.neg.sack, self.neg.ecn);
+        // RFC 9768 §3.2.2.1: the first ACK encodes the SYN-ACK's IP-ECN field (Table 4).
+        let code = (fb == EcnFeedback::AccEcn).then(|| accecn::handshake_code(seg.ecn));
+        self.rcv.on_syn(self.neg.mss, self.neg.sack, fb, code);
         if self.neg.ecn && seg.ecn == Ecn::Ce && self.cfg.ecn == EcnMode::EcnPlus {
             // RFC 5562 §3.2: a CE SYN-ACK is echoed with ECE on the ACK.
             self.stats.ce_received += 1;
@@ -238,6 +271,9 @@ impl Connection {
             return; // a retransmitted SYN is ignored: our SYN-ACK timer runs
         }
         let ect = matches!(self.hs, Handshake::Sent { ect: true, .. });
+        if self.neg.fb == EcnFeedback::AccEcn {
+            self.handshake_fb = accecn::handshake_ecn(seg.flags.ace());
+        }
         self.handshake_rtt_sample(now);
         self.establish(seg.window);
         if ect && seg.flags.ece() {
@@ -257,7 +293,7 @@ impl Connection {
 
     fn establish(&mut self, peer_rwnd: u32) {
         let n = self.neg;
-        self.snd.establish(&self.cfg, n.mss, n.sack, n.ecn, peer_rwnd);
+        self.snd.establish(&self.cfg, n.mss, n.sack, n.fb, peer_rwnd);
         self.state = match self.snd.fin {
             FinState::Queued => State::FinWait,
             FinState::Open => State::Established,
@@ -273,7 +309,9 @@ impl Connection {
         if seg.flags.ack() {
             self.snd.on_ack(now, seg, &mut self.stats);
         }
-        if seg.payload_len > 0 || seg.flags.fin() {
+        if seg.payload_len == 0 && !seg.flags.fin() {
+            self.rcv.on_control(seg.ecn); // AccECN counts CE on any packet
+        } else {
             let d = self.rcv.on_segment(now, seg, &mut self.stats);
             if d.bytes > 0 {
                 self.events.push_back(AppEvent::Received(d.bytes));
@@ -354,11 +392,13 @@ impl Connection {
                 seg.sack_permitted = self.cfg.recovery == Recovery::Sack;
                 // RFC 7323 §2.2: offered when the window needs it.
                 seg.wscale = self.cfg.wscale();
-                if self.cfg.ecn.enabled() {
+                if self.cfg.ecn == EcnMode::AccEcn {
+                    seg.flags.insert(accecn::SYN_FLAGS); // RFC 9768 §3.1.1
+                } else if self.cfg.ecn.enabled() {
                     seg.flags.insert(TcpFlags::ECE | TcpFlags::CWR);
-                    if self.cfg.ect_all_packets {
-                        seg.ecn = self.snd.cc.codepoint(); // Linux tcp_ecn_send_syn with DCTCP
-                    }
+                }
+                if self.cfg.ecn.enabled() && self.cfg.ect_all_packets {
+                    seg.ecn = self.snd.cc.codepoint(); // Linux tcp_ecn_send_syn with DCTCP
                 }
             }
             Role::Server => {
@@ -369,8 +409,11 @@ impl Connection {
                 if self.neg.wscale && self.cfg.window_scale {
                     seg.wscale = Some(self.cfg.wscale().unwrap_or(0));
                 }
-                if self.neg.ecn {
-                    seg.flags.insert(TcpFlags::ECE);
+                match self.neg.fb {
+                    // RFC 9768 §3.1.1: the SYN's IP-ECN field, Table 4.
+                    EcnFeedback::AccEcn => seg.flags = seg.flags.with_ace(accecn::handshake_code(self.neg.syn_ecn)),
+                    EcnFeedback::Classic => seg.flags.insert(TcpFlags::ECE),
+                    EcnFeedback::Off => {}
                 }
                 // RFC 5562 §3.1: ECT SYN-ACK; a retransmitted one is Not-ECT (§3.2).
                 ect = self.neg.ecn && self.cfg.ecn == EcnMode::EcnPlus && !retransmit;
@@ -429,12 +472,9 @@ impl Connection {
 
     /// Adds the receive half's ACK, ECE, SACK blocks and window; counts the segment.
     fn stamp(&mut self, mut seg: Segment) -> Segment {
-        let (ack, ece, sack) = self.rcv.ack_fields();
+        let (ack, fb, sack) = self.rcv.ack_fields();
         seg.ack = ack;
-        seg.flags.insert(TcpFlags::ACK);
-        if ece {
-            seg.flags.insert(TcpFlags::ECE);
-        }
+        seg.flags = fb.apply(seg.flags | TcpFlags::ACK);
         seg.sack = sack;
         seg.window = self.cfg.rwnd_bytes;
         self.rcv.on_ack_sent();
@@ -464,7 +504,7 @@ impl Connection {
             (true, false) => st.retransmits += 1,
             _ => {}
         }
-        if !syn {
+        if !syn && self.neg.fb != EcnFeedback::AccEcn {
             st.ece_sent += seg.flags.ece() as u64;
             st.cwr_sent += seg.flags.cwr() as u64;
         }
@@ -602,6 +642,20 @@ impl Connection {
     }
     pub fn ecn_negotiated(&self) -> bool {
         self.neg.ecn
+    }
+    /// The ECN feedback the handshake agreed (`Off` before it ends).
+    pub fn ecn_feedback(&self) -> EcnFeedback {
+        self.neg.fb
+    }
+    /// AccECN Server: the IP-ECN field its SYN-ACK arrived with, as the
+    /// Client's first ACK encoded it (RFC 9768 §3.2.2.1), if it did.
+    pub fn handshake_feedback(&self) -> Option<Ecn> {
+        self.handshake_fb
+    }
+    /// AccECN: (r.cep, s.cep), the receive half's CE packet counter and the send
+    /// half's count decoded from the peer's ACE fields (both from 5).
+    pub fn accecn_counters(&self) -> Option<(u64, u64)> {
+        Some((self.rcv.accecn.as_ref()?.cep, self.snd.accecn.as_ref()?.cep))
     }
     pub fn sack_negotiated(&self) -> bool {
         self.neg.sack

@@ -1,4 +1,4 @@
-//! ecnlab-tcp: sans-IO TCP endpoints with ECN (RFC 3168) and ECN+ (RFC 5562).
+//! ecnlab-tcp: sans-IO TCP endpoints with ECN (RFC 3168), ECN+ (RFC 5562) and AccECN (RFC 9768, ACE field).
 //!
 //! A [`Connection`] is a full endpoint (send and receive half). The caller owns
 //! the clock and the network: it feeds segments with [`Connection::on_segment`],
@@ -11,6 +11,7 @@
 //! | `conn.rs` | handshake, state machine, segment assembly, counters |
 //! | `send.rs` | send sequence state, application data, transmit selection |
 //! | `recovery.rs` | ACK processing: Tahoe/Reno/NewReno/SACK recovery, ECN reaction, RTO |
+//! | `accecn.rs` | AccECN (RFC 9768): negotiation codes, the receiver's ACE counter and ACK triggers, the sender's decoding |
 //! | `quench.rs` | response to an ICMP Source Quench (Floyd 1994 §4, §5) |
 //! | `window.rs` | cwnd/ssthresh, the phase (`CaState`), dupACK count, `recover` |
 //! | `cc/` | congestion control behind one trait: growth and the ssthresh of a reduction (`cc/mod.rs`); `reno.rs` |
@@ -21,6 +22,7 @@
 //!
 //! Sequence numbers are `u64` from 0 and never wrap: the SYN is 0, data starts at 1.
 
+mod accecn;
 mod assembler;
 mod cc;
 pub mod config;
@@ -39,6 +41,7 @@ mod stats;
 mod timer;
 mod window;
 
+pub use accecn::EcnFeedback;
 pub use config::{
     window_shift, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, RtoArith, SsthreshBasis, TcpConfig, WindowArith,
 };

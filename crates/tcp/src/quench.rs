@@ -19,7 +19,7 @@
 //! (every quench delivered to the endpoint) and `quench_reductions`.
 
 use crate::cc::Congestion;
-use crate::send::{EcnSend, Sender};
+use crate::send::Sender;
 use crate::stats::TcpStats;
 use crate::window::Phase;
 use ecnlab_wire::Instant;
@@ -33,9 +33,7 @@ impl Sender {
         }
         st.quench_reductions += 1;
         self.halve_window(now, Congestion::Quench);
-        if self.ecn != EcnSend::Disabled {
-            self.ecn = EcnSend::CwrPending;
-        }
+        self.signal_cwr();
     }
 
     /// Floyd 1994 §4: "react to an ECN at most once per roundtrip time ... ignore

@@ -57,32 +57,41 @@ impl Sender {
         self.peer_rwnd = seg.window;
         let ack = seg.ack.min(self.max);
         let delivered = self.update_scoreboard(ack, seg);
-        self.on_ack_phases(now, seg, ack, st);
+        // RFC 3168 ECE, or AccECN: new CE marks learnt from the ACE field (`accecn.rs`).
+        let ece = match self.accecn.as_mut() {
+            Some(a) => {
+                let d = a.on_ack(seg.flags.ace(), delivered, self.win.mss);
+                st.ace_delta_ce += d;
+                d > 0
+            }
+            None => seg.flags.ece(),
+        };
+        self.on_ack_phases(now, ece, seg, ack, st);
         self.prr_step(delivered);
     }
 
     /// Records the SACK blocks; RFC 6937 DeliveredData: bytes newly
     /// acknowledged, cumulatively or selectively.
-    /// (Counted only with `prr`, its one reader.)
+    /// (Counted only with `prr` or AccECN, its readers: AccECN's newlyAckedB.)
     fn update_scoreboard(&mut self, ack: u64, seg: &Segment) -> u64 {
-        let before = if self.prr_on { self.sb.sacked_bytes() } else { 0 };
+        let counted = self.prr_on || self.accecn.is_some();
+        let before = if counted { self.sb.sacked_bytes() } else { 0 };
         if self.use_sack {
             self.sb.update(ack.max(self.una), seg.sack.as_slice());
         }
-        if !self.prr_on {
+        if !counted {
             return 0;
         }
         (ack.saturating_sub(self.una) + self.sb.sacked_bytes()).saturating_sub(before)
     }
 
     /// [`Self::on_ack`] without PRR: the phases and what they do to the window.
-    fn on_ack_phases(&mut self, now: Instant, seg: &Segment, ack: u64, st: &mut TcpStats) {
+    fn on_ack_phases(&mut self, now: Instant, ece: bool, seg: &Segment, ack: u64, st: &mut TcpStats) {
         if ack > self.una {
             let acked = ack - self.una;
             self.una = ack;
             self.nxt = self.nxt.max(ack);
             self.rtx_next = self.rtx_next.filter(|&s| s >= ack);
-            let ece = seg.flags.ece();
             // ns-2 with timerfix_ false: the timer restarts before the RTT
             // update and the backoff reset, with the old (backed-off) RTO.
             let restart = !self.keeps_timer_on_partial_ack(ack);
@@ -103,14 +112,19 @@ impl Sender {
             // The congestion control counts data bytes (not the SYN's or FIN's sequence number).
             let end = self.data_end();
             let data = ack.min(end) - (ack - acked).min(end);
-            self.cc.on_feedback(&Feedback { acked: data, ece, una: ack, snd_nxt: self.max });
+            let marked = match self.accecn.as_mut() {
+                Some(a) => a.take_marked(data),
+                None if ece => data,
+                None => 0,
+            };
+            self.cc.on_feedback(&Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max });
             if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
             } else {
                 self.on_new_ack(&Ack { now, acked: data, rtt }, acked, ece);
             }
         } else {
-            if seg.flags.ece() && self.ece_allowed() {
+            if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
             }
             if is_dupack(seg, ack, self.una, self.max) {
@@ -190,10 +204,12 @@ impl Sender {
     /// floor of two segments; cwnd is halved down to one segment (the floor
     /// RFC 3168's one-segment rule presupposes, as in ns-2), so a flow with a
     /// tiny window still backs off when marked.
+    /// With AccECN no CWR follows (RFC 9768 §3.2.2: CWR is part of the ACE
+    /// field); the Cwr phase alone keeps it to one reduction per window.
     fn ecn_reduce(&mut self, now: Instant, st: &mut TcpStats) {
         st.ecn_reductions += 1;
         self.halve_window(now, Congestion::Ecn);
-        self.ecn = EcnSend::CwrPending;
+        self.signal_cwr();
     }
 
     /// The window arithmetic of [`Self::ecn_reduce`], shared with the Source
@@ -420,9 +436,7 @@ impl Sender {
             let basis = if self.ns2_window { self.ns2_w(false) } else { self.halving_basis(flight) };
             self.set_ssthresh(Congestion::Loss, basis);
             self.reduced_at = self.max;
-            if self.ecn != EcnSend::Disabled {
-                self.ecn = EcnSend::CwrPending;
-            }
+            self.signal_cwr();
         }
         self.win.recover = self.max;
         self.win.phase = Phase::Recovery { recover: self.max };
@@ -487,9 +501,7 @@ impl Sender {
         self.win.rto_recover = self.max;
         self.win.phase = Phase::Loss { recover: self.max };
         self.reduced_at = self.max;
-        if self.ecn != EcnSend::Disabled {
-            self.ecn = EcnSend::CwrPending;
-        }
+        self.signal_cwr();
         self.rtx_next = None;
         self.timing = None;
         if self.use_sack && self.sack_after_rto {

@@ -20,11 +20,16 @@
 //! (Linux: `__tcp_send_ack(sk, prior_rcv_nxt)`), so ECE runs equal CE runs
 //! even with delayed ACKs.
 //!
+//! AccECN feedback (RFC 9768, with `ecn = accecn` negotiated; `accecn.rs`):
+//! the ACE counter replaces the echo above, on every segment; its
+//! change-triggered and increment-triggered ACKs are immediate ACKs here.
+//!
 //! Any segment this endpoint sends carries the ACK and cancels the pending one.
 
+use crate::accecn::{AccEcnRecv, EcnFeedback};
 use crate::assembler::Assembler;
 use crate::stats::TcpStats;
-use ecnlab_wire::{Duration, Ecn, Instant, SackBlocks, Segment};
+use ecnlab_wire::{Duration, Ecn, Instant, SackBlocks, Segment, TcpFlags};
 
 /// Whether (and when) an ACK is owed to the peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +54,27 @@ pub(crate) enum EcnEcho {
     Echoing,
     /// RFC 5562 §3.2: the SYN-ACK arrived CE; ECE on the handshake ACK only.
     SynAckCe,
+}
+
+/// The ECN feedback an outgoing segment carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Feedback {
+    None,
+    /// RFC 3168 ECN-Echo.
+    Ece,
+    /// RFC 9768 ACE field, 3 bits.
+    Ace(u8),
+}
+
+impl Feedback {
+    /// `flags` with this feedback applied (ACE replaces AE, CWR and ECE).
+    pub(crate) fn apply(self, flags: TcpFlags) -> TcpFlags {
+        match self {
+            Feedback::None => flags,
+            Feedback::Ece => flags | TcpFlags::ECE,
+            Feedback::Ace(ace) => flags.with_ace(ace),
+        }
+    }
 }
 
 /// The peer's FIN.
@@ -85,6 +111,8 @@ pub(crate) struct Receiver {
     /// DCTCP: the ACK owed for the data before a CE change, with the old ECE
     /// (ack number, ece), sent before anything else.
     prior: Option<(u64, bool)>,
+    /// AccECN negotiated: the ACE counter (`accecn.rs`) instead of the echo.
+    pub(crate) accecn: Option<AccEcnRecv>,
     mss: u64,
     pub(crate) bytes_received: u64,
 }
@@ -103,24 +131,43 @@ impl Receiver {
             ce_at_once,
             dctcp,
             prior: None,
+            accecn: None,
             mss: 536,
             bytes_received: 0,
         }
     }
 
-    /// The peer's SYN (sequence 0) was received: data starts at 1.
-    pub(crate) fn on_syn(&mut self, mss: u32, sack: bool, ecn: bool) {
+    /// The peer's SYN (sequence 0) was received: data starts at 1. With
+    /// AccECN, `handshake` is the code the first ACK carries (Client only).
+    pub(crate) fn on_syn(&mut self, mss: u32, sack: bool, fb: EcnFeedback, handshake: Option<u8>) {
         self.rcv_nxt = 1;
         self.mss = mss as u64;
         self.sack = sack;
-        self.echo = if ecn { EcnEcho::Quiet } else { EcnEcho::Disabled };
+        self.echo = if fb == EcnFeedback::Off { EcnEcho::Disabled } else { EcnEcho::Quiet };
+        self.accecn = (fb == EcnFeedback::AccEcn).then(|| AccEcnRecv::new(handshake));
+    }
+
+    /// AccECN: a segment without payload or FIN (`on_segment` takes the others)
+    /// counts in r.cep and may call for an ACK (RFC 9768 §3.2.2.5.1).
+    pub(crate) fn on_control(&mut self, ecn: Ecn) {
+        if let Some(a) = self.accecn.as_mut() {
+            if a.on_packet(ecn, 0) {
+                self.ack = AckPending::Now;
+            }
+        }
     }
 
     /// Processes the sequence-space part (payload and FIN) of a segment.
     pub(crate) fn on_segment(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) -> Delivered {
         // ns-2's DelAck sink (ack_ce_at_once off) delays a CE segment like any other.
-        let mut immediate =
-            if self.dctcp { self.on_ecn_dctcp(seg, st) } else { self.on_ecn(seg, st) && self.ce_at_once };
+        let mut immediate = if let Some(a) = self.accecn.as_mut() {
+            st.ce_received += u64::from(seg.ecn == Ecn::Ce && seg.payload_len > 0);
+            a.on_packet(seg.ecn, seg.payload_len)
+        } else if self.dctcp {
+            self.on_ecn_dctcp(seg, st)
+        } else {
+            self.on_ecn(seg, st) && self.ce_at_once
+        };
         let before = self.rcv_nxt;
         if seg.payload_len > 0 {
             immediate |= self.on_payload(seg.seq, seg.seq + seg.payload_len as u64);
@@ -242,16 +289,24 @@ impl Receiver {
         }
     }
 
-    /// (ack, ece, sack blocks) for the next outgoing segment.
-    pub(crate) fn ack_fields(&self) -> (u64, bool, SackBlocks) {
-        let ece = matches!(self.echo, EcnEcho::Echoing | EcnEcho::SynAckCe);
+    /// (ack, ECN feedback flags, sack blocks) for the next outgoing segment:
+    /// ECE while echoing (RFC 3168), or the ACE field (AccECN, replacing AE, CWR, ECE).
+    pub(crate) fn ack_fields(&self) -> (u64, Feedback, SackBlocks) {
+        let fb = match &self.accecn {
+            Some(a) => Feedback::Ace(a.ace()),
+            None if matches!(self.echo, EcnEcho::Echoing | EcnEcho::SynAckCe) => Feedback::Ece,
+            None => Feedback::None,
+        };
         let sack = if self.sack { self.ooo.sack_blocks() } else { SackBlocks::EMPTY };
-        (self.rcv_nxt, ece, sack)
+        (self.rcv_nxt, fb, sack)
     }
 
     /// A segment carrying our ACK left: nothing is owed any more.
     pub(crate) fn on_ack_sent(&mut self) {
         self.ack = AckPending::None;
+        if let Some(a) = self.accecn.as_mut() {
+            a.on_ack_sent();
+        }
         if self.echo == EcnEcho::SynAckCe {
             self.echo = EcnEcho::Quiet;
         }

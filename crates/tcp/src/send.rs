@@ -10,6 +10,7 @@
 //! Nagle is off: full segments are sent while data and window allow; the last
 //! partial segment is sent as soon as the window has room for it.
 
+use crate::accecn::{AccEcnSend, EcnFeedback};
 use crate::cc::AnyCc;
 use crate::config::{NewRenoTimer, Recovery, SsthreshBasis, TcpConfig, WindowArith};
 use crate::idle::{self, IdleRestart};
@@ -81,6 +82,8 @@ pub(crate) struct Sender {
     pub(crate) rtt: RttEstimator,
     pub(crate) timer: RtxTimer,
     pub(crate) ecn: EcnSend,
+    /// AccECN negotiated: the ACE decoder (`accecn.rs`); no CWR is ever sent.
+    pub(crate) accecn: Option<AccEcnSend>,
     /// snd_max at the last window reduction of any kind (ECN, fast retransmit,
     /// timeout); ECE is ignored until snd_una passes it.
     pub(crate) reduced_at: u64,
@@ -152,6 +155,7 @@ impl Sender {
             rtt: RttEstimator::new(cfg),
             timer: RtxTimer::Idle,
             ecn: EcnSend::Disabled,
+            accecn: None,
             reduced_at: 0,
             ecn_min_cwnd_segments: cfg.ecn_min_cwnd_segments,
             newreno_timer: cfg.newreno_timer,
@@ -180,10 +184,11 @@ impl Sender {
     }
 
     /// The handshake finished: effective MSS, SACK, ECN and the peer's window are known.
-    pub(crate) fn establish(&mut self, cfg: &TcpConfig, mss: u32, sack: bool, ecn: bool, rwnd: u32) {
+    pub(crate) fn establish(&mut self, cfg: &TcpConfig, mss: u32, sack: bool, ecn: EcnFeedback, rwnd: u32) {
         self.win.init(mss, cfg.init_cwnd_segments);
         self.use_sack = sack && cfg.recovery == Recovery::Sack;
-        self.ecn = if ecn { EcnSend::Idle } else { EcnSend::Disabled };
+        self.ecn = if ecn == EcnFeedback::Off { EcnSend::Disabled } else { EcnSend::Idle };
+        self.accecn = (ecn == EcnFeedback::AccEcn).then(AccEcnSend::new);
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
         if self.ns2_window {
@@ -338,6 +343,14 @@ impl Sender {
         if self.timer == RtxTimer::Idle {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
             self.arm_timer(now);
+        }
+    }
+
+    /// RFC 3168 §6.1.2: after any reduction the next new data segment carries
+    /// CWR; not with AccECN, where CWR is part of the ACE field (RFC 9768 §3.2.2).
+    pub(crate) fn signal_cwr(&mut self) {
+        if self.ecn != EcnSend::Disabled && self.accecn.is_none() {
+            self.ecn = EcnSend::CwrPending;
         }
     }
 

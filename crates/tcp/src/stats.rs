@@ -25,9 +25,13 @@ pub struct TcpStats {
     pub ecn_reductions: u64,
     /// Data segments received carrying CE.
     pub ce_received: u64,
-    /// Segments sent with ECE set (the SYN / SYN-ACK negotiation flags are not counted).
+    /// AccECN data sender (RFC 9768, `accecn.rs`): CE-marked packets learnt
+    /// from the ACE field, the wrap safety rule included.
+    pub ace_delta_ce: u64,
+    /// Segments sent with ECE set (the SYN / SYN-ACK negotiation flags are not
+    /// counted, nor ACE bits under AccECN).
     pub ece_sent: u64,
-    /// Segments sent with CWR set (the SYN negotiation flag is not counted).
+    /// Segments sent with CWR set (the SYN negotiation flag is not counted, nor ACE bits under AccECN).
     pub cwr_sent: u64,
     /// Pure ACKs: no payload, no SYN, no FIN.
     pub acks_sent: u64,
@@ -53,6 +57,7 @@ impl TcpStats {
             timeouts,
             ecn_reductions,
             ce_received,
+            ace_delta_ce,
             ece_sent,
             cwr_sent,
             acks_sent,
@@ -69,6 +74,7 @@ impl TcpStats {
         self.timeouts += timeouts;
         self.ecn_reductions += ecn_reductions;
         self.ce_received += ce_received;
+        self.ace_delta_ce += ace_delta_ce;
         self.ece_sent += ece_sent;
         self.cwr_sent += cwr_sent;
         self.acks_sent += acks_sent;

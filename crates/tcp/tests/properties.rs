@@ -34,6 +34,8 @@ struct Case {
     delayed_ack: bool,
     ecn: bool,
     ecn_plus: bool,
+    /// AccECN (RFC 9768) instead of RFC 3168's feedback, both ends.
+    accecn: bool,
     iw: u32,
     tick_ns: u64,
     segments: u64,
@@ -48,7 +50,7 @@ struct Case {
 
 fn case() -> impl Strategy<Value = Case> {
     (
-        (variant(), any::<bool>(), any::<bool>(), any::<bool>(), 1u32..=4),
+        (variant(), any::<bool>(), any::<bool>(), 0u8..3, 1u32..=4),
         prop_oneof![Just(1_000u64), Just(1_000_000), Just(100_000_000)],
         (0u64..300, 0u64..1000),
         (1u64..50, 1u64..50, prop_oneof![Just(1u64), Just(10), Just(100)]),
@@ -61,7 +63,8 @@ fn case() -> impl Strategy<Value = Case> {
                     variant,
                     delayed_ack,
                     ecn,
-                    ecn_plus: ecn && plus,
+                    ecn_plus: ecn && plus == 1,
+                    accecn: ecn && plus == 2,
                     iw,
                     tick_ns,
                     segments,
@@ -76,10 +79,11 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn ecn_mode(c: &Case) -> EcnMode {
-    match (c.ecn, c.ecn_plus) {
-        (false, _) => EcnMode::Off,
-        (true, false) => EcnMode::Classic,
-        (true, true) => EcnMode::EcnPlus,
+    match (c.ecn, c.ecn_plus, c.accecn) {
+        (false, _, _) => EcnMode::Off,
+        (true, _, true) => EcnMode::AccEcn,
+        (true, false, false) => EcnMode::Classic,
+        (true, true, false) => EcnMode::EcnPlus,
     }
 }
 

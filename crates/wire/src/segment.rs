@@ -16,10 +16,13 @@ pub const TCP_HEADER_LEN: u32 = 20;
 /// RFC 2018 §3: at most 4 SACK blocks fit in 40 bytes of options.
 pub const MAX_SACK_BLOCKS: usize = 4;
 
-/// TCP control bits (RFC 793 §3.1, ECE/CWR from RFC 3168 §6.1), bit values as on the wire.
+/// TCP control bits (RFC 793 §3.1, ECE/CWR from RFC 3168 §6.1, AE from
+/// RFC 9768 §3), bit values as on the wire: the low byte is header byte 13,
+/// bit 8 (AE, formerly NS of RFC 3540) the lowest bit of byte 12, beside the
+/// data offset. AccECN's 3-bit ACE field is (AE, CWR, ECE), [`TcpFlags::ace`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct TcpFlags(pub u8);
+pub struct TcpFlags(pub u16);
 
 impl TcpFlags {
     pub const FIN: TcpFlags = TcpFlags(0x01);
@@ -30,6 +33,8 @@ impl TcpFlags {
     pub const URG: TcpFlags = TcpFlags(0x20);
     pub const ECE: TcpFlags = TcpFlags(0x40);
     pub const CWR: TcpFlags = TcpFlags(0x80);
+    /// Accurate ECN (RFC 9768 §3), the former ECN-nonce bit NS.
+    pub const AE: TcpFlags = TcpFlags(0x100);
     pub const NONE: TcpFlags = TcpFlags(0);
 
     pub const fn contains(self, other: TcpFlags) -> bool {
@@ -58,6 +63,19 @@ impl TcpFlags {
     }
     pub const fn cwr(self) -> bool {
         self.contains(Self::CWR)
+    }
+    pub const fn ae(self) -> bool {
+        self.contains(Self::AE)
+    }
+    /// RFC 9768 §3.2.2: the ACE field, AE·4 + CWR·2 + ECE.
+    pub const fn ace(self) -> u8 {
+        ((self.0 >> 8) as u8 & 1) << 2 | ((self.0 >> 7) as u8 & 1) << 1 | ((self.0 >> 6) as u8 & 1)
+    }
+    /// These flags with (AE, CWR, ECE) replaced by the 3-bit `ace`.
+    pub const fn with_ace(self, ace: u8) -> TcpFlags {
+        let rest = self.0 & !(Self::AE.0 | Self::CWR.0 | Self::ECE.0);
+        let a = ace as u16;
+        TcpFlags(rest | (a & 4) << 6 | (a & 2) << 6 | (a & 1) << 6)
     }
 }
 
@@ -180,6 +198,21 @@ mod tests {
         let s = Segment { flags: TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR, ..Default::default() };
         assert_eq!(s.seq_len(), 1);
         assert!(s.flags.ece() && s.flags.cwr() && !s.flags.ack());
+    }
+
+    /// RFC 9768 §3.2.2: "the three flags ... AE, CWR and ECE ... the ACE field";
+    /// AE is the most significant bit.
+    #[test]
+    fn test_ace_field_is_ae_cwr_ece() {
+        assert_eq!(TcpFlags::AE.ace(), 4);
+        assert_eq!(TcpFlags::CWR.ace(), 2);
+        assert_eq!(TcpFlags::ECE.ace(), 1);
+        for ace in 0..8u8 {
+            let f = (TcpFlags::ACK | TcpFlags::FIN).with_ace(ace);
+            assert_eq!(f.ace(), ace);
+            assert!(f.ack() && f.fin());
+            assert_eq!(f.ae(), ace & 4 != 0);
+        }
     }
 
     #[test]

@@ -225,9 +225,10 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
     pub fn header_len(&self) -> usize {
         usize::from(self.data_offset()) * 4
     }
-    /// The eight control bits CWR ECE URG ACK PSH RST SYN FIN.
+    /// The nine control bits AE (byte 12, bit 0) and CWR ECE URG ACK PSH RST SYN FIN.
     pub fn flags(&self) -> TcpFlags {
-        TcpFlags(self.buffer.as_ref()[field::FLAGS])
+        let b = self.buffer.as_ref();
+        TcpFlags(u16::from(b[field::DATA_OFF] & 1) << 8 | u16::from(b[field::FLAGS]))
     }
     pub fn window_len(&self) -> u16 {
         be16(self.buffer.as_ref(), field::WIN_SIZE)
@@ -285,13 +286,17 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> TcpPacket<T> {
         self.set_be32(field::ACK_NUM, ack);
     }
     /// Sets the data offset from a header length in bytes (rounded down to
-    /// words); clears the reserved bits and NS.
+    /// words); clears the reserved bits and keeps AE (bit 0, RFC 9768).
     pub fn set_header_len(&mut self, header_len: usize) {
         let words = (header_len / 4).min(0x0f) as u8;
-        self.buffer.as_mut()[field::DATA_OFF] = words << 4;
+        let b = self.buffer.as_mut();
+        b[field::DATA_OFF] = words << 4 | (b[field::DATA_OFF] & 1);
     }
+    /// Writes byte 13 and the AE bit of byte 12.
     pub fn set_flags(&mut self, flags: TcpFlags) {
-        self.buffer.as_mut()[field::FLAGS] = flags.0;
+        let b = self.buffer.as_mut();
+        b[field::FLAGS] = flags.0 as u8;
+        b[field::DATA_OFF] = (b[field::DATA_OFF] & !1) | (flags.0 >> 8) as u8 & 1;
     }
     pub fn set_window_len(&mut self, window: u16) {
         self.set_be16(field::WIN_SIZE, window);

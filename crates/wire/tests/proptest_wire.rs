@@ -28,7 +28,7 @@ fn endpoints() -> impl Strategy<Value = Endpoints> {
 /// ack 0 without ACK, not a retransmission (metadata that is not on the wire).
 fn segment() -> impl Strategy<Value = Segment> {
     let sack = prop::collection::vec((any::<u32>(), any::<u32>()), 0..=4);
-    (any::<u32>(), any::<u32>(), any::<u8>(), 0..=1500u32, any::<u16>())
+    (any::<u32>(), any::<u32>(), 0..=0x1ffu16, 0..=1500u32, any::<u16>())
         .prop_flat_map(move |head| (Just(head), any::<Option<u16>>(), any::<bool>(), sack.clone(), ecn()))
         .prop_map(|((seq, ack, flags, payload_len, window), mss, sack_permitted, blocks, ecn)| {
             let flags = TcpFlags(flags);

@@ -116,6 +116,11 @@ def _check_supported(sc: Scenario) -> None:
         if f.tcp.pacing:
             # Linux paces Reno and CUBIC only through the fq qdisc, which this kernel lacks (MODERN-ECN.md §1).
             raise ScenarioError(f"flows.{f.id}.tcp.pacing", "emulate cannot pace Linux TCP here (no fq qdisc)", True)
+        if f.tcp.ecn and f.tcp.accecn:
+            # tcp_ecn = 3..6 (AccECN negotiation) gives EINVAL on this kernel (MODERN-ECN.md §1).
+            raise ScenarioError(
+                f"flows.{f.id}.tcp.ecn", "emulate cannot negotiate AccECN (this kernel has none)", "accecn"
+            )
 
 
 def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:

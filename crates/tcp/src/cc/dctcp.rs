@@ -3,7 +3,9 @@
 //! The sender estimates α, the fraction of its bytes that met congestion, once
 //! per observation window (about one RTT) and cuts cwnd in proportion to it.
 //! Per ACK of new data (RFC 8257 §3.3 steps 1–8; SACK ignored):
-//! - BytesAcked += N (payload bytes newly acknowledged); with ECE, BytesMarked += N;
+//! - BytesAcked += N (payload bytes newly acknowledged); with ECE, BytesMarked += N
+//!   (with AccECN, BytesMarked += the CE bytes learnt from the ACE field, `accecn.rs`:
+//!   Δ·SMSS as the cumulative ACK covers them, as Linux feeds `delivered_ce`);
 //! - "If the acknowledgment number is less than or equal to DCTCP.WindowEnd,
 //!   stop processing." Otherwise the window is over:
 //!   M = BytesMarked / BytesAcked; α ← (1 − g)·α + g·M; WindowEnd = SND.NXT;
@@ -100,9 +102,7 @@ impl CongestionControl for Dctcp {
 
     fn on_feedback(&mut self, fb: &Feedback) {
         self.acked += fb.acked;
-        if fb.ece {
-            self.marked += fb.acked;
-        }
+        self.marked += fb.marked;
         if fb.una <= self.window_end {
             return;
         }
@@ -149,7 +149,8 @@ mod tests {
     fn acks(cc: &mut Dctcp, mut una: u64, flight: u64, ece: impl IntoIterator<Item = bool>) -> u64 {
         for e in ece {
             una += MSS as u64;
-            cc.on_feedback(&Feedback { acked: MSS as u64, ece: e, una, snd_nxt: una + flight * MSS as u64 });
+            let marked = if e { MSS as u64 } else { 0 };
+            cc.on_feedback(&Feedback { acked: MSS as u64, ece: e, marked, una, snd_nxt: una + flight * MSS as u64 });
         }
         una
     }

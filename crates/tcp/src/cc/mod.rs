@@ -45,8 +45,11 @@ pub(crate) struct Ack {
 pub(crate) struct Feedback {
     /// Payload bytes newly acknowledged.
     pub(crate) acked: u64,
-    /// The ACK carried ECE.
+    /// The ACK carried ECE (RFC 3168), or told of new CE marks by ACE (RFC 9768).
     pub(crate) ece: bool,
+    /// Of `acked`, the bytes deemed CE-marked: all of them with ECE (RFC 8257
+    /// §3.3), the ACE count's estimate with AccECN (`accecn.rs`).
+    pub(crate) marked: u64,
     /// SND.UNA after this ACK.
     pub(crate) una: u64,
     /// SND.NXT: one past the highest byte sent.

@@ -87,11 +87,18 @@ impl fmt::Display for Line {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.seg;
         let fl = s.flags;
-        let flags: String =
-            [(fl.syn(), 'S'), (fl.ack(), 'A'), (fl.fin(), 'F'), (fl.ece(), 'E'), (fl.cwr(), 'W'), (s.retransmit, 'R')]
-                .iter()
-                .map(|&(on, c)| if on { c } else { '.' })
-                .collect();
+        let flags: String = [
+            (fl.syn(), 'S'),
+            (fl.ack(), 'A'),
+            (fl.fin(), 'F'),
+            (fl.ae(), 'N'),
+            (fl.cwr(), 'W'),
+            (fl.ece(), 'E'),
+            (s.retransmit, 'R'),
+        ]
+        .iter()
+        .map(|&(on, c)| if on { c } else { '.' })
+        .collect();
         let ssthresh = if self.ssthresh > 1 << 30 { "inf".to_string() } else { self.ssthresh.to_string() };
         write!(
             f,

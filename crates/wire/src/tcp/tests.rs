@@ -97,3 +97,21 @@ fn test_setters_roundtrip() {
     let opts: Vec<_> = p.options().collect();
     assert_eq!(opts[0], Ok(TcpOption::SackPermitted));
 }
+
+/// RFC 9768 §3 (Figure 2): AE is bit 7 of header byte 12 counted from the
+/// most significant bit, i.e. its lowest bit, beside the data offset; setting
+/// the header length keeps it and the flags byte stays CWR..FIN.
+#[test]
+fn test_ae_flag_is_the_low_bit_of_byte_12() {
+    let mut b = [0u8; 20];
+    let mut p = TcpPacket::new_unchecked(&mut b[..]);
+    p.set_flags(TcpFlags::AE | TcpFlags::CWR | TcpFlags::ACK);
+    p.set_header_len(20);
+    assert_eq!(p.flags(), TcpFlags::AE | TcpFlags::CWR | TcpFlags::ACK);
+    assert_eq!(p.flags().ace(), 0b110);
+    assert_eq!(p.header_len(), 20);
+    assert_eq!((b[12], b[13]), (0x51, 0x90));
+    let mut p = TcpPacket::new_unchecked(&mut b[..]);
+    p.set_flags(TcpFlags::ACK);
+    assert_eq!((b[12], b[13]), (0x50, 0x10), "AE cleared again");
+}

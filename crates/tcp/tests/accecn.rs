@@ -1,0 +1,316 @@
+//! AccECN (RFC 9768, ACE field only; `crates/tcp/src/accecn.rs`): packet traces
+//! of the negotiation and its fall-backs, the receiver's ACE counter across
+//! delayed, lost and wrapping ACKs, the sender's decoding and what the
+//! congestion control does with it. Setting as `trace.rs` (harness::config: MSS
+//! 1000 B, IW 2, 10 ms one-way, 10 Mbit/s); a few tests drive two endpoints by
+//! hand (`Pair`) where a packet has to be held, dropped or re-marked exactly.
+
+mod harness;
+
+use ecnlab_tcp::{CcKind, Connection, EcnFeedback, EcnMode, Recovery, Role, TcpConfig};
+use ecnlab_wire::{Duration, Ecn, Instant, Segment, TcpFlags};
+use harness::*;
+use proptest::prelude::*;
+
+fn acc(delayed_ack: bool) -> TcpConfig {
+    TcpConfig { ecn: EcnMode::AccEcn, ..config(Recovery::Sack, delayed_ack) }
+}
+
+fn with_ecn(cfg: &TcpConfig, ecn: EcnMode) -> TcpConfig {
+    TcpConfig { ecn, ..cfg.clone() }
+}
+
+/// The (AE, CWR, ECE) of segments.
+fn ace(l: &Line) -> u8 {
+    l.seg.flags.ace()
+}
+
+/// Two endpoints wired by hand: every segment is handed over at once unless the
+/// test says otherwise.
+struct Pair {
+    c: Connection,
+    s: Connection,
+    now: Instant,
+}
+
+impl Pair {
+    fn new(c: TcpConfig, s: TcpConfig) -> Self {
+        Pair { c: Connection::new(c, Role::Client), s: Connection::new(s, Role::Server), now: Instant::ZERO }
+    }
+    fn out(conn: &mut Connection, now: Instant) -> Vec<Segment> {
+        std::iter::from_fn(|| conn.poll_transmit(now)).collect()
+    }
+    fn client_out(&mut self) -> Vec<Segment> {
+        Self::out(&mut self.c, self.now)
+    }
+    fn server_out(&mut self) -> Vec<Segment> {
+        Self::out(&mut self.s, self.now)
+    }
+    fn tick(&mut self, ms: u64) {
+        self.now += Duration::from_millis(ms);
+    }
+}
+
+/// RFC 9768 §3.1.1: "an AccECN TCP Client ... MUST set both TCP header flags CWR
+/// and ECE and ... AE" on the SYN; Table 2: the AccECN Server's SYN-ACK encodes the
+/// IP-ECN field of the SYN (Not-ECT → 010, ECT(1) → 011, ECT(0) → 100, CE → 110);
+/// §3.2.2.1 / Table 4: the Client's first ACK encodes the SYN-ACK's the same way,
+/// and every later segment carries ACE = r.cep mod 8 = 5 (r.cep "initialized to 5").
+#[test]
+fn test_negotiation_trace_both_accecn() {
+    let net = Net::transfer(acc(false), 10 * MSS as u64, vec![]);
+    let c2s: Vec<&Line> = net.log.iter().filter(|l| l.dir == Dir::C2S).collect();
+    let s2c: Vec<&Line> = net.acks().collect();
+    assert!(c2s[0].seg.flags.syn() && ace(c2s[0]) == 0b111, "{}", net.dump());
+    assert!(s2c[0].seg.flags.syn() && s2c[0].seg.flags.ack());
+    assert_eq!(ace(s2c[0]), 0b010, "SYN was Not-ECT\n{}", net.dump());
+    assert_eq!(ace(c2s[1]), 0b010, "first ACK: the SYN-ACK was Not-ECT\n{}", net.dump());
+    assert!(c2s[2..].iter().all(|l| ace(l) == 0b101), "later: r.cep = 5\n{}", net.dump());
+    assert!(s2c[1..].iter().all(|l| ace(l) == 0b101), "{}", net.dump());
+    assert_eq!(net.c.ecn_feedback(), EcnFeedback::AccEcn);
+    assert_eq!(net.s.ecn_feedback(), EcnFeedback::AccEcn);
+    assert_eq!(net.s.handshake_feedback(), Some(Ecn::NotEct));
+    assert!(net.data().all(|l| l.seg.ecn == Ecn::Ect0), "new data is ECT(0)");
+    assert_eq!(net.c.accecn_counters(), Some((5, 5)));
+    assert_eq!(net.c.stats().ece_sent + net.c.stats().cwr_sent, 0, "ACE bits are no ECE/CWR signals");
+}
+
+/// Table 2 for each IP-ECN codepoint of the SYN, and Table 4 for the SYN-ACK's
+/// codepoint on the Client's first ACK (a CE SYN-ACK is fed back as 110).
+#[test]
+fn test_handshake_codes_feed_back_the_ip_ecn_field_of_syn_and_syn_ack() {
+    let table = [(Ecn::NotEct, 0b010), (Ecn::Ect1, 0b011), (Ecn::Ect0, 0b100), (Ecn::Ce, 0b110)];
+    for (ecn, code) in table {
+        let mut p = Pair::new(acc(false), acc(false));
+        let mut syn = p.client_out().remove(0);
+        syn.ecn = ecn;
+        p.s.on_segment(p.now, &syn);
+        let mut syn_ack = p.server_out().remove(0);
+        assert_eq!(syn_ack.flags.ace(), code, "SYN {ecn:?}");
+        syn_ack.ecn = ecn; // as if the SYN-ACK arrived with the same codepoint
+        p.c.on_segment(p.now, &syn_ack);
+        let ack = p.client_out().remove(0);
+        assert_eq!(ack.flags.ace(), code, "SYN-ACK {ecn:?}");
+        p.s.on_segment(p.now, &ack);
+        assert_eq!(p.s.handshake_feedback(), Some(ecn));
+        assert_eq!((p.c.ecn_feedback(), p.s.ecn_feedback()), (EcnFeedback::AccEcn, EcnFeedback::AccEcn));
+        assert_eq!(p.s.accecn_counters(), Some((5, 5)), "handshake CE is not in r.cep");
+    }
+}
+
+/// Table 2 fall-backs: "AccECN | ECN | 111 | 001 | Classic ECN" (an RFC 3168
+/// Server ignores AE), "AccECN | No ECN | 111 | 000 | Not ECN", and an AccECN
+/// Server answering a classic SYN (011) with 001: classic ECN on both ends.
+#[test]
+fn test_fall_backs_to_classic_ecn_and_to_no_ecn() {
+    let base = acc(false);
+    let mark12 = || vec![mark(Target::DataTx(12))];
+    // AccECN Client, classic Server.
+    let mut net = Net::new(base.clone(), with_ecn(&base, EcnMode::Classic), mark12());
+    net.c.send(30 * MSS as u64);
+    net.c.close();
+    net.run(Instant(Duration::from_secs(100).as_nanos()));
+    let synack = net.acks().next().unwrap();
+    assert_eq!(ace(synack), 0b001, "{}", net.dump());
+    assert_eq!((net.c.ecn_feedback(), net.s.ecn_feedback()), (EcnFeedback::Classic, EcnFeedback::Classic));
+    assert_eq!(net.c.stats().ecn_reductions, 1);
+    assert_eq!(net.c.stats().cwr_sent, 1, "RFC 3168 CWR after the reduction\n{}", net.dump());
+    assert!(net.s.stats().ece_sent >= 1);
+    assert!(net.data().all(|l| !l.seg.flags.ae()), "no AE after a classic handshake");
+    // AccECN Client, Server without ECN.
+    let net = Net::new(base.clone(), with_ecn(&base, EcnMode::Off), mark12());
+    let mut net = net;
+    net.c.send(30 * MSS as u64);
+    net.c.close();
+    net.run(Instant(Duration::from_secs(100).as_nanos()));
+    assert_eq!(ace(net.acks().next().unwrap()), 0b000);
+    assert_eq!((net.c.ecn_feedback(), net.s.ecn_feedback()), (EcnFeedback::Off, EcnFeedback::Off));
+    assert!(net.data().all(|l| l.seg.ecn == Ecn::NotEct), "no ECN: Not-ECT data\n{}", net.dump());
+    // Classic Client, AccECN Server.
+    let mut net = Net::new(with_ecn(&base, EcnMode::Classic), base.clone(), mark12());
+    net.c.send(30 * MSS as u64);
+    net.c.close();
+    net.run(Instant(Duration::from_secs(100).as_nanos()));
+    let syn = net.log.iter().find(|l| l.dir == Dir::C2S).unwrap();
+    assert_eq!(ace(syn), 0b011);
+    assert_eq!(ace(net.acks().next().unwrap()), 0b001, "{}", net.dump());
+    assert_eq!((net.c.ecn_feedback(), net.s.ecn_feedback()), (EcnFeedback::Classic, EcnFeedback::Classic));
+    assert_eq!(net.c.stats().ecn_reductions, 1);
+    // A Server that reflects AE, CWR and ECE (Table 2's "broken" row): no ECN.
+    let mut p = Pair::new(base.clone(), base.clone());
+    p.client_out();
+    let reflected = Segment {
+        flags: TcpFlags::SYN | TcpFlags::ACK | TcpFlags::AE | TcpFlags::CWR | TcpFlags::ECE,
+        ack: 1,
+        mss: Some(1000),
+        window: 65535,
+        ..Segment::default()
+    };
+    p.c.on_segment(p.now, &reflected);
+    assert_eq!(p.c.ecn_feedback(), EcnFeedback::Off);
+}
+
+/// §3.2.2.5.1 "Change-Triggered ACKs: An AccECN Data Receiver SHOULD emit an ACK
+/// whenever a data packet marked CE arrives after the previous packet was not CE"
+/// and "Increment-Triggered ACKs: ... MUST emit an ACK if 'n' CE marks have arrived
+/// since the previous ACK. If there is unacknowledged data at the receiver, 'n'
+/// SHOULD be 2": with delayed ACKs, the first CE of a run is ACKed on its own (the
+/// ACK acknowledges exactly up to it) and no ACK covers more than two CE marks.
+/// No ECE latch: the ACE of the ACK after the run is unchanged, and the sender's
+/// count equals the receiver's.
+#[test]
+fn test_change_and_increment_triggered_acks_under_delayed_acks() {
+    let marks = [5u32, 6, 7, 8, 9, 12, 20, 30, 31, 41];
+    let net = Net::transfer(acc(true), 60 * MSS as u64, marks.iter().map(|&n| mark(Target::DataTx(n))).collect());
+    let data: Vec<(u64, bool)> =
+        net.data().map(|l| (l.seg.seq + l.seg.payload_len as u64, l.fate == Fate::Marked)).collect();
+    assert!(net.data().all(|l| !l.seg.retransmit), "{}", net.dump());
+    let acks: Vec<u64> = net.acks().filter(|l| !l.seg.flags.syn()).map(|l| l.seg.ack).collect();
+    for (i, &(end, ce)) in data.iter().enumerate() {
+        let prev_ce = i > 0 && data[i - 1].1;
+        if ce && !prev_ce {
+            assert!(acks.contains(&end), "change-triggered ACK of {end} missing\n{}", net.dump());
+        }
+    }
+    let mut prev = 1;
+    for &a in &acks {
+        let covered = data.iter().filter(|&&(end, ce)| ce && end > prev && end <= a).count();
+        assert!(covered <= 2, "ACK {a} covers {covered} CE marks\n{}", net.dump());
+        prev = prev.max(a);
+    }
+    let ce = marks.len() as u64;
+    assert_eq!(net.s.stats().ce_received, ce);
+    assert_eq!(net.c.stats().ace_delta_ce, ce, "{}", net.dump());
+    let (r_cep, _) = net.s.accecn_counters().unwrap();
+    let (_, s_cep) = net.c.accecn_counters().unwrap();
+    assert_eq!((r_cep, s_cep), (5 + ce, 5 + ce));
+    assert!(net.s.stats().acks_sent < 55, "delayed ACKs still apply");
+    let last = net.acks().last().unwrap();
+    assert_eq!(ace(last) as u64, (5 + ce) % 8, "ACE = r.cep mod 8\n{}", net.dump());
+}
+
+/// Lost ACKs lose no CE count while fewer than 8 marks hide behind them: the next
+/// ACK's ACE carries the cumulative counter (Appendix A.2.1 "d.cep = (ACE + DIVACE -
+/// (s.cep % DIVACE)) % DIVACE").
+#[test]
+fn test_ace_survives_lost_acks() {
+    let marks = [3u32, 4, 9, 10, 11, 15, 22];
+    let mut faults: Vec<Fault> = marks.iter().map(|&n| mark(Target::DataTx(n))).collect();
+    faults.extend([4u32, 5, 9, 10, 11, 12, 17].iter().map(|&n| drop(Target::AckTx(n))));
+    let net = Net::transfer(acc(false), 30 * MSS as u64, faults);
+    assert_eq!(net.log.iter().filter(|l| l.dir == Dir::S2C && l.fate == Fate::Dropped).count(), 7);
+    // A mark meant for a Not-ECT retransmission drops it (harness), so count the marks made.
+    let marked = net.data().filter(|l| l.fate == Fate::Marked).count() as u64;
+    assert!(marked >= 5, "{}", net.dump());
+    assert_eq!(net.s.stats().ce_received, marked, "{}", net.dump());
+    assert_eq!(net.c.stats().ace_delta_ce, marked, "{}", net.dump());
+    assert_eq!(net.c.accecn_counters().unwrap().1, 5 + marked);
+}
+
+/// The 3-bit wrap: ten CE-marked segments whose ACKs are all lost but the last.
+/// Plain modulo decoding would see 10 mod 8 = 2; §3.2.2.5.2 "it SHOULD deem whether
+/// it cycled by taking the safest likely case", Appendix A.2.1 "dSafer.cep =
+/// newlyAckedPkt - ((newlyAckedPkt - d.cep) % DIVACE)" = 10 - (8 % 8) = 10.
+/// With only 2 of 10 marked the same rule assumes 10 (the safest case), and with
+/// 9 newly acknowledged and d.cep = 2 it keeps 2 ("9 - ((9-2) % 8) = 2").
+#[test]
+fn test_wrap_rule_when_an_ack_covers_more_than_eight_packets() {
+    for (n, marked, expect) in [(10u64, 10u64, 10u64), (10, 2, 10), (9, 2, 2), (7, 7, 7)] {
+        let cfg = TcpConfig { init_cwnd_segments: 20, ..acc(false) };
+        let mut p = Pair::new(cfg.clone(), cfg);
+        let syn = p.client_out().remove(0);
+        p.s.on_segment(p.now, &syn);
+        for s in p.server_out() {
+            p.c.on_segment(p.now, &s);
+        }
+        p.c.send(n * MSS as u64);
+        let out = p.client_out();
+        let data: Vec<Segment> = out.into_iter().filter(|s| s.payload_len > 0).collect();
+        assert_eq!(data.len() as u64, n);
+        let mut last_ack = None;
+        for (i, mut d) in data.into_iter().enumerate() {
+            if (i as u64) < marked {
+                d.ecn = Ecn::Ce;
+            }
+            p.tick(1);
+            p.s.on_segment(p.now, &d);
+            last_ack = p.server_out().pop().or(last_ack); // every earlier ACK is lost
+        }
+        let ack = last_ack.unwrap();
+        assert_eq!(ack.ack, 1 + n * MSS as u64);
+        assert_eq!(ack.flags.ace() as u64, (5 + marked) % 8);
+        p.tick(20);
+        p.c.on_segment(p.now, &ack);
+        assert_eq!(p.c.stats().ace_delta_ce, expect, "n = {n}, marked = {marked}");
+        assert_eq!(p.s.accecn_counters().unwrap().0, 5 + marked);
+    }
+}
+
+/// RFC 9768 §3.2.2.5 with Reno: new CE marks (Δ > 0) are an ECN-Echo, one
+/// reduction per window however many marks; the sender sets no CWR (§3.2.2: CWR is
+/// part of the ACE field), and the receiver keeps no latch (ACE changes only with
+/// new marks).
+#[test]
+fn test_reno_reduces_once_per_window_and_sends_no_cwr() {
+    let faults = vec![mark(Target::DataTx(12)), mark(Target::DataTx(13)), mark(Target::DataTx(14))];
+    let net = Net::transfer(acc(false), 40 * MSS as u64, faults);
+    assert_eq!(net.c.stats().ecn_reductions, 1, "{}", net.dump());
+    assert_eq!(net.c.stats().ace_delta_ce, 3);
+    assert_eq!(net.c.stats().cwr_sent, 0);
+    assert_eq!(net.s.stats().ece_sent, 0);
+    let changes = net
+        .acks()
+        .filter(|l| !l.seg.flags.syn())
+        .map(ace)
+        .collect::<Vec<_>>()
+        .windows(2)
+        .filter(|w| w[0] != w[1])
+        .count();
+    assert_eq!(changes, 3, "ACE steps once per mark (no ACK loss)\n{}", net.dump());
+}
+
+/// DCTCP with AccECN (RFC 8257 §3.3, marked bytes from the ACE count): with every
+/// other segment marked, α settles near 1/2 as with DCTCP's own ECE feedback.
+#[test]
+fn test_dctcp_alpha_from_ace_counts() {
+    let dctcp = |ecn| TcpConfig { cc: CcKind::Dctcp, ecn, ecn_min_cwnd_segments: 2, ..config(Recovery::Sack, true) };
+    let marks: Vec<Fault> = (1..400).filter(|n| n % 2 == 0).map(|n| mark(Target::DataTx(n))).collect();
+    let acc = Net::transfer(dctcp(EcnMode::AccEcn), 400 * MSS as u64, marks.clone());
+    let classic = Net::transfer(dctcp(EcnMode::Classic), 400 * MSS as u64, marks);
+    let (a, c) = (acc.c.dctcp_alpha().unwrap(), classic.c.dctcp_alpha().unwrap());
+    assert!((a - 0.5).abs() < 0.12, "α with AccECN {a}\n{}", acc.dump());
+    assert!((a - c).abs() < 0.12, "α {a} (AccECN) vs {c} (DCTCP ECE)");
+    assert_eq!(acc.c.stats().ace_delta_ce, acc.s.stats().ce_received);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Without ACK loss the sender never counts more CE than the receiver saw, and
+    /// once every ACK is in the two counts are equal: s.cep = r.cep.
+    #[test]
+    fn prop_sender_count_never_exceeds_receiver_and_ends_equal(
+        marks in proptest::collection::btree_set(1u32..80, 0..60),
+        delayed in any::<bool>(),
+    ) {
+        let faults: Vec<Fault> = marks.iter().map(|&n| mark(Target::DataTx(n))).collect();
+        let net = Net::transfer(acc(delayed), 80 * MSS as u64, faults);
+        prop_assert!(net.c.is_closed() && net.s.is_closed());
+        // At every ACK the Client processed: its count so far ≤ the CE the Server had
+        // received when it sent that ACK (ACE of that ACK, decoded without wrap).
+        let (r, s) = (net.s.accecn_counters().unwrap().0, net.c.accecn_counters().unwrap().1);
+        prop_assert_eq!(r, 5 + marks.len() as u64);
+        prop_assert_eq!(s, r);
+        let mut ce_sent = 0u64;
+        let mut decoded = 5u64;
+        for l in &net.log {
+            if l.dir == Dir::C2S && l.fate == Fate::Marked {
+                ce_sent += 1;
+            }
+            if l.dir == Dir::S2C && !l.seg.flags.syn() {
+                decoded += (l.seg.flags.ace() as u64 + 8 - decoded % 8) % 8;
+                prop_assert!(decoded <= 5 + ce_sent, "ACE {} ahead of the marks sent", decoded);
+            }
+        }
+    }
+}

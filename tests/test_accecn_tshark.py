@@ -1,0 +1,131 @@
+"""AccECN (RFC 9768) pcaps read back by tshark: the AE bit sits where Wireshark
+decodes it (``tcp.flags.ae``, bit 8 of the flags beside the data offset), and the
+ACE field (AE, CWR, ECE) of every ACK equals ecnlab's own counter r.cep mod 8 at
+that packet.
+
+One AccECN flow crosses a dumbbell; scripted faults CE-mark ten packets in a row
+(more than the 3-bit field can count) on the bottleneck. With no loss and in-order
+delivery, the receiver has counted exactly the CE data packets below an ACK's
+acknowledgment number, so ACE = (5 + those) mod 8 (r.cep starts at 5, §3.2.2.1).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import ecnlab
+
+pytestmark = pytest.mark.engine
+
+MARKS = range(8, 18)
+
+SCENARIO = """
+seed = 3
+duration = "3s"
+
+[topology]
+kind = "dumbbell"
+pairs = 1
+access_rate = "10Mbit"
+access_delay = "1ms"
+bottleneck_rate = "1.5Mbit"
+bottleneck_delay = "10ms"
+
+[topology.bottleneck_queue]
+kind = "droptail"
+limit = 100
+
+[tcp]
+variant = "sack"
+ecn = "accecn"
+
+[[flows]]
+name = "f"
+kind = "bulk"
+from = "s1"
+to = "r1"
+bytes = 100000
+
+[output]
+pcap = ["s1->R1", "R2->r1", "r1->R2"]
+""" + "".join(f'\n[[faults]]\nlink = "R1->R2"\nflow = "f"\naction = "mark"\nnth = {n}\n' for n in MARKS)
+
+FIELDS = [
+    "ip.dsfield.ecn",
+    "tcp.flags.syn",
+    "tcp.flags.ack",
+    "tcp.flags.ae",
+    "tcp.flags.cwr",
+    "tcp.flags.ece",
+    "tcp.seq",
+    "tcp.ack",
+    "tcp.len",
+    "tcp.checksum.status",
+]
+
+
+def _read(pcap: Path) -> list[dict[str, str]]:
+    cmd = ["tshark", "-r", str(pcap), "-o", "tcp.check_checksum:TRUE", "-T", "fields", "-E", "separator=|"]
+    for f in FIELDS:
+        cmd += ["-e", f]
+    text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [dict(zip(FIELDS, line.split("|"), strict=False)) for line in text.splitlines()]
+
+
+def _is(v: str) -> bool:
+    return v in ("1", "True")
+
+
+def _ace(r: dict[str, str]) -> int:
+    return 4 * _is(r["tcp.flags.ae"]) + 2 * _is(r["tcp.flags.cwr"]) + _is(r["tcp.flags.ece"])
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, list[dict[str, str]]], dict]:
+    if not shutil.which("tshark"):
+        pytest.skip("tshark is not installed: `make setup` installs it")
+    d = tmp_path_factory.mktemp("accecn")
+    scenario = d / "s.toml"
+    scenario.write_text(SCENARIO)
+    res = ecnlab.run(scenario, out=d / "out")
+    files = {p.name: p for p in (d / "out").glob("*.pcap")}
+    caps = {name: _read(files[f"{name}.pcap"]) for name in ("s1-R1", "R2-r1", "r1-R2")}
+    return caps, res.summary
+
+
+def test_handshake_flags_as_tshark_decodes_them(run: tuple) -> None:
+    """RFC 9768 §3.1.1: the SYN has AE = CWR = ECE = 1; the SYN-ACK answers 010 for a
+    Not-ECT SYN (Table 2); the first ACK answers 010 for a Not-ECT SYN-ACK (Table 4)."""
+    caps, _ = run
+    syn = caps["s1-R1"][0]
+    assert _is(syn["tcp.flags.syn"]) and not _is(syn["tcp.flags.ack"])
+    assert _ace(syn) == 0b111, syn
+    synack = caps["r1-R2"][0]
+    assert _is(synack["tcp.flags.syn"]) and _is(synack["tcp.flags.ack"])
+    assert _ace(synack) == 0b010, synack
+    first_ack = caps["s1-R1"][1]
+    assert _ace(first_ack) == 0b010, first_ack
+    assert all(_ace(r) == 0b101 for r in caps["s1-R1"][2:])  # the Client's r.cep stays 5
+    assert all(r["tcp.checksum.status"] == "1" for c in caps.values() for r in c)
+
+
+def test_ace_of_every_ack_equals_the_receivers_counter(run: tuple) -> None:
+    caps, summary = run
+    data = [r for r in caps["R2-r1"] if int(r["tcp.len"]) > 0]
+    ce_ends = [int(r["tcp.seq"]) + int(r["tcp.len"]) for r in data if r["ip.dsfield.ecn"] == "3"]
+    assert len(ce_ends) == len(MARKS)  # ten marks: r.cep goes 5 → 15, past the 3-bit wrap
+    acks = [r for r in caps["r1-R2"] if not _is(r["tcp.flags.syn"])]
+    assert acks
+    for a in acks:
+        r_cep = 5 + sum(1 for end in ce_ends if end <= int(a["tcp.ack"]))
+        assert _ace(a) == r_cep % 8, (a, r_cep)
+    # The sender decodes the same field: ecnlab's counters agree with the capture.
+    (flow,) = summary["flows"]
+    assert flow["ce_received"] == len(ce_ends)
+    assert flow["ace_delta_ce"] == len(ce_ends)
+    assert flow["ece_sent"] == 0 and flow["cwr_sent"] == 0
+    assert _ace(acks[-1]) == (5 + len(ce_ends)) % 8
