@@ -93,6 +93,13 @@ def test_a_run_reports_its_queries(tmp_path: Path) -> None:
     m = run_metrics(s)
     assert m["qct_p99_s"] == q["qct_p99_s"] and m["queries_with_timeout"] == q["queries_with_timeout"]
     assert m["qct_mean_s"] == pytest.approx(q["qct_mean_s"])
+    # The run's report has a row per incast entry.
+    from ecnlab.tables import format_report
+
+    row = next(line for line in format_report(s).splitlines() if line.startswith("q "))
+    assert row.split()[1:5] == [
+        str(q[k]) for k in ("responders", "queries_issued", "queries_completed", "queries_with_timeout")
+    ]
     # The resolved scenario loads again to the same run.
     again = ecnlab.run(s["scenario"]).summary
     assert again["queries"] == s["queries"]

@@ -137,6 +137,36 @@ def format_report(summary: dict[str, Any]) -> str:
     if core:
         out.append("")
         out += _table(["link", "utilisation"], [[link["name"], link["utilization"]] for link in core])
+    queries = summary.get("queries", [])
+    if queries:
+        out.append("")
+        out += _table(
+            [
+                "incast",
+                "responders",
+                "queries",
+                "completed",
+                "with timeout",
+                "QCT mean ms",
+                "p50 ms",
+                "p99 ms",
+                "max ms",
+            ],
+            [
+                [
+                    q["name"],
+                    q["responders"],
+                    q["queries_issued"],
+                    q["queries_completed"],
+                    q["queries_with_timeout"],
+                    *(
+                        None if q[k] is None else q[k] * 1e3
+                        for k in ("qct_mean_s", "qct_p50_s", "qct_p99_s", "qct_max_s")
+                    ),
+                ]
+                for q in queries
+            ],
+        )
     fairness = summary.get("fairness")
     out += ["", f"Jain fairness (bulk flows): {'-' if fairness is None else f'{fairness:.4f}'}"]
     return "\n".join(out)
