@@ -12,12 +12,12 @@ acknowledgment number, so ACE = (5 + those) mod 8 (r.cep starts at 5, §3.2.2.1)
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import ecnlab
+from tshark_fields import is_set, read_fields
 
 pytestmark = pytest.mark.engine
 
@@ -69,15 +69,11 @@ FIELDS = [
 
 
 def _read(pcap: Path) -> list[dict[str, str]]:
-    cmd = ["tshark", "-r", str(pcap), "-o", "tcp.check_checksum:TRUE", "-T", "fields", "-E", "separator=|"]
-    for f in FIELDS:
-        cmd += ["-e", f]
-    text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return [dict(zip(FIELDS, line.split("|"), strict=False)) for line in text.splitlines()]
+    return read_fields(pcap, FIELDS, "tcp")
 
 
 def _is(v: str) -> bool:
-    return v in ("1", "True")
+    return is_set(v)
 
 
 def _ace(r: dict[str, str]) -> int:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import ecnlab
+from tshark_fields import is_set, read_fields
 
 pytestmark = pytest.mark.engine
 
@@ -69,27 +70,11 @@ FIELDS = [
 
 
 def _read(pcap: Path) -> list[dict[str, str]]:
-    cmd = [
-        "tshark",
-        "-r",
-        str(pcap),
-        "-o",
-        "tcp.check_checksum:TRUE",
-        "-o",
-        "ip.check_checksum:TRUE",
-        "-T",
-        "fields",
-        "-E",
-        "separator=|",
-    ]
-    for f in FIELDS:
-        cmd += ["-e", f]
-    text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return [dict(zip(FIELDS, line.split("|"), strict=False)) for line in text.splitlines()]
+    return read_fields(pcap, FIELDS, "tcp", "ip")
 
 
 def _is(v: str) -> bool:
-    return v in ("1", "True")
+    return is_set(v)
 
 
 @pytest.fixture(scope="module")
