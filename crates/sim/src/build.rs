@@ -272,28 +272,26 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
 /// Every flow of every entry, in flow-index order, each with its own random stream.
 fn build_flows(spec: &SimSpec, topo: &Topology) -> Result<Vec<FlowState>, Error> {
     let mut flows = Vec::with_capacity(spec.flow_count());
-    let mut queries = None; // (entry, its query times)
-    let mut shared: Option<(usize, std::sync::Arc<ecnlab_tcp::TcpConfig>)> = None; // (entry, its TCP)
-    for (i, (e, k)) in spec.each_flow().enumerate() {
-        let f = &spec.flows[e];
-        if shared.as_ref().is_none_or(|(entry, _)| *entry != e) {
-            shared = Some((e, std::sync::Arc::new(f.tcp.clone())));
-        }
-        let tcp = shared.as_ref().expect("set above").1.clone();
-        let (a, b) = f.flow_hosts(k);
-        let src = topo.host(a, || format!("flows[{e}].src"))?;
-        let dst = topo.host(b, || format!("flows[{e}].dst"))?;
-        let mut flow = FlowState::new(f, tcp, src, dst, stream(spec.seed, Stream::App, i as u32));
-        if let AppSpec::Incast(p) = f.app {
-            if queries.as_ref().is_none_or(|(entry, _)| *entry != e) {
+    for (e, f) in spec.flows.iter().enumerate() {
+        // Once per entry: its TCP configuration (shared) and an incast entry's query times.
+        let tcp = std::sync::Arc::new(f.tcp.clone());
+        let queries = match f.app {
+            AppSpec::Incast(p) => {
                 let mut rng = stream(spec.seed, Stream::Queries, e as u32);
-                let end = Instant(spec.duration_ns);
-                queries = Some((e, crate::incast::query_times(&p, Instant(f.start_ns), end, &mut rng)));
+                let times = crate::incast::query_times(&p, Instant(f.start_ns), Instant(spec.duration_ns), &mut rng);
+                Some((p, times))
             }
-            let times = queries.as_ref().expect("drawn above").1.clone();
-            flow.incast = Some(crate::incast::IncastFlow::new(p, times));
+            _ => None,
+        };
+        for k in 0..f.len() {
+            let (a, b) = f.flow_hosts(k);
+            let src = topo.host(a, || format!("flows[{e}].src"))?;
+            let dst = topo.host(b, || format!("flows[{e}].dst"))?;
+            let rng = stream(spec.seed, Stream::App, flows.len() as u32);
+            let mut flow = FlowState::new(f, tcp.clone(), src, dst, rng);
+            flow.incast = queries.as_ref().map(|(p, times)| crate::incast::IncastFlow::new(*p, times.clone()));
+            flows.push(flow);
         }
-        flows.push(flow);
     }
     Ok(flows)
 }
