@@ -388,7 +388,7 @@ def test_tcp_ecn_is_a_boolean_or_a_mode(tcp: str, engine_ecn: str, plus: bool) -
             'variant = "sack"\nrecovery = "newreno"',
             'tcp.variant = "sack": give recovery or variant (the older name), not both',
         ),
-        ('cc = "prague"', 'tcp.cc = "prague": must be one of reno, cubic, dctcp'),
+        ('cc = "bbr"', 'tcp.cc = "bbr": must be one of reno, cubic, dctcp, prague'),
     ],
 )
 def test_tcp_seam_keys_refuse_what_they_cannot_mean(tcp: str, message: str) -> None:

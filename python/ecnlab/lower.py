@@ -11,7 +11,18 @@ import fnmatch
 from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
-from ecnlab.model import DCTCP_KEYS, NS2_RULE_KEYS, AppSpec, FlowGroup, Link, PiSpec, QueueSpec, Scenario, TcpSpec
+from ecnlab.model import (
+    DCTCP_KEYS,
+    NS2_RULE_KEYS,
+    PRAGUE_KEYS,
+    AppSpec,
+    FlowGroup,
+    Link,
+    PiSpec,
+    QueueSpec,
+    Scenario,
+    TcpSpec,
+)
 from ecnlab.params import engine_queue
 from ecnlab.pi_design import pi_gains
 from ecnlab.queues import MODERN_KINDS
@@ -268,4 +279,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "clock_phase_ns": t.clock_phase_ns,
         **{k: getattr(t, k) for k in NS2_RULE_KEYS},
         **({k: getattr(t, k) for k in DCTCP_KEYS} if t.cc == "dctcp" else {}),
+        **({k: getattr(t, k) for k in PRAGUE_KEYS} if t.cc == "prague" else {}),
     }

@@ -8,7 +8,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
-from ecnlab.model import DCTCP_KEYS, PiSpec, QueueSpec, RedSpec, TcpSpec
+from ecnlab.model import DCTCP_KEYS, PRAGUE_KEYS, PiSpec, QueueSpec, RedSpec, TcpSpec
 from ecnlab.queues import MODERN_KINDS, OWN_PKT_LIMIT, allowed_keys, engine_check, parse_modern
 from ecnlab.tcp_personalities import TCP_PERSONALITIES
 from ecnlab.units import parse_duration, parse_size
@@ -30,7 +30,7 @@ __all__ = [
 TCP_RECOVERIES = ("tahoe", "reno", "newreno", "sack")
 TCP_VARIANTS = TCP_RECOVERIES
 # Congestion controls: one per file in crates/tcp/src/cc/ (the registry in cc/mod.rs).
-TCP_CCS = ("reno", "cubic", "dctcp")
+TCP_CCS = ("reno", "cubic", "dctcp", "prague")
 IDLE_RESTARTS = ("off", "rfc5681", "linux")
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
@@ -103,6 +103,9 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "pacing": ("pacing", boolean),
     "pacing_ss_ratio": ("pacing_ss_ratio", integer(1, 1000)),
     "pacing_ca_ratio": ("pacing_ca_ratio", integer(1, 1000)),
+    "prague_rtt_target": ("prague_rtt_target_ns", _dur(False)),
+    "prague_rtt_transition": ("prague_rtt_transition", integer(0, 1000)),
+    "prague_classic_fallback": ("prague_classic_fallback", boolean),
 }
 
 
@@ -141,6 +144,19 @@ def _dctcp_defaults(changes: dict[str, Any]) -> None:
     changes.setdefault("ect_all_packets", True)
 
 
+def _prague_defaults(table: Table, changes: dict[str, Any]) -> None:
+    """``cc = "prague"`` turns on what TCP Prague needs unless the same table says otherwise
+    (crates/tcp/src/cc/prague.rs): AccECN feedback (RFC 9331 §4.2), a minimum window of two
+    segments (§4.3), ECT(1) on every packet (the reference's ECN++), and pacing at 100 % of
+    cwnd/srtt after slow start and 200 % in it (the reference's ``prague_update_pacing_rate``)."""
+    if not table.has("ecn"):
+        changes.update(ecn=True, ecn_plus=False, accecn=True)
+    changes.setdefault("ecn_min_cwnd", 2)
+    changes.setdefault("ect_all_packets", True)
+    changes.setdefault("pacing", True)
+    changes.setdefault("pacing_ca_ratio", 100)
+
+
 def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     """``base`` with the keys of ``table`` applied, then cross-checked."""
     if table is None:
@@ -158,6 +174,8 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
         _ecn_changes(table, changes)
     if changes.get("cc") == "dctcp":
         _dctcp_defaults(changes)
+    if changes.get("cc") == "prague":
+        _prague_defaults(table, changes)
     tcp = replace(base, **changes)
     if tcp.min_rto_ns > tcp.max_rto_ns:
         key = "min_rto" if table.has("min_rto") else "max_rto"
@@ -176,8 +194,9 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
     from ecnlab import _core
     from ecnlab.lower import tcp_engine
 
-    # With every key, DCTCP's too (lowering leaves them out for other congestion controls).
-    err = _core.check_tcp(json.dumps({**tcp_engine(tcp), **{k: getattr(tcp, k) for k in DCTCP_KEYS}}))
+    # With every key, DCTCP's and Prague's too (lowering leaves them out for other congestion controls).
+    keys = (*DCTCP_KEYS, *PRAGUE_KEYS)
+    err = _core.check_tcp(json.dumps({**tcp_engine(tcp), **{k: getattr(tcp, k) for k in keys}}))
     if err is None:
         return
     field, value, allowed = err
@@ -191,6 +210,7 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
 # scenario key -> the engine's TcpConfig field, where the names differ
 TCP_ENGINE_FIELDS = {
     "init_cwnd": "init_cwnd_segments",
+    "prague_rtt_target": "prague_rtt_target_ns",
     "rwnd": "rwnd_bytes",
     "delack_timeout": "delack_timeout_ns",
     "ecn_min_cwnd": "ecn_min_cwnd_segments",

@@ -93,6 +93,16 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "clock_phase": ns_to_s(t.clock_phase_ns),
         **{k: getattr(t, k) for k in NS2_RULE_KEYS},
         **{k: getattr(t, k) for k in DCTCP_KEYS},
+        **(_prague_resolved(t) if t.cc == "prague" else {}),
+    }
+
+
+def _prague_resolved(t: TcpSpec) -> dict[str, Any]:
+    """TCP Prague's knobs, with ``cc = "prague"`` only (crates/tcp/src/cc/prague.rs)."""
+    return {
+        "prague_rtt_target": ns_to_s(t.prague_rtt_target_ns),
+        "prague_rtt_transition": t.prague_rtt_transition,
+        "prague_classic_fallback": t.prague_classic_fallback,
     }
 
 

@@ -39,6 +39,8 @@ pub enum CcKind {
     Cubic,
     /// RFC 8257 DCTCP (`cc/dctcp.rs`); its receiver feedback in `recv.rs`.
     Dctcp,
+    /// TCP Prague, RFC 9331 §4 (`cc/prague.rs`), on AccECN feedback.
+    Prague,
 }
 
 impl CcKind {
@@ -48,6 +50,7 @@ impl CcKind {
             CcKind::Reno => "reno",
             CcKind::Cubic => "cubic",
             CcKind::Dctcp => "dctcp",
+            CcKind::Prague => "prague",
         }
     }
 }
@@ -308,6 +311,21 @@ pub struct TcpConfig {
     pub pacing_ss_ratio: u32,
     #[serde(default = "one_twenty")]
     pub pacing_ca_ratio: u32,
+    /// TCP Prague (`cc/prague.rs`): the RTT below which growth is scaled to
+    /// that of a flow with this RTT (reference `RTT_TARGET` 25 ms).
+    #[serde(default = "prague_target")]
+    pub prague_rtt_target_ns: u64,
+    /// Rounds after slow start before Prague becomes RTT-independent (reference 4).
+    #[serde(default = "four")]
+    pub prague_rtt_transition: u32,
+    /// Prague detects a classic ECN AQM and falls back to a Reno-like response
+    /// there (`cc/prague_classic.rs`; the reference's `prague_ecn_fallback`, off).
+    #[serde(default)]
+    pub prague_classic_fallback: bool,
+}
+
+fn prague_target() -> u64 {
+    Duration::from_millis(25).as_nanos()
 }
 
 fn two_hundred() -> u32 {
@@ -377,6 +395,9 @@ impl Default for TcpConfig {
             pacing: false,
             pacing_ss_ratio: 200,
             pacing_ca_ratio: 120,
+            prague_rtt_target_ns: prague_target(),
+            prague_rtt_transition: 4,
+            prague_classic_fallback: false,
         }
     }
 }
@@ -476,7 +497,32 @@ impl TcpConfig {
         for (field, v) in [("pacing_ss_ratio", self.pacing_ss_ratio), ("pacing_ca_ratio", self.pacing_ca_ratio)] {
             check((1..=1000).contains(&v), field, v, "1..=1000 percent of cwnd/srtt")?;
         }
-        self.validate_dctcp()
+        self.validate_dctcp()?;
+        self.validate_prague()
+    }
+
+    /// Prague's knobs, and what `cc = prague` needs of the others (`cc/prague.rs`).
+    fn validate_prague(&self) -> Result<(), ConfigError> {
+        let target = self.prague_rtt_target_ns;
+        check(target <= 1_000_000_000, "prague_rtt_target_ns", target, "0 ..= 1 s (0: no RTT scaling)")?;
+        check(self.prague_rtt_transition <= 1000, "prague_rtt_transition", self.prague_rtt_transition, "0..=1000")?;
+        if self.cc != CcKind::Prague {
+            let fb = self.prague_classic_fallback;
+            return check(!fb, "prague_classic_fallback", fb, "false unless cc = prague");
+        }
+        let ecn = match self.ecn {
+            EcnMode::Off => "off",
+            EcnMode::Classic => "classic",
+            EcnMode::EcnPlus => "ecn+",
+            EcnMode::AccEcn => "accecn",
+        };
+        check(self.ecn == EcnMode::AccEcn, "ecn", ecn, "accecn with cc = prague (RFC 9331 §4.2: accurate feedback)")?;
+        check(
+            self.ecn_min_cwnd_segments == 2,
+            "ecn_min_cwnd_segments",
+            self.ecn_min_cwnd_segments,
+            "2 with cc = prague (RFC 9331 §4.3: a minimum window of 2)",
+        )
     }
 
     /// DCTCP's knobs, and what `cc = dctcp` needs of the others (`cc/dctcp.rs`).

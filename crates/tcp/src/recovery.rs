@@ -117,11 +117,18 @@ impl Sender {
                 None if ece => data,
                 None => 0,
             };
-            self.cc.on_feedback(&Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max });
+            let srtt = self.rtt.srtt();
+            let fb = Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max, now, rtt, srtt };
+            self.cc.on_feedback(&fb);
+            // Prague grows on the unmarked bytes of every ACK, the one that reduced included.
+            let grows = self.cc.grows_on_marked_acks();
             if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
+                if grows {
+                    self.on_new_ack(&Ack { now, acked: data, rtt }, acked, false);
+                }
             } else {
-                self.on_new_ack(&Ack { now, acked: data, rtt }, acked, ece);
+                self.on_new_ack(&Ack { now, acked: data, rtt }, acked, ece && !grows);
             }
         } else {
             if ece && self.ece_allowed() {

@@ -11,7 +11,7 @@
 //! partial segment is sent as soon as the window has room for it.
 
 use crate::accecn::{AccEcnSend, EcnFeedback};
-use crate::cc::AnyCc;
+use crate::cc::{AnyCc, CongestionControl};
 use crate::config::{NewRenoTimer, Recovery, SsthreshBasis, TcpConfig, WindowArith};
 use crate::idle::{self, IdleRestart};
 use crate::prr::Prr;
@@ -189,6 +189,11 @@ impl Sender {
         self.use_sack = sack && cfg.recovery == Recovery::Sack;
         self.ecn = if ecn == EcnFeedback::Off { EcnSend::Disabled } else { EcnSend::Idle };
         self.accecn = (ecn == EcnFeedback::AccEcn).then(AccEcnSend::new);
+        if self.cc.needs_accecn() && self.accecn.is_none() {
+            // Prague without AccECN: no ECN at all, Reno (the reference's `prague-reno`).
+            self.ecn = EcnSend::Disabled;
+            self.cc.fall_back();
+        }
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
         if self.ns2_window {

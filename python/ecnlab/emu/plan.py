@@ -29,6 +29,10 @@ LINUX_CC: dict[str, tuple[str, int]] = {
     "sack": ("reno", 1),
 }
 
+#: ``tcp.cc`` values this kernel has (shared/MODERN-ECN.md §1: reno, cubic and bbr; no DCTCP,
+#: no TCP Prague, no AccECN).
+KERNEL_CCS = ("reno", "cubic")
+
 #: Applications ecnlab.emu.traffic implements.
 APP_KINDS = ("bulk", "serial", "request_response", "web")
 #: TCP/IP header bytes on top of the MSS (IPv4 20 + TCP 20): the TUN MTU.
@@ -105,6 +109,13 @@ def _check_supported(sc: Scenario) -> None:
         if f.app.kind not in APP_KINDS:
             raise ScenarioError(
                 f"flows.{f.id}.kind", f"emulate supports the applications {', '.join(APP_KINDS)}", f.app.kind
+            )
+        if f.tcp.cc not in KERNEL_CCS:
+            allowed = ", ".join(KERNEL_CCS)
+            raise ScenarioError(
+                f"flows.{f.id}.tcp.cc",
+                f"this kernel has no such congestion control; emulate supports {allowed}",
+                f.tcp.cc,
             )
         if f.tcp.recovery not in LINUX_CC:
             allowed = ", ".join(LINUX_CC)

@@ -150,7 +150,9 @@ mod tests {
         for e in ece {
             una += MSS as u64;
             let marked = if e { MSS as u64 } else { 0 };
-            cc.on_feedback(&Feedback { acked: MSS as u64, ece: e, marked, una, snd_nxt: una + flight * MSS as u64 });
+            let snd_nxt = una + flight * MSS as u64;
+            let (now, rtt, srtt) = (ecnlab_wire::Instant::ZERO, None, None);
+            cc.on_feedback(&Feedback { acked: MSS as u64, ece: e, marked, una, snd_nxt, now, rtt, srtt });
         }
         una
     }

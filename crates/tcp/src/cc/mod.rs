@@ -20,6 +20,8 @@
 
 mod cubic;
 mod dctcp;
+mod prague;
+mod prague_classic;
 mod reno;
 
 use crate::config::{CcKind, TcpConfig};
@@ -28,6 +30,7 @@ use ecnlab_wire::{Duration, Ecn, Instant};
 
 pub(crate) use cubic::Cubic;
 pub(crate) use dctcp::Dctcp;
+pub(crate) use prague::Prague;
 pub(crate) use reno::Reno;
 
 /// What an ACK of new data tells the congestion control.
@@ -54,6 +57,10 @@ pub(crate) struct Feedback {
     pub(crate) una: u64,
     /// SND.NXT: one past the highest byte sent.
     pub(crate) snd_nxt: u64,
+    pub(crate) now: Instant,
+    /// This ACK's RTT sample (Karn's rule applied), and the smoothed RTT after it.
+    pub(crate) rtt: Option<Duration>,
+    pub(crate) srtt: Option<Duration>,
 }
 
 /// Why the window is being reduced.
@@ -87,6 +94,18 @@ pub(crate) trait CongestionControl {
     fn alpha(&self) -> Option<f64> {
         None
     }
+    /// Grow on the unmarked bytes of an ACK that reports CE marks, and on the
+    /// ACK that made an ECN reduction (Prague); otherwise an ECN-Echo ACK never
+    /// grows cwnd (RFC 3168 §6.1.2).
+    fn grows_on_marked_acks(&self) -> bool {
+        false
+    }
+    /// Needs AccECN feedback (Prague): without it, [`Self::fall_back`].
+    fn needs_accecn(&self) -> bool {
+        false
+    }
+    /// AccECN was not negotiated: the connection gives up ECN and this runs as its fallback.
+    fn fall_back(&mut self) {}
 }
 
 /// The registry: one line per congestion control (`Kind => Type::new(cfg)`).
@@ -124,6 +143,16 @@ macro_rules! registry {
             fn alpha(&self) -> Option<f64> {
                 match self { $(AnyCc::$kind(c) => c.alpha()),* }
             }
+            #[inline]
+            fn grows_on_marked_acks(&self) -> bool {
+                match self { $(AnyCc::$kind(c) => c.grows_on_marked_acks()),* }
+            }
+            fn needs_accecn(&self) -> bool {
+                match self { $(AnyCc::$kind(c) => c.needs_accecn()),* }
+            }
+            fn fall_back(&mut self) {
+                match self { $(AnyCc::$kind(c) => c.fall_back()),* }
+            }
         }
     };
 }
@@ -132,4 +161,5 @@ registry! {
     Reno => Reno,
     Cubic => Cubic,
     Dctcp => Dctcp,
+    Prague => Prague,
 }

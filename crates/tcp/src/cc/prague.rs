@@ -1,0 +1,309 @@
+//! TCP Prague congestion control: DCTCP adapted to the Internet by the Prague
+//! L4S requirements (RFC 9331 §4, Appendix A), after the L4S team's reference
+//! Linux implementation (`tcp_prague.c`, version 0.7, fractional-window mode)
+//! and draft-briscoe-iccrg-prague-congestion-control.
+//!
+//! **Feedback and codepoint.** Prague sends ECT(1) (RFC 9331 §4.1) on every
+//! packet (ECN++, `ect_all_packets`), needs AccECN feedback (RFC 9331 §4.2,
+//! `accecn.rs`; the front sets `ecn = "accecn"`), and paces (pacing.rs, 200 % of
+//! cwnd/srtt in slow start, 100 % after). Without AccECN negotiated the
+//! reference gives up ECN and runs as Reno (`prague-reno`): ecnlab does the
+//! same ([`CongestionControl::needs_accecn`]).
+//!
+//! **The window** is kept as a fraction, `frac` (bytes · 2^16); cwnd is
+//! max(⌈frac⌉, 2·SMSS) (RFC 9331 §4.3 "minimum window": the reference's
+//! `MIN_CWND_RTT` 2). Anything else that sets cwnd (the recovery's timeout
+//! window, slow start) restarts `frac` from it.
+//!
+//! **α**, the fraction of delivered bytes that were CE-marked, once per round
+//! (SND.UNA reaching the SND.NXT of the round's start; when RTT-independent,
+//! also at least one target RTT since the last update, as the reference's
+//! `prague_should_update_ewma`): α ← α − α·g + g·F, g = 1/16, F = CE bytes /
+//! acknowledged bytes of the round. α starts at 0 and stays there until the
+//! first CE mark ("do not update alpha before we have proof that there's an
+//! AQM on the path"); that first mark halves the window instead (the
+//! reference's default `prague_alpha_mode` 0). The reference counts segments
+//! (`delivered_ce / delivered`), ecnlab bytes (RFC 8257 §3.3).
+//!
+//! **Reduction on CE** (`ssthresh` with `Congestion::Ecn`): frac ← frac −
+//! ⌊(α·frac + ½)/2⌋, i.e. W·(1 − α/2), at most once per round trip (the Cwr
+//! phase of `recovery.rs`, Linux's CWR state) and, when RTT-independent, at most
+//! once per target RTT (the reference's `cwr_stamp` check).
+//!
+//! **Growth** (RFC 9331 §4.3 "scalable", reference §4 of its header): every
+//! ACK grows the window by its *unmarked* bytes only, in the CWR phase too
+//! ([`CongestionControl::grows_on_marked_acks`]): slow start by those bytes
+//! (Reno's, `reno.rs`), then congestion avoidance frac += unmarked·ai·SMSS /
+//! cwnd, where ai = 1 until the flow is RTT-independent and then
+//! ai = (srtt / target)² if srtt < target (25 ms), so a flow with a shorter RTT
+//! grows per second as one with the target RTT would (RFC 9331 §4.3 "reduce RTT
+//! dependence"; the reference's `RTT_CONTROL_RATE`). A flow becomes
+//! RTT-independent `prague_rtt_transition` rounds (4) after leaving slow start.
+//!
+//! **Loss** (RFC 9331 §4.3 "a Reno-friendly response to loss"): Reno's halving
+//! of the window (the reference halves `frac`, ecnlab halves cwnd); recovery
+//! and timeouts are `recovery.rs`'s.
+//!
+//! | knob | meaning | default | source |
+//! |---|---|---|---|
+//! | `prague_rtt_target` | RTT below which growth is scaled | 25 ms | reference `RTT_TARGET`; RFC 9331 §4.3 |
+//! | `prague_rtt_transition` | rounds after slow start before RTT independence | 4 | reference `DEFAULT_RTT_TRANSITION` |
+//! | `prague_classic_fallback` | detect a classic ECN AQM and respond as Reno there (`prague_classic.rs`) | off | the reference's earlier `prague_ecn_fallback` (off by default) |
+//! | g | α's EWMA gain | 1/16 | reference `PRAGUE_SHIFT_G` 4 |
+//!
+//! Not modelled (named differences from the reference): the rate-based mode
+//! below 4 MTU of window (`prague_cwnd_mode` 2), the ±3 % pacing wobble within
+//! a round, MTU reduction at low rates, and the one-segment-per-ACK steps by
+//! which the reference walks cwnd to ⌈frac⌉ (ecnlab sets it at once). α is
+//! updated before the reaction on the ACK that closes a round (as ecnlab's
+//! DCTCP); the reference updates it after, in `cong_control`.
+
+use super::prague_classic::ClassicDetector;
+use super::{Ack, Congestion, CongestionControl, Feedback, Reno};
+use crate::config::TcpConfig;
+use crate::window::{Window, CWND_MAX};
+use ecnlab_wire::{Duration, Ecn, Instant};
+
+/// Fractional bits of α (as DCTCP's, `dctcp.rs`).
+pub(crate) const ALPHA_BITS: u32 = 20;
+pub(crate) const ALPHA_ONE: u64 = 1 << ALPHA_BITS;
+/// g = 2^-G_SHIFT.
+const G_SHIFT: u32 = 4;
+/// Fractional bits of `frac` (bytes).
+const FRAC_BITS: u32 = 16;
+/// Fractional bits of the growth factor ai.
+const AI_BITS: u32 = 20;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Prague {
+    /// Slow start, and the whole algorithm after a fallback to Reno.
+    reno: Reno,
+    /// AccECN was not negotiated: Reno without ECN (`prague-reno`).
+    fallback: bool,
+    /// α·2^G_SHIFT in units of 2^-ALPHA_BITS (the reference keeps α upscaled
+    /// so that its remainder carries from one update to the next).
+    alpha_up: u64,
+    saw_ce: bool,
+    /// The first CE mark halves the window instead of α (alpha mode 0).
+    halve_next: bool,
+    /// cwnd, bytes · 2^FRAC_BITS, and the cwnd it last produced.
+    frac: u64,
+    last_cwnd: u32,
+    /// The current round: its end (SND.NXT at its start) and its counts.
+    next_seq: u64,
+    round_acked: u64,
+    round_marked: u64,
+    /// Rounds completed since slow start ended.
+    round: u32,
+    in_slow_start: bool,
+    alpha_stamp: Instant,
+    cwr_stamp: Option<Instant>,
+    now: Instant,
+    srtt: Option<Duration>,
+    /// The bytes of the ACK being processed that were CE-marked.
+    ack_marked: u64,
+    target: Duration,
+    transition: u32,
+    classic: Option<ClassicDetector>,
+}
+
+impl Prague {
+    pub(crate) fn new(cfg: &TcpConfig) -> Self {
+        Prague {
+            reno: Reno::new(cfg),
+            fallback: false,
+            alpha_up: 0,
+            saw_ce: false,
+            halve_next: false,
+            frac: 0,
+            last_cwnd: 0,
+            next_seq: 0,
+            round_acked: 0,
+            round_marked: 0,
+            round: 0,
+            in_slow_start: true,
+            alpha_stamp: Instant::ZERO,
+            cwr_stamp: None,
+            now: Instant::ZERO,
+            srtt: None,
+            ack_marked: 0,
+            target: Duration(cfg.prague_rtt_target_ns),
+            transition: cfg.prague_rtt_transition,
+            classic: cfg.prague_classic_fallback.then(ClassicDetector::default),
+        }
+    }
+
+    /// α in units of 2^-ALPHA_BITS.
+    fn alpha_units(&self) -> u64 {
+        self.alpha_up >> G_SHIFT
+    }
+
+    /// RFC 9331 §4.3: growth scaled for RTT independence once the flow is past slow start.
+    fn rtt_independent(&self) -> bool {
+        !self.in_slow_start && self.round >= self.transition
+    }
+
+    /// The reference's `prague_rate_scaled_ai_ack_increase`: (srtt / target)², units 2^-AI_BITS.
+    fn ai(&self) -> u64 {
+        let one = 1u64 << AI_BITS;
+        match self.srtt {
+            Some(rtt) if self.round >= self.transition && rtt.0 > 0 && rtt < self.target => {
+                let (r, t) = (u128::from(rtt.0), u128::from(self.target.0));
+                (((r * r) << AI_BITS) + t * t / 2).checked_div(t * t).map_or(one, |v| v as u64)
+            }
+            _ => one,
+        }
+    }
+
+    /// Restarts `frac` from cwnd when something else set cwnd since Prague last did.
+    fn sync(&mut self, w: &Window) {
+        if w.cwnd != self.last_cwnd {
+            self.frac = u64::from(w.cwnd) << FRAC_BITS;
+            self.last_cwnd = w.cwnd;
+        }
+    }
+
+    /// max(⌈frac⌉, 2·SMSS) bytes.
+    fn cwnd_of_frac(&self, mss: u32) -> u32 {
+        let bytes = self.frac.div_ceil(1 << FRAC_BITS).min(u64::from(CWND_MAX)) as u32;
+        bytes.max(2 * mss)
+    }
+
+    /// The round ended: α's EWMA (after the first mark), then a new round.
+    fn end_round(&mut self, snd_nxt: u64) {
+        if self.saw_ce {
+            let f = (self.round_marked << ALPHA_BITS).checked_div(self.round_acked).unwrap_or(0);
+            let next = self.alpha_up - (self.alpha_up >> G_SHIFT) + f.min(ALPHA_ONE);
+            self.alpha_up = next.min(ALPHA_ONE << G_SHIFT);
+            self.alpha_stamp = self.now;
+            if let Some(d) = self.classic.as_mut() {
+                d.on_round();
+            }
+        }
+        self.next_seq = snd_nxt;
+        self.round_acked = 0;
+        self.round_marked = 0;
+        if !self.in_slow_start {
+            self.round = self.round.saturating_add(1);
+        }
+    }
+
+    /// The α a CE reduction uses: α, or the classic fallback's floor under it.
+    fn reduction_alpha(&self) -> u64 {
+        let a = self.alpha_units();
+        self.classic.as_ref().map_or(a, |d| d.alpha_floor(a))
+    }
+}
+
+impl CongestionControl for Prague {
+    fn name(&self) -> &'static str {
+        if self.fallback {
+            "prague-reno"
+        } else {
+            "prague"
+        }
+    }
+
+    fn on_feedback(&mut self, fb: &Feedback) {
+        self.now = fb.now;
+        self.srtt = fb.srtt;
+        self.ack_marked = fb.marked;
+        if let (Some(d), Some(rtt)) = (self.classic.as_mut(), fb.rtt) {
+            d.on_rtt_sample(rtt);
+        }
+        if self.fallback {
+            return;
+        }
+        self.round_acked += fb.acked;
+        self.round_marked += fb.marked;
+        if fb.marked > 0 && !self.saw_ce {
+            self.saw_ce = true;
+            self.halve_next = true;
+        }
+        let waited = self.now.saturating_since(self.alpha_stamp) >= self.target;
+        if fb.una >= self.next_seq && (!self.rtt_independent() || waited) {
+            self.end_round(fb.snd_nxt);
+        }
+    }
+
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if self.fallback {
+            return self.reno.on_ack(w, ack);
+        }
+        self.sync(w);
+        self.in_slow_start = w.cwnd < w.ssthresh;
+        let unmarked = ack.acked.saturating_sub(std::mem::take(&mut self.ack_marked));
+        if unmarked == 0 {
+            // The reference walks cwnd to max(⌈frac⌉, 2) on every ACK: the one-segment
+            // window a timeout left becomes two at the first ACK, marked or not.
+            w.cwnd = w.cwnd.max(2 * w.mss);
+            self.last_cwnd = w.cwnd;
+            return;
+        }
+        if self.in_slow_start {
+            self.reno.on_ack(w, &Ack { acked: unmarked, ..*ack });
+            w.cwnd = w.cwnd.max(2 * w.mss);
+            self.frac = u64::from(w.cwnd) << FRAC_BITS;
+        } else {
+            let cwnd = u128::from(w.cwnd.max(1));
+            let grow = (u128::from(unmarked) * u128::from(self.ai()) * u128::from(w.mss)) << FRAC_BITS;
+            self.frac += ((grow >> AI_BITS) / cwnd) as u64;
+            w.cwnd = self.cwnd_of_frac(w.mss);
+        }
+        self.last_cwnd = w.cwnd;
+    }
+
+    fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32 {
+        let reno = self.reno.ssthresh(w, kind, flight); // also restarts Reno's byte count
+        if self.fallback {
+            return reno;
+        }
+        self.sync(w);
+        self.in_slow_start = false;
+        if kind != Congestion::Ecn {
+            self.frac -= self.frac / 2;
+        } else if std::mem::take(&mut self.halve_next) {
+            self.frac -= self.frac / 2;
+            self.cwr_stamp = Some(self.now);
+        } else {
+            let recent = self.cwr_stamp.is_some_and(|t| self.now.saturating_since(t) < self.target);
+            if self.rtt_independent() && recent {
+                return w.cwnd; // at most one reduction per target RTT
+            }
+            self.cwr_stamp = Some(self.now);
+            let cut = (u128::from(self.reduction_alpha()) * u128::from(self.frac) + u128::from(ALPHA_ONE))
+                >> (ALPHA_BITS + 1);
+            self.frac -= (cut as u64).min(self.frac);
+        }
+        let s = self.cwnd_of_frac(w.mss);
+        if let Some(d) = self.classic.as_mut() {
+            d.set_window(s / w.mss);
+        }
+        self.last_cwnd = s; // the recovery sets cwnd = ssthresh after ECN
+        s
+    }
+
+    fn codepoint(&self) -> Ecn {
+        Ecn::Ect1
+    }
+
+    fn alpha(&self) -> Option<f64> {
+        Some(self.alpha_units() as f64 / ALPHA_ONE as f64)
+    }
+
+    fn grows_on_marked_acks(&self) -> bool {
+        !self.fallback
+    }
+
+    fn needs_accecn(&self) -> bool {
+        true
+    }
+
+    fn fall_back(&mut self) {
+        self.fallback = true;
+    }
+}
+
+#[cfg(test)]
+#[path = "prague_tests.rs"]
+mod tests;

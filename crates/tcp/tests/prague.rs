@@ -1,0 +1,114 @@
+//! TCP Prague (`crates/tcp/src/cc/prague.rs`) on a connection: packet traces of
+//! its codepoint, its once-per-round (and, RTT-independent, once-per-target-RTT)
+//! reduction, its fall-back without AccECN, and properties of its window and α.
+//! Setting as `trace.rs` (harness::config: MSS 1000 B, IW 2, 10 ms one-way,
+//! 10 Mbit/s, so an RTT of about 20 ms, below Prague's 25 ms target).
+
+mod harness;
+
+use ecnlab_tcp::{CcKind, EcnMode, Recovery, TcpConfig};
+use ecnlab_wire::{Duration, Ecn};
+use harness::*;
+use proptest::prelude::*;
+
+fn prague() -> TcpConfig {
+    TcpConfig {
+        cc: CcKind::Prague,
+        ecn: EcnMode::AccEcn,
+        ecn_min_cwnd_segments: 2,
+        ect_all_packets: true,
+        abc: 2,
+        ..config(Recovery::Sack, true)
+    }
+}
+
+/// The Client's ECN reductions: (time, cwnd before, ssthresh after) from the cc log.
+fn reductions(net: &Net) -> Vec<(Duration, u32, u32)> {
+    net.cc_log
+        .windows(2)
+        .filter(|w| w[1].ssthresh < w[0].ssthresh && w[1].ssthresh < u32::MAX / 4)
+        .map(|w| (Duration(w[1].t.0), w[0].cwnd, w[1].ssthresh))
+        .collect()
+}
+
+/// RFC 9331 §4.1 (ECT(1)) and the reference's ECN++: every Client packet of a
+/// Prague connection, the SYN included, is ECT(1); the flow reports `prague`.
+#[test]
+fn test_every_packet_is_ect1() {
+    let net = Net::transfer(prague(), 50 * MSS as u64, vec![]);
+    assert!(net.c.is_closed() && net.s.is_closed());
+    assert_eq!(net.c.cc_name(), "prague");
+    let c2s: Vec<_> = net.log.iter().filter(|l| l.dir == Dir::C2S).collect();
+    assert!(c2s.len() > 50);
+    assert!(c2s.iter().all(|l| l.seg.ecn == Ecn::Ect1), "{}", net.dump());
+}
+
+/// The reference falls back to Reno without ECN (`prague-reno`) when AccECN is not
+/// negotiated (`TCP_CONG_NO_FALLBACK_RFC3168`): against a classic-ECN Server the
+/// Client sends Not-ECT after the handshake and never reduces for CE.
+#[test]
+fn test_without_accecn_it_falls_back_to_reno_without_ecn() {
+    let server = TcpConfig { ecn: EcnMode::Classic, ..config(Recovery::Sack, true) };
+    let mut net = Net::new(prague(), server, vec![]);
+    net.c.send(50 * MSS as u64);
+    net.c.close();
+    net.run(ecnlab_wire::Instant(Duration::from_secs(100).as_nanos()));
+    assert!(net.c.is_closed());
+    assert_eq!(net.c.cc_name(), "prague-reno");
+    let data: Vec<_> = net.data().filter(|l| l.dir == Dir::C2S).collect();
+    assert!(data.iter().all(|l| l.seg.ecn == Ecn::NotEct), "{}", net.dump());
+}
+
+/// RFC 9331 §4.3 / the reference's `prague_enter_cwr` in the CWR state: with every
+/// fourth data segment CE-marked, a reduction W·(1 − α/2) comes at most once per round
+/// trip (a reduction's ACK passes the data sent before the last one), and once the
+/// flow is RTT-independent, at most once per 25 ms target although its RTT is ~20 ms.
+#[test]
+fn test_reduces_at_most_once_per_round_and_per_target_rtt() {
+    let marks: Vec<Fault> = (20..3000).filter(|n| n % 4 == 0).map(|n| mark(Target::DataTx(n))).collect();
+    let mut net = Net::new(prague(), prague(), marks);
+    net.c.send(3000 * MSS as u64);
+    net.c.close();
+    net.run(ecnlab_wire::Instant(Duration::from_secs(100).as_nanos()));
+    assert!(net.c.is_closed());
+    let r = &net.ecn_reductions;
+    assert!(r.len() >= 10, "{} reductions", r.len());
+    for w in r.windows(2) {
+        assert!(w[1].0 > w[0].1, "reduction at una {} before the round of {} ended", w[1].0, w[0].1);
+    }
+    let times = reductions(&net);
+    let late: Vec<_> = times.iter().skip(8).collect(); // past slow start and the 4-round transition
+    assert!(late.len() >= 5, "{times:?}");
+    for w in late.windows(2) {
+        let gap = w[1].0 .0 - w[0].0 .0;
+        assert!(gap >= 25_000_000, "reductions {gap} ns apart (target 25 ms)\n{times:?}");
+    }
+    // A quarter of the bytes marked throughout: α near 1/4 (one segment in four).
+    let a = net.c.dctcp_alpha().unwrap();
+    assert!((a - 0.25).abs() < 0.1, "α {a}");
+    assert!(net.cc_log.iter().skip(50).all(|p| p.cwnd >= 2 * MSS));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Any pattern of CE marks and drops: cwnd never below two segments (RFC 9331
+    /// §4.3; the reference's `MIN_CWND_RTT`) except the one-segment window a timeout
+    /// sets until the next ACK, α stays in [0, 1], and the transfer completes.
+    #[test]
+    fn prop_window_and_alpha_stay_in_bounds(
+        marks in proptest::collection::btree_set(1u32..200, 0..120),
+        drops in proptest::collection::btree_set(1u32..200, 0..6),
+    ) {
+        let mut faults: Vec<Fault> = marks.iter().map(|&n| mark(Target::DataTx(n))).collect();
+        faults.extend(drops.iter().filter(|n| !marks.contains(n)).map(|&n| drop(Target::DataTx(n))));
+        let net = Net::transfer(prague(), 150 * MSS as u64, faults);
+        prop_assert!(net.c.is_closed() && net.s.is_closed(), "{}", net.dump());
+        for p in &net.cc_log {
+            let a = p.alpha.unwrap();
+            prop_assert!((0.0..=1.0).contains(&a), "α {}", a);
+            let rto = p.ca == ecnlab_tcp::CaState::Loss;
+            prop_assert!(p.cwnd >= 2 * MSS || (rto && p.cwnd >= MSS), "cwnd {} in {:?}", p.cwnd, p.ca);
+        }
+    }
+}

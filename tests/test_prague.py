@@ -1,0 +1,92 @@
+"""TCP Prague (RFC 9331 §4; crates/tcp/src/cc/prague.rs) through the scenario front and the
+engine: the defaults ``cc = "prague"`` turns on, the errors that name the key, and what the
+example scenario shows — Prague in DualPI2's L queue keeps its sojourn low beside CUBIC in the C
+queue without starving either. The rule-by-rule tests are in crates/tcp/src/cc/prague_tests.rs
+and crates/tcp/tests/prague.rs."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import ecnlab
+from conftest import ROOT
+from ecnlab.config import parse_scenario
+from ecnlab.errors import ScenarioError
+from ecnlab.resolve import tcp_resolved
+
+EXAMPLE = ROOT / "scenarios" / "dumbbell-prague.toml"
+
+
+def _flows(res: ecnlab.RunResult, prefix: str) -> list[dict]:  # type: ignore[type-arg]
+    return [f for f in res.summary["flows"] if f["id"].startswith(prefix)]
+
+
+@pytest.mark.engine
+def test_example_prague_and_cubic_share_dualpi2(tmp_path: Path) -> None:
+    """RFC 9332 §1 / RFC 9331 §4: Prague (ECT(1), AccECN, pacing) in the L queue and CUBIC in
+    the C queue share the link, neither starved (the coupling aims at about equal windows),
+    with the link busy; Prague reports α."""
+    res = ecnlab.run(EXAMPLE, out=tmp_path / "r")
+    prague, cubic = _flows(res, "prague"), _flows(res, "cubic")
+    assert {f["cc"] for f in prague} == {"prague"} and all(f["ecn_negotiated"] for f in prague)
+    assert all(0.0 < f["dctcp_alpha"] < 1.0 for f in prague)
+    assert all(f["ecn_reductions"] > 0 for f in prague + cubic)
+    ratio = sum(f["goodput_bps"] for f in prague) / sum(f["goodput_bps"] for f in cubic)
+    assert 0.5 < ratio < 3.0, ratio
+    link = next(lk for lk in res.summary["links"] if lk["name"] == "R1->R2")
+    assert link["utilization"] > 0.95
+
+
+@pytest.mark.engine
+def test_prague_alone_keeps_the_l_queue_short(tmp_path: Path) -> None:
+    """RFC 9331 §1: with an L4S AQM the scalable sender keeps the queue at about a millisecond
+    while using the link: four Prague flows alone through DualPI2 at 50 Mbit/s."""
+    raw = tomllib.loads(EXAMPLE.read_text())
+    raw["flows"] = [{**raw["flows"][0], "from": "s*", "to": "r*"}]
+    res = ecnlab.run(raw, out=tmp_path / "r")
+    q = next(q for q in res.summary["queues"] if q["link"] == "R1->R2")
+    link = next(lk for lk in res.summary["links"] if lk["name"] == "R1->R2")
+    assert link["utilization"] > 0.95
+    assert q["sojourn_p99_ms"] < 2.0, q["sojourn_p99_ms"]
+    assert q["early_drops"] + q["overflow_drops"] + q["forced_drops"] == 0
+
+
+def _tcp(tcp: dict[str, object]) -> dict[str, object]:
+    """The example with its [tcp] table replaced and one Prague flow group."""
+    raw = tomllib.loads(EXAMPLE.read_text())
+    return {**raw, "tcp": tcp, "flows": [{**raw["flows"][0], "tcp": {}}]}
+
+
+def test_cc_prague_turns_on_accecn_ect_everywhere_and_pacing() -> None:
+    sc = parse_scenario(_tcp({"cc": "prague"}))
+    t = tcp_resolved(sc.flows[0].tcp)
+    assert t["cc"] == "prague" and t["ecn"] == "accecn"
+    assert (t["ecn_min_cwnd"], t["ect_all_packets"], t["pacing"], t["pacing_ss_ratio"], t["pacing_ca_ratio"]) == (
+        2,
+        True,
+        True,
+        200,
+        100,
+    )
+    assert (t["prague_rtt_target"], t["prague_rtt_transition"], t["prague_classic_fallback"]) == (0.025, 4, False)
+    assert "prague_rtt_target" not in tcp_resolved(parse_scenario(_tcp({"cc": "reno"})).flows[0].tcp)
+
+
+@pytest.mark.parametrize(
+    ("tcp", "key", "words"),
+    [
+        ({"cc": "prague", "ecn": "classic"}, "tcp.ecn", "accecn with cc = prague"),
+        ({"cc": "prague", "ecn": False}, "tcp.ecn", "accecn with cc = prague"),
+        ({"cc": "prague", "ecn_min_cwnd": 1}, "tcp.ecn_min_cwnd", "cc = prague"),
+        ({"cc": "reno", "prague_classic_fallback": True}, "tcp.prague_classic_fallback", "unless cc = prague"),
+        ({"cc": "prague", "prague_rtt_target": "2s"}, "tcp.prague_rtt_target", "1 s"),
+        ({"cc": "prague", "prague_rtt_transition": -1}, "tcp.prague_rtt_transition", ""),
+    ],
+)
+def test_bad_prague_keys_name_the_key(tcp: dict[str, object], key: str, words: str) -> None:
+    with pytest.raises(ScenarioError) as e:
+        parse_scenario(_tcp(tcp))
+    assert key in str(e.value) and words in str(e.value), str(e.value)
