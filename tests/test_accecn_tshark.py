@@ -1,7 +1,9 @@
 """AccECN (RFC 9768) pcaps read back by tshark: the AE bit sits where Wireshark
-decodes it (``tcp.flags.ae``, bit 8 of the flags beside the data offset), and the
+decodes it (``tcp.flags.ae``, bit 8 of the flags beside the data offset), the
 ACE field (AE, CWR, ECE) of every ACK equals ecnlab's own counter r.cep mod 8 at
-that packet.
+that packet, and the AccECN option's byte counters (kinds 172/174, §3.2.3, which
+tshark decodes as ``tcp.options.acc_ecn.*``) equal the payload bytes that arrived
+ECT(0) and CE below that ACK, from their initial values 1 and 0.
 
 One AccECN flow crosses a dumbbell; scripted faults CE-mark ten packets in a row
 (more than the 3-bit field can count) on the bottleneck. With no loss and in-order
@@ -59,12 +61,16 @@ FIELDS = [
     "tcp.flags.syn",
     "tcp.flags.ack",
     "tcp.flags.ae",
+    "tcp.flags.ace",
     "tcp.flags.cwr",
     "tcp.flags.ece",
     "tcp.seq",
     "tcp.ack",
     "tcp.len",
     "tcp.checksum.status",
+    "tcp.options.acc_ecn.ee0b",
+    "tcp.options.acc_ecn.eceb",
+    "tcp.options.acc_ecn.ee1b",
 ]
 
 
@@ -77,6 +83,10 @@ def _is(v: str) -> bool:
 
 
 def _ace(r: dict[str, str]) -> int:
+    """(AE, CWR, ECE): Wireshark shows them as one 3-bit ``tcp.flags.ace`` once it has seen
+    AccECN in use on the connection (the option), and as three flags before."""
+    if r["tcp.flags.ace"]:
+        return int(r["tcp.flags.ace"])
     return 4 * _is(r["tcp.flags.ae"]) + 2 * _is(r["tcp.flags.cwr"]) + _is(r["tcp.flags.ece"])
 
 
@@ -125,3 +135,26 @@ def test_ace_of_every_ack_equals_the_receivers_counter(run: tuple) -> None:
     assert flow["ace_delta_ce"] == len(ce_ends)
     assert flow["ece_sent"] == 0 and flow["cwr_sent"] == 0
     assert _ace(acks[-1]) == (5 + len(ce_ends)) % 8
+
+
+def test_accecn_option_counters_equal_the_bytes_that_arrived(run: tuple) -> None:
+    """RFC 9768 §3.2.3: every ACK after the handshake carries the option (Linux's default
+    ``tcp_ecn_option = 2``); EE0B = 1 + ECT(0) payload bytes, ECEB = CE payload bytes and
+    EE1B = 1 (none sent ECT(1)), counted from the capture at the receiver's side; and the
+    data sender learnt the CE bytes from it (``accecn_ceb``)."""
+    caps, summary = run
+    data = [r for r in caps["R2-r1"] if int(r["tcp.len"]) > 0]
+    acks = [r for r in caps["r1-R2"] if not _is(r["tcp.flags.syn"])]
+
+    def below(ack: int, ecn: str) -> int:
+        return sum(int(r["tcp.len"]) for r in data if r["ip.dsfield.ecn"] == ecn and int(r["tcp.seq"]) < ack)
+
+    for a in acks:
+        ack = int(a["tcp.ack"])
+        assert int(a["tcp.options.acc_ecn.ee0b"]) == 1 + below(ack, "2"), a
+        assert int(a["tcp.options.acc_ecn.eceb"]) == below(ack, "3"), a
+        assert int(a["tcp.options.acc_ecn.ee1b"]) == 1, a
+    ce_bytes = below(1 << 32, "3")
+    assert ce_bytes == 1460 * len(MARKS)
+    (flow,) = summary["flows"]
+    assert flow["accecn_ceb"] == ce_bytes

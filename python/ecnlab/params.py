@@ -39,6 +39,8 @@ RTO_ARITHS = ("rfc6298", "ns2")  # TcpConfig::rto_arith
 SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+", "accecn")
+# ``tcp.accecn_option``: which segments carry the AccECN option (Linux tcp_ecn_option 0 and 2).
+ACCECN_OPTIONS = ("off", "full")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
 RED_MODES = ("packet", "byte")
 # What RED does to a packet it selects early: drop it, CE-mark it (= ecn = true), or forward it
@@ -106,6 +108,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "prague_rtt_target": ("prague_rtt_target_ns", _dur(False)),
     "prague_rtt_transition": ("prague_rtt_transition", integer(0, 1000)),
     "prague_classic_fallback": ("prague_classic_fallback", boolean),
+    "accecn_option": ("accecn_option", choice(ACCECN_OPTIONS)),
 }
 
 

@@ -94,6 +94,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         **{k: getattr(t, k) for k in NS2_RULE_KEYS},
         **{k: getattr(t, k) for k in DCTCP_KEYS},
         **(_prague_resolved(t) if t.cc == "prague" else {}),
+        **({"accecn_option": t.accecn_option} if t.accecn else {}),
     }
 
 

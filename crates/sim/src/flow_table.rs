@@ -109,6 +109,7 @@ pub fn columns(flows: &[FlowOut]) -> Vec<Column> {
         u64s("pkts_in_flight", |f| f.pkts_in_flight),
         opt_f64("dctcp_alpha", |f| f.dctcp_alpha),
         opt_u64("ace_delta_ce", |f| f.ace_delta_ce),
+        opt_u64("accecn_ceb", |f| f.accecn_ceb),
         opt_u64("telnet_writes", |f| f.telnet_writes),
         opt_u64("telnet_delivered", |f| f.telnet_delivered),
         opt_f64("telnet_delay_mean_s", |f| f.telnet_delay_mean_s),

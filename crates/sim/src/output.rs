@@ -81,6 +81,10 @@ pub struct FlowOut {
     /// beside the receiver's `ce_received`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ace_delta_ce: Option<u64>,
+    /// AccECN flows only: CE-marked payload bytes the data sender learnt from
+    /// the AccECN option's ECEB counter (RFC 9768 §3.2.3), beside `ace_delta_ce`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accecn_ceb: Option<u64>,
     /// Telnet flows only (absent otherwise): writes made, writes delivered in
     /// order, and their one-way delay from write to delivery (see telnet.rs).
     #[serde(skip_serializing_if = "Option::is_none")]

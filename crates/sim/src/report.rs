@@ -157,6 +157,7 @@ fn flow_out(
         pkts_in_flight: in_flight,
         dctcp_alpha: f.dctcp_alpha,
         ace_delta_ce: (f.tcp.ecn == ecnlab_tcp::EcnMode::AccEcn).then_some(t.ace_delta_ce),
+        accecn_ceb: (f.tcp.ecn == ecnlab_tcp::EcnMode::AccEcn).then_some(t.accecn_ceb),
         telnet_writes: f.telnet.as_ref().map(|t| t.writes),
         telnet_delivered: f.telnet.as_ref().map(|t| t.delays.count),
         telnet_delay_mean_s: f.telnet.as_ref().and_then(|t| t.delays.mean_s()),

@@ -1,7 +1,19 @@
-//! Accurate ECN feedback in the TCP header: the ACE field only (RFC 9768,
-//! "More Accurate Explicit Congestion Notification (AccECN) Feedback in TCP",
-//! Proposed Standard; draft-ietf-tcpm-accurate-ecn-34). No AccECN option is
-//! sent or read: the byte counters are kept for it but not fed back.
+//! Accurate ECN feedback in TCP (RFC 9768, "More Accurate Explicit Congestion
+//! Notification (AccECN) Feedback in TCP", Proposed Standard): the ACE field
+//! and the AccECN option.
+//!
+//! **The AccECN option** (§3.2.3; `tcp.accecn_option`, Linux's `tcp_ecn_option`):
+//! with `full` (Linux's default 2) every segment without data after the
+//! handshake carries it, with as many of its three 24-bit counters as fit the
+//! option bytes SACK leaves (none below one field; Linux also puts it on data
+//! segments, shortening their payload; its beacon and `minimum` policy are
+//! not modelled). The counters' wire values start at EE0B = EE1B = 1, ECEB = 0
+//! (§3.2.1). The order is AccECN1 (kind 174: EE1B, ECEB, EE0B) when more ECT(1)
+//! than ECT(0) bytes arrived, else AccECN0 (172: EE0B, ECEB, EE1B). The Data
+//! Sender reads ECEB on an ACK of new data: d.ceb = (ECEB − s.ceb) mod 2^24 are
+//! the CE bytes since the last option, exact where ACE's Δ·SMSS is an estimate;
+//! ACKs without the option are estimated from ACE and the next ECEB corrects the
+//! estimate (Appendix A.1; Linux's `tcp_accecn_process_option`).
 //!
 //! **Negotiation** (§3.1.1, Table 2). An AccECN Client's SYN has
 //! (AE, CWR, ECE) = 111. The SYN-ACK tells the Client which feedback both use:
@@ -36,8 +48,8 @@
 //! nothing. Reacting to a CE SYN-ACK (§3.1.5) is not implemented.
 //!
 //! **Data Receiver** (§3.2.2.2, §3.2.2.1). Counters start at r.cep = 5 and
-//! r.e0b = r.e1b = r.ceb = 0 (the byte counters at 1 in the RFC, "to
-//! distinguish them from zeroing"; only r.cep is fed back here). Every
+//! r.e0b = r.e1b = r.ceb = 0 bytes (the option adds the RFC's initial wire
+//! values, 1 for EE0B and EE1B, to distinguish them from zeroing). Every
 //! acceptable packet after the handshake that arrives CE adds 1 to r.cep (CE on
 //! the SYN or SYN-ACK is fed back by the handshake code instead), and every data
 //! packet adds its payload to the counter of its codepoint. Every segment after
@@ -83,7 +95,7 @@
 //! except the last), carried until the cumulative ACK covers them. The sender
 //! never sets CWR as a signal (§3.2.2: CWR is part of ACE).
 
-use ecnlab_wire::{Ecn, TcpFlags};
+use ecnlab_wire::{AccEcnOption, Ecn, TcpFlags};
 
 /// The ECN feedback a connection uses, agreed in the handshake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -145,6 +157,11 @@ pub(crate) fn client_mode(syn_ack: TcpFlags) -> EcnFeedback {
 const DIVACE: u64 = 8;
 /// Initial value of r.cep and s.cep (§3.2.2.1).
 pub(crate) const CEP_INIT: u64 = 5;
+/// Initial wire values of the option's byte counters (§3.2.1: non-zero for ECT(0)
+/// and ECT(1), "to be distinct from cases where the fields are incorrectly zeroed").
+const E0B_INIT: u64 = 1;
+const E1B_INIT: u64 = 1;
+const CEB_INIT: u64 = 0;
 
 /// The Data Receiver's counters (§3.2.2.2) and ACK triggers (§3.2.2.5.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,6 +213,26 @@ impl AccEcnRecv {
         self.handshake.unwrap_or((self.cep % DIVACE) as u8)
     }
 
+    /// The AccECN option with every counter, as far as `room` option bytes allow
+    /// (§3.2.3; none below one field). Wire values start at r.e0b = r.e1b = 1,
+    /// r.ceb = 0 (§3.2.1, Linux's `TCP_ACCECN_*_INIT_OFFSET`); AccECN1's order when
+    /// more ECT(1) than ECT(0) bytes arrived, so that the counter in use and CE
+    /// come first if the option has to be cut short.
+    pub(crate) fn option(&self, room: u32) -> Option<AccEcnOption> {
+        let fields = (room.saturating_sub(2) / 3).min(3) as u8;
+        if fields == 0 {
+            return None;
+        }
+        let w = |v: u64| (v as u32) & AccEcnOption::MASK;
+        Some(AccEcnOption {
+            order1: self.e1b > self.e0b,
+            fields,
+            ee0b: w(self.e0b + E0B_INIT),
+            eceb: w(self.ceb + CEB_INIT),
+            ee1b: w(self.e1b + E1B_INIT),
+        })
+    }
+
     /// A segment carrying [`Self::ace`] left.
     pub(crate) fn on_ack_sent(&mut self) {
         self.ce_since_ack = 0;
@@ -203,23 +240,31 @@ impl AccEcnRecv {
     }
 }
 
-/// The Data Sender's counter (§3.2.2.4) and the CE bytes DCTCP has still to see.
+/// The Data Sender's counters (§3.2.2.4) and the CE bytes DCTCP has still to see.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AccEcnSend {
     /// s.cep, from 5.
     pub(crate) cep: u64,
-    /// Δ·SMSS not yet handed to the congestion control as marked bytes.
+    /// s.ceb: the ECEB last read from an AccECN option (wire value, from 0).
+    ceb: u32,
+    /// CE bytes learnt from options in all.
+    pub(crate) ceb_total: u64,
+    /// CE bytes credited from ACE (Δ·SMSS) since the last option's ECEB.
+    estimated: u64,
+    /// CE bytes not yet handed to the congestion control as marked bytes.
     pub(crate) ce_bytes: u64,
 }
 
 impl AccEcnSend {
     pub(crate) fn new() -> Self {
-        AccEcnSend { cep: CEP_INIT, ce_bytes: 0 }
+        AccEcnSend { cep: CEP_INIT, ceb: CEB_INIT as u32, ceb_total: 0, estimated: 0, ce_bytes: 0 }
     }
 
-    /// An ACK with field `ace` that newly acknowledges `newly_acked` bytes
-    /// (cumulatively or by SACK): the CE packets it reports (module doc).
-    pub(crate) fn on_ack(&mut self, ace: u8, newly_acked: u64, mss: u32) -> u64 {
+    /// An ACK with field `ace` and the ECEB of its AccECN option (`ceb`), that
+    /// newly acknowledges `newly_acked` bytes (cumulatively or by SACK): the CE
+    /// packets it reports (module doc). The CE bytes come from ECEB when the ACK
+    /// has it (correcting what ACE estimated since the last one), else Δ·SMSS.
+    pub(crate) fn on_ack(&mut self, ace: u8, ceb: Option<u32>, newly_acked: u64, mss: u32) -> u64 {
         if newly_acked == 0 {
             return 0; // possibly superseded: the next ACK of new data carries the count
         }
@@ -227,8 +272,28 @@ impl AccEcnSend {
         let pkts = newly_acked / u64::from(mss.max(1));
         let safer = if pkts > d { pkts - (pkts - d) % DIVACE } else { d };
         self.cep += safer;
-        self.ce_bytes += safer * u64::from(mss);
+        match ceb {
+            Some(c) => self.on_ceb(c),
+            None => {
+                self.ce_bytes += safer * u64::from(mss);
+                self.estimated += safer * u64::from(mss);
+            }
+        }
         safer
+    }
+
+    /// §3.2.3 with Appendix A.1: d.ceb = (ECEB − s.ceb) mod 2^24; what ACE already
+    /// credited since the last ECEB is taken back from it.
+    fn on_ceb(&mut self, c: u32) {
+        let d = u64::from(c.wrapping_sub(self.ceb) & AccEcnOption::MASK);
+        self.ceb = c;
+        self.ceb_total += d;
+        let est = std::mem::take(&mut self.estimated);
+        if d >= est {
+            self.ce_bytes += d - est;
+        } else {
+            self.ce_bytes = self.ce_bytes.saturating_sub(est - d);
+        }
     }
 
     /// Of `acked` bytes newly acknowledged cumulatively, those deemed CE-marked.
@@ -311,13 +376,51 @@ mod tests {
     #[test]
     fn test_sender_safety_examples_of_appendix_a2() {
         let mut s = AccEcnSend::new();
-        assert_eq!(s.on_ack(7, 9 * MSS as u64, MSS), 2);
+        assert_eq!(s.on_ack(7, None, 9 * MSS as u64, MSS), 2);
         let mut s = AccEcnSend::new();
-        assert_eq!(s.on_ack(7, 10 * MSS as u64, MSS), 10);
+        assert_eq!(s.on_ack(7, None, 10 * MSS as u64, MSS), 10);
         assert_eq!(s.cep, 15);
-        assert_eq!(s.on_ack(0, 0, MSS), 0, "no new data: ignored");
-        assert_eq!(s.on_ack(1, 500, MSS), 2, "d.cep > newlyAckedPkt: d.cep");
+        assert_eq!(s.on_ack(0, None, 0, MSS), 0, "no new data: ignored");
+        assert_eq!(s.on_ack(1, None, 500, MSS), 2, "d.cep > newlyAckedPkt: d.cep");
         assert_eq!(s.cep, 17);
+    }
+
+    /// §3.2.1 / §3.2.3: the option's wire counters start at EE0B = EE1B = 1 and ECEB
+    /// = 0 and count payload bytes mod 2^24; the order follows the codepoint in use;
+    /// it is cut to the fields that fit (2 + 3n bytes) and left out below one.
+    #[test]
+    fn test_receiver_option_counts_bytes_from_the_initial_offsets() {
+        let mut r = AccEcnRecv::new(None);
+        let o = r.option(40).unwrap();
+        assert_eq!((o.order1, o.fields, o.ee0b, o.eceb, o.ee1b), (false, 3, 1, 0, 1));
+        r.on_packet(Ecn::Ect1, 1000);
+        r.on_packet(Ecn::Ce, 1400);
+        let o = r.option(40).unwrap();
+        assert!(o.order1, "ECT(1) in use: AccECN1, EE1B first");
+        assert_eq!((o.ee0b, o.eceb, o.ee1b), (1, 1400, 1001));
+        assert_eq!(r.option(8).unwrap().fields, 2);
+        assert_eq!(r.option(5).unwrap().fields, 1);
+        assert_eq!(r.option(4), None);
+        r.ceb = (1 << 24) + 5;
+        assert_eq!(r.option(40).unwrap().eceb, 5, "24-bit wrap");
+    }
+
+    /// §3.2.3 / Appendix A.1: with ECEB the sender counts CE bytes exactly, across the
+    /// 24-bit wrap; ACKs without the option are estimated from ACE (Δ·SMSS) and the
+    /// next ECEB corrects the estimate, so the total handed over is exact.
+    #[test]
+    fn test_sender_ceb_is_exact_and_corrects_ace_estimates() {
+        let mut s = AccEcnSend::new();
+        s.on_ack(6, Some(700), 1000, MSS); // one CE packet of 700 bytes
+        assert_eq!(s.take_marked(10_000), 700);
+        s.on_ack(7, None, 1000, MSS); // one more CE packet, no option: 1000 estimated
+        assert_eq!(s.ce_bytes, 1000);
+        s.on_ack(7, Some(700 + 300), 1000, MSS); // ECEB: it was 300 bytes
+        assert_eq!(s.take_marked(10_000), 300, "estimate corrected");
+        s.ceb = AccEcnOption::MASK - 99;
+        s.on_ack(0, Some(100), 1000, MSS);
+        assert_eq!(s.take_marked(10_000), 200, "across the 24-bit wrap");
+        assert_eq!(s.ceb_total, 700 + 300 + 200);
     }
 
     /// Without lost ACKs (every ACK covering fewer than 8 packets) the sender's
@@ -330,7 +433,7 @@ mod tests {
             let ce = i % 3 != 0;
             r.on_packet(if ce { Ecn::Ce } else { Ecn::Ect0 }, MSS);
             if i % 2 == 1 {
-                learnt += s.on_ack(r.ace(), 2 * MSS as u64, MSS);
+                learnt += s.on_ack(r.ace(), None, 2 * MSS as u64, MSS);
                 r.on_ack_sent();
             }
         }

@@ -322,6 +322,23 @@ pub struct TcpConfig {
     /// there (`cc/prague_classic.rs`; the reference's `prague_ecn_fallback`, off).
     #[serde(default)]
     pub prague_classic_fallback: bool,
+    /// With AccECN negotiated, which segments carry the AccECN option
+    /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`.
+    #[serde(default)]
+    pub accecn_option: AccEcnOptionPolicy,
+}
+
+/// `TcpConfig::accecn_option`: Linux's `net.ipv4.tcp_ecn_option`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccEcnOptionPolicy {
+    /// Never (Linux 0): the ACE field alone.
+    Off,
+    /// Every segment without data after the handshake, with as many fields as fit
+    /// the 40 option bytes beside SACK (Linux 2, its default, puts it on data
+    /// segments too, shortening their payload).
+    #[default]
+    Full,
 }
 
 fn prague_target() -> u64 {
@@ -398,6 +415,7 @@ impl Default for TcpConfig {
             prague_rtt_target_ns: prague_target(),
             prague_rtt_transition: 4,
             prague_classic_fallback: false,
+            accecn_option: AccEcnOptionPolicy::Full,
         }
     }
 }

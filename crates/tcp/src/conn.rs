@@ -30,7 +30,10 @@
 
 use crate::accecn::{self, EcnFeedback};
 use crate::cc::CongestionControl;
-use crate::config::{CcKind, EcnMode, Recovery, TcpConfig};
+use crate::config::{AccEcnOptionPolicy, CcKind, EcnMode, Recovery, TcpConfig};
+
+/// TCP option space (RFC 9293 §3.1: a data offset of at most 15 words).
+const MAX_OPTION_BYTES: u32 = 40;
 use crate::recv::{EcnEcho, PeerFin, Receiver};
 use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
 use crate::stats::TcpStats;
@@ -477,6 +480,11 @@ impl Connection {
         seg.flags = fb.apply(seg.flags | TcpFlags::ACK);
         seg.sack = sack;
         seg.window = self.cfg.rwnd_bytes;
+        if self.cfg.accecn_option == AccEcnOptionPolicy::Full && seg.payload_len == 0 && !seg.flags.syn() {
+            // RFC 9768 §3.2.3: the option in whatever of the 40 option bytes is left.
+            let used = seg.options_len();
+            seg.accecn = self.rcv.accecn.as_ref().and_then(|a| a.option(MAX_OPTION_BYTES.saturating_sub(used)));
+        }
         self.rcv.on_ack_sent();
         self.count(&seg);
         seg

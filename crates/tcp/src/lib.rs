@@ -43,7 +43,8 @@ mod window;
 
 pub use accecn::EcnFeedback;
 pub use config::{
-    window_shift, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, RtoArith, SsthreshBasis, TcpConfig, WindowArith,
+    window_shift, AccEcnOptionPolicy, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, RtoArith, SsthreshBasis,
+    TcpConfig, WindowArith,
 };
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;

@@ -60,8 +60,10 @@ impl Sender {
         // RFC 3168 ECE, or AccECN: new CE marks learnt from the ACE field (`accecn.rs`).
         let ece = match self.accecn.as_mut() {
             Some(a) => {
-                let d = a.on_ack(seg.flags.ace(), delivered, self.win.mss);
+                let before = a.ceb_total;
+                let d = a.on_ack(seg.flags.ace(), seg.accecn.and_then(|o| o.ceb()), delivered, self.win.mss);
                 st.ace_delta_ce += d;
+                st.accecn_ceb += a.ceb_total - before;
                 d > 0
             }
             None => seg.flags.ece(),

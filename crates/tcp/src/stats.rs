@@ -28,6 +28,9 @@ pub struct TcpStats {
     /// AccECN data sender (RFC 9768, `accecn.rs`): CE-marked packets learnt
     /// from the ACE field, the wrap safety rule included.
     pub ace_delta_ce: u64,
+    /// AccECN data sender: CE-marked payload bytes learnt from the AccECN
+    /// option's ECEB counter (RFC 9768 §3.2.3).
+    pub accecn_ceb: u64,
     /// Segments sent with ECE set (the SYN / SYN-ACK negotiation flags are not
     /// counted, nor ACE bits under AccECN).
     pub ece_sent: u64,
@@ -58,6 +61,7 @@ impl TcpStats {
             ecn_reductions,
             ce_received,
             ace_delta_ce,
+            accecn_ceb,
             ece_sent,
             cwr_sent,
             acks_sent,
@@ -75,6 +79,7 @@ impl TcpStats {
         self.ecn_reductions += ecn_reductions;
         self.ce_received += ce_received;
         self.ace_delta_ce += ace_delta_ce;
+        self.accecn_ceb += accecn_ceb;
         self.ece_sent += ece_sent;
         self.cwr_sent += cwr_sent;
         self.acks_sent += acks_sent;

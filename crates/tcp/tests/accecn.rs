@@ -314,3 +314,37 @@ proptest! {
         }
     }
 }
+
+/// RFC 9768 §3.2.3: every ACK after the handshake carries the AccECN option, and
+/// its ECEB counts the CE-marked payload bytes; the Data Sender reads it, so with
+/// ACKs lost (even enough to hide a wrap of the 3-bit ACE field) the CE bytes it
+/// learns equal the bytes the Data Receiver got marked.
+#[test]
+fn test_accecn_option_ceb_survives_lost_acks() {
+    let marks: Vec<Fault> = (10..60).filter(|n| n % 3 != 0).map(|n| mark(Target::DataTx(n))).collect();
+    // Nine ACKs in a row lost while the window is large: the next one covers more
+    // than eight CE packets' worth of ACE.
+    let ack_losses: Vec<Fault> = (20..29).map(|n| drop(Target::AckTx(n))).collect();
+    let faults = marks.iter().copied().chain(ack_losses).collect();
+    // ECT on retransmissions too, so that a marked retransmission is not dropped.
+    let cfg = TcpConfig { ect_all_packets: true, ..acc(false) };
+    let net = Net::transfer(cfg, 80 * MSS as u64 + 123, faults);
+    assert!(net.c.is_closed() && net.s.is_closed(), "{}", net.dump());
+    let acks: Vec<_> = net.log.iter().filter(|l| l.dir == Dir::S2C && !l.seg.flags.syn()).collect();
+    for l in &acks {
+        assert!(l.seg.accecn.is_some_and(|o| o.fields == 3 && !o.order1), "{:?}\n{}", l.seg, net.dump());
+    }
+    // What crossed the link, from the capture log: every data packet that arrived,
+    // duplicates included, by its codepoint on arrival.
+    let arrived = |f: Fate| -> u64 {
+        let data = net.log.iter().filter(|l| l.dir == Dir::C2S && l.seg.payload_len > 0 && l.fate == f);
+        data.map(|l| u64::from(l.seg.payload_len)).sum()
+    };
+    let (ce_bytes, ect0_bytes) = (arrived(Fate::Marked), arrived(Fate::Sent));
+    assert!(ce_bytes >= 20 * MSS as u64);
+    assert_eq!(net.c.stats().accecn_ceb, ce_bytes, "the sender learnt every CE byte");
+    let last = acks.last().unwrap().seg.accecn.unwrap();
+    assert_eq!(u64::from(last.eceb), ce_bytes);
+    assert_eq!(u64::from(last.ee0b), 1 + ect0_bytes, "ECT(0) bytes from the initial 1");
+    assert_eq!(last.ee1b, 1);
+}

@@ -23,7 +23,7 @@
 
 use crate::ipv4::{self, Ipv4Error, Ipv4Packet};
 use crate::tcp::{self, kind, TcpError, TcpOption, TcpPacket};
-use crate::{checksum, Ecn, SackBlocks, Segment, TcpFlags};
+use crate::{checksum, AccEcnOption, Ecn, SackBlocks, Segment, TcpFlags};
 use thiserror::Error;
 
 /// TTL of emitted packets (the Linux default, `net.ipv4.ip_default_ttl`).
@@ -147,10 +147,20 @@ fn emit_options(out: &mut [u8], seg: &Segment, ack_isn: u32) {
         let [hi, lo] = mss.to_be_bytes();
         w.put(&[kind::MSS, 4, hi, lo]);
     }
-    let unpadded =
-        w.at + 2 * usize::from(seg.sack_permitted) + sack_option_len(&seg.sack) + 4 * usize::from(seg.wscale.is_some());
+    let accecn_len = seg.accecn.map_or(0, |o| o.len() as usize);
+    let unpadded = w.at
+        + 2 * usize::from(seg.sack_permitted)
+        + sack_option_len(&seg.sack)
+        + 4 * usize::from(seg.wscale.is_some())
+        + accecn_len;
     for _ in unpadded..w.out.len() {
         w.put(&[kind::NOP]);
+    }
+    if let Some(o) = seg.accecn {
+        w.put(&[o.kind(), o.len() as u8]);
+        for v in o.in_order().iter().take(usize::from(o.fields)) {
+            w.put(&(v & AccEcnOption::MASK).to_be_bytes()[1..]);
+        }
     }
     if seg.sack_permitted {
         w.put(&[kind::SACK_PERMITTED, 2]);
@@ -240,6 +250,17 @@ fn parse_options(tcp: &TcpPacket<&[u8]>, seg: &mut Segment, ack_isn: u32) -> Res
                     seg.sack.push(rel(left), rel(right));
                 }
             }
+            TcpOption::Unknown { kind, data }
+                if (kind == AccEcnOption::KIND0 || kind == AccEcnOption::KIND1)
+                    && data.len() % 3 == 0
+                    && data.len() <= 9 =>
+            {
+                let mut values = [0u32; 3];
+                for (v, c) in values.iter_mut().zip(data.chunks_exact(3)) {
+                    *v = u32::from_be_bytes([0, c[0], c[1], c[2]]);
+                }
+                seg.accecn = Some(AccEcnOption::from_wire(kind, &values[..data.len() / 3]));
+            }
             TcpOption::EndOfList | TcpOption::NoOperation | TcpOption::Unknown { .. } => {}
         }
     }
@@ -276,6 +297,40 @@ mod tests {
                 emit_ipv4_tcp(&seg, &EP, 1, 0, &mut buf).unwrap();
                 assert_eq!(buf.len() as u32, seg.wire_len());
                 assert_eq!(parse_ipv4_tcp(&buf, EP.src_isn, EP.dst_isn), Ok(seg));
+            }
+        }
+    }
+
+    /// RFC 9768 §3.2.3: AccECN0 (kind 172) carries EE0B, ECEB, EE1B and AccECN1 (174)
+    /// EE1B, ECEB, EE0B, 24 bits each, length 2 + 3n with n = 0 … 3; beside SACK blocks
+    /// as long as the 40 option bytes hold both, and back the same when parsed.
+    #[test]
+    fn test_accecn_option_round_trips_in_both_orders_and_every_length() {
+        let mut buf = Vec::new();
+        for order1 in [false, true] {
+            for fields in 0..=3u8 {
+                for nblocks in 0..=3u64 {
+                    let o = AccEcnOption { order1, fields, ee0b: 0x01_0203, eceb: 0xab_cdef, ee1b: 0xff_fffe };
+                    let mut seg = Segment { flags: TcpFlags::ACK, accecn: Some(o), ..Segment::default() };
+                    for i in 0..nblocks {
+                        seg.sack.push(100 * i + 1, 100 * i + 50);
+                    }
+                    emit_ipv4_tcp(&seg, &EP, 1, 0, &mut buf).unwrap();
+                    assert_eq!(buf.len() as u32, seg.wire_len());
+                    let back = parse_ipv4_tcp(&buf, EP.src_isn, EP.dst_isn).unwrap();
+                    let v = o.in_order();
+                    let want = AccEcnOption::from_wire(o.kind(), &v[..usize::from(fields)]);
+                    assert_eq!(back.accecn, Some(want));
+                    assert_eq!(back.sack, seg.sack);
+                    // On the wire: the kind, then the fields big-endian in their order.
+                    let tcp = TcpPacket::new_checked(&buf[20..]).unwrap();
+                    let opts = tcp.options_bytes();
+                    let at = opts.iter().position(|&b| b == o.kind()).unwrap();
+                    assert_eq!(opts[at + 1], 2 + 3 * fields);
+                    if fields >= 2 {
+                        assert_eq!(&opts[at + 5..at + 8], &[0xab, 0xcd, 0xef], "ECEB second");
+                    }
+                }
             }
         }
     }

@@ -26,6 +26,6 @@ pub use icmp::{emit_source_quench, SOURCE_QUENCH_LEN};
 pub use ip_tcp::{emit_ipv4_tcp, parse_ipv4_tcp, EmitError, Endpoints, ParseError};
 pub use ipv4::{Ipv4Error, Ipv4Packet};
 pub use pcap::PcapWriter;
-pub use segment::{SackBlocks, Segment, TcpFlags};
+pub use segment::{AccEcnOption, SackBlocks, Segment, TcpFlags};
 pub use tcp::{TcpError, TcpOption, TcpPacket};
 pub use time::{Duration, Instant};

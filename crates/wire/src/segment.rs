@@ -117,6 +117,71 @@ impl SackBlocks {
     }
 }
 
+/// The AccECN option (RFC 9768 §3.2.3): the Data Receiver's 24-bit byte
+/// counters, in one of two orders, truncated from the end to fit.
+///
+/// | kind | name | fields, in order |
+/// |---|---|---|
+/// | 172 | AccECN0 | EE0B, ECEB, EE1B |
+/// | 174 | AccECN1 | EE1B, ECEB, EE0B |
+///
+/// Length 2 + 3·fields (fields 0 … 3); the CE counter is the second field in
+/// both orders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct AccEcnOption {
+    /// AccECN1 (kind 174) instead of AccECN0 (kind 172).
+    pub order1: bool,
+    /// Fields carried, 0 … 3.
+    pub fields: u8,
+    /// The counters' wire values, each modulo 2^24.
+    pub ee0b: u32,
+    pub eceb: u32,
+    pub ee1b: u32,
+}
+
+impl AccEcnOption {
+    /// TCP option kinds (IANA, RFC 9768 §6).
+    pub const KIND0: u8 = 172;
+    pub const KIND1: u8 = 174;
+    /// Counters are 24 bits wide.
+    pub const MASK: u32 = (1 << 24) - 1;
+
+    pub fn kind(&self) -> u8 {
+        if self.order1 {
+            Self::KIND1
+        } else {
+            Self::KIND0
+        }
+    }
+    /// Option bytes: kind, length and 3 per field.
+    pub fn len(&self) -> u32 {
+        2 + 3 * u32::from(self.fields)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.fields == 0
+    }
+    /// The counters in wire order (only the first `fields` are sent).
+    pub fn in_order(&self) -> [u32; 3] {
+        if self.order1 {
+            [self.ee1b, self.eceb, self.ee0b]
+        } else {
+            [self.ee0b, self.eceb, self.ee1b]
+        }
+    }
+    /// The option of `kind` with the `values` read in wire order (1 … 3 of them).
+    pub fn from_wire(kind: u8, values: &[u32]) -> Self {
+        let order1 = kind == Self::KIND1;
+        let v = |i: usize| values.get(i).copied().unwrap_or(0);
+        let (first, third) = (v(0), v(2));
+        let (ee0b, ee1b) = if order1 { (third, first) } else { (first, third) };
+        AccEcnOption { order1, fields: values.len().min(3) as u8, ee0b, eceb: v(1), ee1b }
+    }
+    /// ECEB, when carried.
+    pub fn ceb(&self) -> Option<u32> {
+        (self.fields >= 2).then_some(self.eceb)
+    }
+}
+
 /// One TCP segment in an IPv4 packet, as the simulator moves it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Segment {
@@ -140,6 +205,9 @@ pub struct Segment {
     pub sack: SackBlocks,
     /// IP ECN codepoint (set by the sender, rewritten to CE by a router).
     pub ecn: Ecn,
+    /// The AccECN option (RFC 9768 §3.2.3), on ACKs of an AccECN connection.
+    #[serde(default)]
+    pub accecn: Option<AccEcnOption>,
     /// Metadata, not on the wire: the sender sent this sequence range before.
     pub retransmit: bool,
 }
@@ -163,6 +231,9 @@ impl Segment {
         }
         if self.wscale.is_some() {
             n += 4; // NOP, kind 3, len 3
+        }
+        if let Some(o) = &self.accecn {
+            n += o.len(); // kind 172/174, len 2+3n
         }
         n.div_ceil(4) * 4
     }
