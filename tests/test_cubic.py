@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import ecnlab
+from conftest import ROOT
 
 pytestmark = pytest.mark.engine
 
@@ -77,3 +78,57 @@ def test_abe_backs_off_by_beta_ecn_on_a_mark(cc: str, beta: float, beta_ecn: flo
         assert res.summary["flows"][0]["ecn_reductions"] == 1
         ssthresh[abe] = res.flow_timeseries["ssthresh_bytes"].dropna().iloc[0]
     assert ssthresh[True] / ssthresh[False] == pytest.approx(beta_ecn / beta, rel=0.01)
+
+
+@pytest.mark.engine
+def test_one_flow_recovers_after_a_timeout_under_a_latched_ece() -> None:
+    """A regression (crates/tcp/src/recovery.rs, module doc): one CUBIC flow over RED+ECN
+    overshoots in slow start, times out with 478 kB in flight, and resends it go-back-N.
+    The receiver echoes ECE until new data brings CWR (RFC 3168 §6.1.3), which the
+    retransmissions do not carry; with growth forbidden on every ECE ACK the flow sat at
+    one segment per RTT for 17 s (0.14 Mbit/s). After a timeout the window slow-starts
+    on ECE ACKs too."""
+    res = ecnlab.run(ROOT / "scenarios" / "dumbbell-cubic.toml", overrides=["topology.pairs=1", "duration=20s"])
+    (flow,) = res.summary["flows"]
+    assert flow["timeouts"] >= 1 and flow["ecn_reductions"] >= 1
+    assert flow["goodput_bps"] > 2e6, flow["goodput_bps"]
+
+
+@pytest.mark.parametrize("mode", ["linux", "hystart++"])
+def test_hystart_ends_slow_start_before_the_buffer_overflows(mode: str) -> None:
+    """Linux's HyStart (`tcp_cubic.c`) and HyStart++ (RFC 9406) leave slow start when the
+    RTT grows, before a 1000-packet drop-tail buffer overflows; without them the slow start
+    of one CUBIC flow (10 Mbit/s, 84 ms) overshoots into thousands of drops and two timeouts."""
+    over = [
+        "topology.pairs=1",
+        "duration=20s",
+        "tcp.ecn=false",
+        'topology.bottleneck_queue={kind="droptail",limit=1000}',
+    ]
+    base = ROOT / "scenarios" / "dumbbell-cubic.toml"
+    (off,) = ecnlab.run(base, overrides=[*over, 'tcp.hystart="off"']).summary["flows"]
+    (on,) = ecnlab.run(base, overrides=[*over, f'tcp.hystart="{mode}"']).summary["flows"]
+    assert off["pkts_dropped"] > 1000 and off["timeouts"] >= 1
+    assert on["pkts_dropped"] < off["pkts_dropped"] / 10, (on["pkts_dropped"], off["pkts_dropped"])
+    assert on["timeouts"] == 0 and on["goodput_bps"] > 9.5e6
+
+
+def test_linux_personality_turns_hystart_on_for_cubic_only() -> None:
+    from ecnlab.config import load_scenario
+
+    base = ROOT / "scenarios" / "dumbbell-cubic.toml"
+    assert load_scenario(base, ['tcp.personality="linux"']).flows[0].tcp.hystart == "linux"
+    assert load_scenario(base, []).flows[0].tcp.hystart == "off"
+    given = load_scenario(base, ['tcp.personality="linux"', 'tcp.hystart="hystart++"'])
+    assert given.flows[0].tcp.hystart == "hystart++"
+    reno = load_scenario(base, ['tcp.personality="linux"', 'tcp.cc="reno"'])
+    assert reno.flows[0].tcp.hystart == "off"
+
+
+def test_hystart_with_another_cc_is_refused_naming_the_key() -> None:
+    from ecnlab.config import load_scenario
+    from ecnlab.errors import ScenarioError
+
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(ROOT / "scenarios" / "dumbbell-cubic.toml", ['tcp.cc="reno"', 'tcp.hystart="linux"'])
+    assert "tcp.hystart" in str(e.value) and "cc = cubic" in str(e.value), str(e.value)

@@ -281,4 +281,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         **({k: getattr(t, k) for k in DCTCP_KEYS} if t.cc == "dctcp" else {}),
         **({k: getattr(t, k) for k in PRAGUE_KEYS} if t.cc == "prague" else {}),
         **({"accecn_option": t.accecn_option} if t.accecn else {}),
+        **({"hystart": t.hystart} if t.cc == "cubic" else {}),
     }

@@ -133,6 +133,7 @@ class TcpSpec:
     prague_rtt_transition: int = 4  # rounds after slow start before RTT independence (reference)
     prague_classic_fallback: bool = False  # classic-ECN-AQM detection and fallback (reference: off)
     accecn_option: str = "full"  # AccECN option on every ACK (Linux tcp_ecn_option = 2) or "off"
+    hystart: str = "off"  # CUBIC's slow-start exit: off, linux (HyStart) or hystart++ (RFC 9406)
 
 
 #: TcpSpec fields named alike in the scenario, the resolved scenario and the engine JSON, copied

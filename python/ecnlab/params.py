@@ -41,6 +41,8 @@ SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 TCP_ECN_MODES = ("off", "classic", "ecn+", "accecn")
 # ``tcp.accecn_option``: which segments carry the AccECN option (Linux tcp_ecn_option 0 and 2).
 ACCECN_OPTIONS = ("off", "full")
+# ``tcp.hystart``: how CUBIC leaves slow start (crates/tcp/src/cc/hystart.rs).
+HYSTARTS = ("off", "linux", "hystart++")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
 RED_MODES = ("packet", "byte")
 # What RED does to a packet it selects early: drop it, CE-mark it (= ecn = true), or forward it
@@ -109,6 +111,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "prague_rtt_transition": ("prague_rtt_transition", integer(0, 1000)),
     "prague_classic_fallback": ("prague_classic_fallback", boolean),
     "accecn_option": ("accecn_option", choice(ACCECN_OPTIONS)),
+    "hystart": ("hystart", choice(HYSTARTS)),
 }
 
 
@@ -180,6 +183,8 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     if changes.get("cc") == "prague":
         _prague_defaults(table, changes)
     tcp = replace(base, **changes)
+    if tcp.cc == "cubic" and tcp.personality == "linux" and not table.has("hystart"):
+        tcp = replace(tcp, hystart="linux")  # Linux's CUBIC leaves slow start by HyStart
     if tcp.min_rto_ns > tcp.max_rto_ns:
         key = "min_rto" if table.has("min_rto") else "max_rto"
         raise ScenarioError(table.at(key), "must satisfy min_rto <= max_rto", table.raw(key))
@@ -198,7 +203,7 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
     from ecnlab.lower import tcp_engine
 
     # With every key, DCTCP's and Prague's too (lowering leaves them out for other congestion controls).
-    keys = (*DCTCP_KEYS, *PRAGUE_KEYS)
+    keys = (*DCTCP_KEYS, *PRAGUE_KEYS, "hystart", "accecn_option")
     err = _core.check_tcp(json.dumps({**tcp_engine(tcp), **{k: getattr(tcp, k) for k in keys}}))
     if err is None:
         return

@@ -95,6 +95,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         **{k: getattr(t, k) for k in DCTCP_KEYS},
         **(_prague_resolved(t) if t.cc == "prague" else {}),
         **({"accecn_option": t.accecn_option} if t.accecn else {}),
+        **({"hystart": t.hystart} if t.cc == "cubic" else {}),
     }
 
 

@@ -326,6 +326,24 @@ pub struct TcpConfig {
     /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`.
     #[serde(default)]
     pub accecn_option: AccEcnOptionPolicy,
+    /// How CUBIC leaves slow start before a loss (`cc/hystart.rs`).
+    #[serde(default)]
+    pub hystart: HyStartMode,
+}
+
+/// `TcpConfig::hystart`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum HyStartMode {
+    /// Slow start until ssthresh or a congestion event (RFC 5681).
+    #[default]
+    #[serde(rename = "off")]
+    Off,
+    /// Linux's HyStart, ACK train and delay (`tcp_cubic.c`).
+    #[serde(rename = "linux")]
+    Linux,
+    /// RFC 9406 HyStart++.
+    #[serde(rename = "hystart++")]
+    HyStartPlusPlus,
 }
 
 /// `TcpConfig::accecn_option`: Linux's `net.ipv4.tcp_ecn_option`.
@@ -416,6 +434,7 @@ impl Default for TcpConfig {
             prague_rtt_transition: 4,
             prague_classic_fallback: false,
             accecn_option: AccEcnOptionPolicy::Full,
+            hystart: HyStartMode::Off,
         }
     }
 }
@@ -524,6 +543,13 @@ impl TcpConfig {
         let target = self.prague_rtt_target_ns;
         check(target <= 1_000_000_000, "prague_rtt_target_ns", target, "0 ..= 1 s (0: no RTT scaling)")?;
         check(self.prague_rtt_transition <= 1000, "prague_rtt_transition", self.prague_rtt_transition, "0..=1000")?;
+        if self.hystart != HyStartMode::Off && self.cc != CcKind::Cubic {
+            let h = match self.hystart {
+                HyStartMode::Linux => "linux",
+                _ => "hystart++",
+            };
+            check(false, "hystart", h, "off unless cc = cubic (HyStart is CUBIC's here)")?;
+        }
         if self.cc != CcKind::Prague {
             let fb = self.prague_classic_fallback;
             return check(!fb, "prague_classic_fallback", fb, "false unless cc = prague");

@@ -37,7 +37,17 @@
 //!
 //! No ACK carrying ECE grows cwnd (RFC 3168 §6.1.2), whether it triggers a
 //! reduction or is ignored because the window was already reduced. After an
-//! ECN reduction cwnd grows normally on ACKs without ECE while in Cwr.
+//! ECN reduction cwnd grows normally on ACKs without ECE while in Cwr. The
+//! exception is the Loss phase after a timeout: there the window slow-starts
+//! on ECE ACKs as on any (RFC 5681 §3.1). The receiver repeats ECE until a new
+//! data segment brings CWR (RFC 3168 §6.1.3, §6.1.2 "only on the first new data
+//! packet"), and the go-back-N retransmissions after a timeout carry none, so
+//! with growth forbidden the flow would stay at one segment per RTT until the
+//! whole window was resent: a single CUBIC flow over RED+ECN (10 Mbit/s, 84 ms,
+//! 478 kB in flight at the timeout) sat at one segment for 17 s. The echoes
+//! are of congestion the timeout's one-segment window already answered.
+//! (ns-2 avoids the stall by sending CWR on retransmissions, `ecn_on_retransmit`;
+//! Linux by growing on ECE ACKs outside its CWR state.)
 //! Any reduction with ECN negotiated sets CWR on the next new data segment
 //! (RFC 3168 §6.1.2: "reduces its congestion window for any reason"); with
 //! `ecn_on_retransmit` (ns-2) on the next data segment, a retransmission too.
@@ -120,7 +130,8 @@ impl Sender {
                 None => 0,
             };
             let srtt = self.rtt.srtt();
-            let fb = Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max, now, rtt, srtt };
+            let ack_rtt = self.ack_rtt_sample(now, ack);
+            let fb = Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max, now, rtt, srtt, ack_rtt };
             self.cc.on_feedback(&fb);
             // Prague grows on the unmarked bytes of every ACK, the one that reduced included.
             let grows = self.cc.grows_on_marked_acks();
@@ -130,7 +141,9 @@ impl Sender {
                     self.on_new_ack(&Ack { now, acked: data, rtt }, acked, false);
                 }
             } else {
-                self.on_new_ack(&Ack { now, acked: data, rtt }, acked, ece && !grows);
+                // After a timeout the window slow-starts on ECE ACKs too (module doc).
+                let after_timeout = matches!(self.win.phase, Phase::Loss { .. });
+                self.on_new_ack(&Ack { now, acked: data, rtt }, acked, ece && !grows && !after_timeout);
             }
         } else {
             if ece && self.ece_allowed() {

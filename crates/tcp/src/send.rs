@@ -131,6 +131,12 @@ pub(crate) struct Sender {
     pub(crate) idle_restart: IdleRestart,
     pub(crate) iw_segments: u32,
     pub(crate) last_data_sent: Option<Instant>,
+    /// Send times of the data segments in flight, (end, sent at), for an RTT
+    /// sample on every ACK (HyStart needs one per ACK, `cc/hystart.rs`); kept only
+    /// with `hystart`, and emptied by a retransmission (Karn). Boxed so that every
+    /// other Sender pays 8 bytes for it, not a VecDeque's 32 (per-flow state).
+    #[allow(clippy::box_collection)]
+    pub(crate) sent_times: Option<Box<std::collections::VecDeque<(u64, Instant)>>>,
 }
 
 impl Sender {
@@ -180,6 +186,7 @@ impl Sender {
             idle_restart: cfg.idle_restart,
             iw_segments: cfg.init_cwnd_segments,
             last_data_sent: None,
+            sent_times: (cfg.hystart != crate::config::HyStartMode::Off).then(Box::default),
         }
     }
 
@@ -345,6 +352,13 @@ impl Sender {
         } else if self.timing.is_none() && tx.len > 0 {
             self.timing = Some(Timing { end, sent_at: now });
         }
+        if let Some(q) = self.sent_times.as_mut() {
+            if tx.retransmit {
+                q.clear();
+            } else if tx.len > 0 {
+                q.push_back((end, now));
+            }
+        }
         if self.timer == RtxTimer::Idle {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
             self.arm_timer(now);
@@ -377,6 +391,18 @@ impl Sender {
         } else {
             self.arm_timer(now);
         }
+    }
+
+    /// The RTT of the newest data segment `ack` covers that was sent once (with
+    /// `sent_times` only): Linux's per-ACK sample, which HyStart reads.
+    pub(crate) fn ack_rtt_sample(&mut self, now: Instant, ack: u64) -> Option<Duration> {
+        let q = self.sent_times.as_mut()?;
+        let mut newest = None;
+        while let Some(&(end, at)) = q.front().filter(|(end, _)| *end <= ack) {
+            q.pop_front();
+            newest = Some((end, at));
+        }
+        newest.map(|(_, at)| now.saturating_since(at))
     }
 
     /// An RTT sample when the timed segment is covered by `ack`.

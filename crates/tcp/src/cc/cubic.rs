@@ -21,7 +21,10 @@
 //!   otherwise cwnd += (target − cwnd) / cwnd per segment acknowledged (§4.4, §4.5).
 //!
 //! Slow start (cwnd < ssthresh) is Reno's (RFC 5681, with RFC 3465 byte counting when
-//! `abc` ≥ 1); HyStart is not modelled yet.
+//! `abc` ≥ 1), left early by HyStart as Linux does it or by HyStart++ (RFC 9406)
+//! with `hystart` (`hystart.rs`): an exit sets ssthresh = cwnd (the ACK that found
+//! it already grows in congestion avoidance), Conservative Slow Start grows by a
+//! quarter.
 //!
 //! A congestion event (loss, ECN, Source Quench; RFC 9438 §4.6, §4.7): the epoch ends;
 //! W_max = cwnd, or cwnd·(1 + β)/2 with fast convergence when cwnd < the previous W_max;
@@ -32,8 +35,9 @@
 //! ∛ is Newton's method in basic IEEE arithmetic, so results do not depend on the
 //! platform's libm (determinism across machines).
 
-use super::{Ack, Congestion, CongestionControl};
-use crate::config::TcpConfig;
+use super::hystart::{HyStart, Verdict, CSS_GROWTH_DIVISOR};
+use super::{Ack, Congestion, CongestionControl, Feedback};
+use crate::config::{HyStartMode, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::Instant;
 
@@ -58,6 +62,12 @@ pub(crate) struct Cubic {
     srtt: Option<f64>,
     /// ABE (RFC 8511): β_ecn for ECN-Echo reductions.
     abe: bool,
+    /// HyStart or HyStart++, and its verdict on the ACK being processed.
+    hystart: Option<Box<HyStart>>,
+    verdict: Verdict,
+    /// cwnd in segments and slow start, as the last ACK left them.
+    cwnd_segments: u64,
+    in_slow_start: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -69,7 +79,19 @@ struct Epoch {
 
 impl Cubic {
     pub(crate) fn new(cfg: &TcpConfig) -> Self {
-        Cubic { abc: cfg.abc, w_max: 0.0, cwnd_prior: 0.0, epoch: None, srtt: None, abe: cfg.abe }
+        let hystart = (cfg.hystart != HyStartMode::Off).then(|| Box::new(HyStart::new(cfg.hystart, cfg.pacing)));
+        Cubic {
+            abc: cfg.abc,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch: None,
+            srtt: None,
+            abe: cfg.abe,
+            hystart,
+            verdict: Verdict::SlowStart,
+            cwnd_segments: 0,
+            in_slow_start: true,
+        }
     }
 
     /// W_cubic(t), segments (RFC 9438 eq. 1).
@@ -89,7 +111,10 @@ impl Cubic {
     }
 
     fn slow_start(&self, w: &mut Window, ack: &Ack) {
-        let inc = if self.abc == 0 { w.mss as u64 } else { ack.acked.min(self.abc as u64 * w.mss as u64) };
+        let mut inc = if self.abc == 0 { w.mss as u64 } else { ack.acked.min(self.abc as u64 * w.mss as u64) };
+        if self.verdict == Verdict::Conservative {
+            inc /= u64::from(CSS_GROWTH_DIVISOR); // RFC 9406 §4.2
+        }
         w.cwnd = (w.cwnd as u64 + inc).min(CWND_MAX as u64) as u32;
     }
 
@@ -126,10 +151,24 @@ impl CongestionControl for Cubic {
             let r = r.as_secs_f64();
             self.srtt = Some(self.srtt.map_or(r, |s| s + (r - s) / 8.0));
         }
+        if self.verdict == Verdict::Exit {
+            self.verdict = Verdict::SlowStart;
+            if w.cwnd < w.ssthresh {
+                w.ssthresh = w.cwnd; // HyStart found the exit: ssthresh = cwnd
+            }
+        }
         if w.cwnd < w.ssthresh {
             self.slow_start(w, ack);
         } else {
             self.congestion_avoidance(w, ack);
+        }
+        self.cwnd_segments = u64::from(w.cwnd / w.mss.max(1));
+        self.in_slow_start = w.cwnd < w.ssthresh;
+    }
+
+    fn on_feedback(&mut self, fb: &Feedback) {
+        if let Some(h) = self.hystart.as_mut().filter(|_| self.in_slow_start) {
+            self.verdict = h.on_feedback(fb, self.cwnd_segments);
         }
     }
 
@@ -137,6 +176,14 @@ impl CongestionControl for Cubic {
         let mss = w.mss as f64;
         let cwnd = w.cwnd as f64 / mss;
         self.epoch = None;
+        self.verdict = Verdict::SlowStart;
+        if let Some(h) = self.hystart.as_mut() {
+            if kind == Congestion::Timeout {
+                h.reset(); // Linux bictcp_reset: HyStart again in the next slow start
+            } else {
+                h.leave();
+            }
+        }
         if kind == Congestion::Timeout {
             self.w_max = 0.0; // Linux bictcp_reset on TCP_CA_Loss
         } else {
@@ -180,7 +227,7 @@ mod tests {
     }
 
     fn cubic() -> Cubic {
-        Cubic { abc: 2, w_max: 0.0, cwnd_prior: 0.0, epoch: None, srtt: None, abe: false }
+        Cubic::new(&TcpConfig { abc: 2, ..TcpConfig::default() })
     }
 
     fn ack_at(ms: u64, acked: u64) -> Ack {

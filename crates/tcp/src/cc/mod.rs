@@ -20,6 +20,7 @@
 
 mod cubic;
 mod dctcp;
+mod hystart;
 mod prague;
 mod prague_classic;
 mod reno;
@@ -61,6 +62,9 @@ pub(crate) struct Feedback {
     /// This ACK's RTT sample (Karn's rule applied), and the smoothed RTT after it.
     pub(crate) rtt: Option<Duration>,
     pub(crate) srtt: Option<Duration>,
+    /// The RTT of the newest segment this ACK covers, on every ACK (only with
+    /// `hystart`: `Sender::ack_rtt_sample`); `rtt` is RFC 6298's one per round.
+    pub(crate) ack_rtt: Option<Duration>,
 }
 
 /// Why the window is being reduced.
