@@ -44,6 +44,8 @@ from ecnlab.errors import ScenarioError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ecnlab.experiments.framework import Claim
+    from ecnlab.report import Report
     from ecnlab.store import SweepResults
     from ecnlab.sweep.execute import Outcome
     from ecnlab.sweep.spec import Run
@@ -80,6 +82,11 @@ class Experiment:
     # Why the experiment cannot run on this machine (None: it can); reproduce then writes a
     # report saying so in one line and goes on with the other experiments.
     unavailable: Callable[[], str | None] | None = None
+    # The study's shape (framework.py): its question in one sentence, its claims with verdicts
+    # computed from the results, and the stem of the figure the index page shows for it.
+    question: str | None = None
+    claims: Callable[[SweepResults, Tables], list[Claim]] | None = None
+    key_figure: str | None = None
 
     def sweep_path(self, quick: bool) -> Path:
         """The sweep file to run (``quick.toml`` with ``quick``)."""
@@ -199,19 +206,67 @@ def reproduce(
 
 
 def write_index(name: str, root: Path, exps: Sequence[Experiment], *, quick: bool) -> Path:
-    """``root/report.html``: one page linking every experiment's report and tables."""
+    """``root/report.html``, the page a reader starts from: for every study its question, each
+    claim with its verdict and one line of reason, its key figure, then the links."""
     from ecnlab.report import REPORT_FILE, Report
 
     form = "quick form" if quick else "full form"
     report = Report(f"ecnlab reproduce {name}", subtitle=f"{len(exps)} experiments, {form}")
     for e in exps:
-        links = [f'<p><a href="{e.name}/{REPORT_FILE}">{e.name}/{REPORT_FILE}</a></p>']
-        tables = sorted((root / e.name / "tables").glob("*.md"))
-        if tables:
-            items = "".join(f'<li><a href="{e.name}/tables/{t.name}">{t.stem}</a></li>' for t in tables)
-            links.append(f"<ul>{items}</ul>")
-        report.add_section(f"{e.name}: {e.title}", html_body="\n".join(links))
+        report.add_section(f"{e.name}: {e.title}", html_body=_index_entry(e, root))
     return report.write(root / REPORT_FILE)
+
+
+_VERDICT_COLOUR = {"holds": "#1a7f37", "partly": "#9a6700", "does not hold": "#cf222e", "not run": "#57606a"}
+
+
+def _index_entry(e: Experiment, root: Path) -> str:
+    """One study on the index page (links relative to ``root``)."""
+    import html
+
+    from ecnlab.experiments.framework import read_claims
+    from ecnlab.report import REPORT_FILE
+
+    d = root / e.name
+    parts = [f'<div class="study" id="study-{html.escape(e.name)}">']
+    if e.question:
+        parts.append(f'<p class="question"><b>Question.</b> {html.escape(e.question)}</p>')
+    skipped = d / SKIPPED_FILE
+    if skipped.exists():
+        parts.append(f'<p class="skipped">Skipped here: {html.escape(skipped.read_text(encoding="utf-8").strip())}</p>')
+    claims = read_claims(d)
+    if claims:
+        rows = "".join(
+            f'<tr class="claim"><td><span class="verdict" style="color:{_VERDICT_COLOUR[c.verdict.value]}">'
+            f"{html.escape(c.verdict.value)}</span></td><td>{html.escape(c.text)} <i>({html.escape(c.source)})</i></td>"
+            f"<td>{html.escape(c.reason)}</td></tr>"
+            for c in claims
+        )
+        parts.append(
+            '<div class="wide"><table class="claims"><thead><tr><th>verdict</th><th>claim</th><th>reason</th></tr>'
+            f"</thead><tbody>{rows}</tbody></table></div>"
+        )
+    fig = _key_figure(e, d)
+    if fig is not None:
+        rel = fig.relative_to(root).as_posix()
+        parts.append(f'<figure class="key"><img src="{html.escape(rel)}" alt="{html.escape(fig.stem)}"></figure>')
+    links = [f'<a href="{e.name}/{REPORT_FILE}">report</a>']
+    links += [f'<a href="{e.name}/tables/{t.name}">{t.stem}</a>' for t in sorted((d / "tables").glob("*.md"))]
+    parts.append(f'<p class="links">{" · ".join(links)}</p></div>')
+    return "\n".join(parts)
+
+
+def _key_figure(e: Experiment, d: Path) -> Path | None:
+    """The study's key figure (``key_figure``), or its first figure, as a PNG in ``d/figures``."""
+    pngs = sorted((d / "figures").glob("*.png"))
+    if e.key_figure is not None:
+        named = [p for p in pngs if p.stem == e.key_figure]
+        if named:
+            return named[0]
+    return pngs[0] if pngs else None
+
+
+SKIPPED_FILE = "skipped.txt"
 
 
 def write_skipped(exp: Experiment, d: Path, why: str) -> Path:
@@ -224,6 +279,7 @@ def write_skipped(exp: Experiment, d: Path, why: str) -> Path:
     report = Report(f"{exp.name}: {exp.title}")
     report.add_section(exp.title, f"Skipped on this machine: {why}.")
     d.mkdir(parents=True, exist_ok=True)
+    (d / SKIPPED_FILE).write_text(why + "\n", encoding="utf-8")
     return report.write(d / REPORT_FILE)
 
 
@@ -241,6 +297,7 @@ def write_outputs(exp: Experiment, d: Path) -> Path:
         (tdir / f"{tname}.md").write_text(to_markdown(frame), encoding="utf-8")
     figs = exp.figures(res, d / "figures") if exp.figures else []
     report = Report(f"{exp.name}: {exp.title}")
+    _add_claims(exp, res, tables, d, report)
     if exp.report_section is not None:
         title, text = exp.report_section(res, tables, figs)
         report.add_section(title, text, figures=figs, tables=tables)
@@ -250,6 +307,22 @@ def write_outputs(exp: Experiment, d: Path) -> Path:
     from ecnlab.report import REPORT_FILE
 
     return report.write(d / REPORT_FILE)
+
+
+def _add_claims(exp: Experiment, res: SweepResults, tables: Tables, d: Path, report: Report) -> None:
+    """The study's question and claims (framework.py): ``claims.json``, ``tables/verdicts.*``
+    and the report's first section."""
+    from ecnlab.experiments.framework import claims_frame, write_claims
+
+    if exp.claims is None:
+        return
+    claims = exp.claims(res, tables)
+    write_claims(d, claims)
+    frame = claims_frame(claims)
+    (d / "tables").mkdir(parents=True, exist_ok=True)
+    frame.to_csv(d / "tables" / "verdicts.csv", index=False)
+    (d / "tables" / "verdicts.md").write_text(to_markdown(frame), encoding="utf-8")
+    report.add_section("Question, claims and verdicts", exp.question or "", tables=[("", frame)])
 
 
 def to_markdown(frame: pd.DataFrame) -> str:

@@ -1,0 +1,41 @@
+"""The key figure of ``ecnlab reproduce l4s``: the Prague:CUBIC ratio per queue and RTT (log scale,
+1 = equal rates), fallback off and on; and the L/C sojourn p99 in DualPI2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["ratio_figure"]
+
+
+def ratio_figure(c: pd.DataFrame, outdir: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rates = list(dict.fromkeys(c.rate))
+    fig, axes = plt.subplots(1, len(rates), figsize=(5 * len(rates), 3.6), squeeze=False)
+    for ax, rate in zip(axes[0], rates, strict=True):
+        d = c[c.rate == rate]
+        groups = list(dict.fromkeys(f"{a}\n{r}" for a, r in zip(d.aqm, d.rtt, strict=True)))
+        for j, (fb, colour) in enumerate(((False, "tab:blue"), (True, "tab:orange"))):
+            e = d[d.fallback == fb]
+            xs = [groups.index(f"{a}\n{r}") + 0.4 * j for a, r in zip(e.aqm, e.rtt, strict=True)]
+            ax.bar(xs, e.ratio, width=0.4, color=colour, label=f"fallback {'on' if fb else 'off'}")
+        ax.axhline(1, color="grey", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks([i + 0.2 for i in range(len(groups))], groups, fontsize=6, rotation=90)
+        ax.set_ylabel("Prague : CUBIC goodput")
+        ax.set_title(f"{rate}", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle("TCP Prague beside CUBIC: rate ratio by queue and RTT", fontsize=9)
+    fig.tight_layout()
+    outdir.mkdir(parents=True, exist_ok=True)
+    png = outdir / "ratio.png"
+    fig.savefig(png, dpi=110, metadata={"Software": None})
+    fig.savefig(outdir / "ratio.svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    return png

@@ -1,0 +1,63 @@
+"""``ecnlab reproduce dctcp2010 --quick``: the shape of its outputs (cells, verdicts, claims.json,
+figures, reports, the group index with each study's question, claims and key figure), and the
+verdicts computed from the cells rather than written down (a claim fails when its numbers do)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ecnlab.experiments import reproduce
+from ecnlab.experiments.dctcp2010 import analysis
+from ecnlab.experiments.framework import Verdict
+
+pytestmark = pytest.mark.engine
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("dctcp2010")
+    assert reproduce("dctcp2010", out=d, quick=True, progress=False).ok
+    return d
+
+
+def test_outputs_and_index(out: Path) -> None:
+    for kind in ("queue", "threshold", "incast"):
+        d = out / f"dctcp2010-{kind}"
+        assert (d / "report.html").exists() and (d / "figures" / f"{kind}.png").exists()
+        claims = json.loads((d / "claims.json").read_text())
+        assert claims and all(c["verdict"] in {v.value for v in Verdict} and c["reason"] for c in claims)
+        assert set(pd.read_csv(d / "tables" / "verdicts.csv").columns) == {"claim", "source", "verdict", "reason"}
+    index = (out / "report.html").read_text()
+    for kind in ("queue", "threshold", "incast"):
+        assert f'id="study-dctcp2010-{kind}"' in index and f"dctcp2010-{kind}/figures/{kind}.png" in index
+    assert index.count('class="claim"') >= 7 and "Question." in index
+
+
+def test_queue_cells_show_dctcp_near_k_and_droptail_deep(out: Path) -> None:
+    """Alizadeh et al. §4.1: the DCTCP port queue stays near K (20 at 1 Gbit/s, 65 at 10);
+    a drop-tail port with long TCP flows fills towards its 466 packets."""
+    c = pd.read_csv(out / "dctcp2010-queue" / "tables" / "cells.csv")
+    for rate, k in (("1G", 20), ("10G", 65)):
+        d = c[(c.rate == rate) & (c.sender == "dctcp")]
+        t = c[(c.rate == rate) & (c.sender == "tcp-droptail")]
+        assert (d.queue_pkts < 2 * k).all() and (t.queue_pkts > 200).all()
+        assert (d.goodput_gbps.to_numpy() >= 0.99 * t.goodput_gbps.to_numpy()).all()
+
+
+def test_claims_follow_the_numbers() -> None:
+    """The same claim with numbers that break it gets the opposite verdict."""
+    base = dict(rate="1G", nflows="2", seeds=1, queue_kb=0.0, sojourn_p99_ms=0.0, marks=0, drops=0, timeouts=0)
+    good = pd.DataFrame(
+        [
+            {**base, "sender": "dctcp", "queue_pkts": 18.0, "goodput_gbps": 0.97},
+            {**base, "sender": "tcp-droptail", "queue_pkts": 300.0, "goodput_gbps": 0.97},
+            {**base, "sender": "tcp-ecn", "queue_pkts": 12.0, "goodput_gbps": 0.90},
+        ]
+    )
+    assert [c.verdict for c in analysis.queue_claims(good)] == [Verdict.HOLDS] * 3
+    bad = good.assign(queue_pkts=[250.0, 300.0, 12.0], goodput_gbps=[0.90, 0.97, 0.97])
+    assert [c.verdict for c in analysis.queue_claims(bad)] == [Verdict.DOES_NOT_HOLD] * 3
