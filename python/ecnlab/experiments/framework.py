@@ -19,7 +19,16 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["Verdict", "Claim", "PaperValue", "claims_frame", "write_claims", "read_claims", "CLAIMS_FILE"]
+__all__ = [
+    "Verdict",
+    "Claim",
+    "PaperValue",
+    "claims_frame",
+    "claims_from_table",
+    "write_claims",
+    "read_claims",
+    "CLAIMS_FILE",
+]
 
 CLAIMS_FILE = "claims.json"
 
@@ -91,3 +100,41 @@ def read_claims(d: Path) -> list[Claim] | None:
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
     return [Claim(c["text"], c["source"], Verdict(c["verdict"]), c["reason"]) for c in data]
+
+
+_WORDS = {
+    "yes": Verdict.HOLDS,
+    "holds": Verdict.HOLDS,
+    "partly": Verdict.PARTLY,
+    "no": Verdict.DOES_NOT_HOLD,
+    "does not hold": Verdict.DOES_NOT_HOLD,
+    "not run": Verdict.NOT_RUN,
+}
+
+
+def _verdict_of(value: object) -> Verdict:
+    """A verdict from a study's own claims column: a boolean (None: not run) or a word."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return Verdict.NOT_RUN
+    if isinstance(value, bool):
+        return Verdict.HOLDS if value else Verdict.DOES_NOT_HOLD
+    return _WORDS[str(value).strip().lower()]
+
+
+def claims_from_table(frame: pd.DataFrame, source: str, *, text: str = "claim", verdict: str = "ecnlab") -> list[Claim]:
+    """The claims a study already tabulates (one row a claim: its ``text`` column, its ``verdict``
+    column as a boolean or a word, ``source`` column if any) with the other columns as the reason."""
+    rest = [c for c in frame.columns if c not in (text, verdict, "source", "section", "check")]
+    out = []
+    for row in frame.to_dict("records"):
+        shown = [(k, _show(row[k])) for k in rest if _show(row[k])]
+        reason = shown[0][1] if len(rest) == 1 and shown else "; ".join(f"{k} {v}" for k, v in shown)
+        where = str(row.get("source") or row.get("section") or source)
+        out.append(Claim(str(row[text]), where, _verdict_of(row[verdict]), reason or "–"))
+    return out
+
+
+def _show(v: object) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return f"{v:.3g}" if isinstance(v, float) else str(v)

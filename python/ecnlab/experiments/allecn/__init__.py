@@ -8,6 +8,7 @@ links). docs/experiments/allecn.md describes the method and the choices.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,9 +16,11 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ecnlab.experiments import Experiment, register
+from ecnlab.experiments.allecn import verdicts
 from ecnlab.experiments.allecn.analysis import paper_table, per_cell, per_run, rule_of_thumb, transfer_times
 from ecnlab.experiments.allecn.figures import draw_all
 from ecnlab.experiments.allecn.report import report_text
+from ecnlab.experiments.framework import Claim
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -101,6 +104,17 @@ def section_errors(res: SweepResults, tables: list[tuple[str, pd.DataFrame]], fi
     return "All-ECN with 1 % errors: ecnlab beside the paper", report_text(dict(tables), "allecn-errors")
 
 
+def _claims(study: str) -> Callable[[SweepResults, list[tuple[str, pd.DataFrame]]], list[Claim]]:
+    def claims(res: SweepResults, tables: list[tuple[str, pd.DataFrame]]) -> list[Claim]:
+        return verdicts.claims(tables, study)
+
+    return claims
+
+
+QUESTION = "Does turning ECN on everywhere cut the packets a network and its receivers spend per transfer?"
+QUESTION_ERRORS = "With transmission errors on the client links, does ECN still cut the overheads?"
+
+
 def _here(name: str) -> Path:
     return Path(str(resources.files(__name__) / name))
 
@@ -114,6 +128,8 @@ EXPERIMENTS = (
             summarize=summarize_clean,
             figures=figures_clean,
             report_section=section_clean,
+            question=QUESTION,
+            claims=_claims("allecn"),
         )
     ),
     register(
@@ -126,6 +142,8 @@ EXPERIMENTS = (
             report_section=section_errors,
             sweep_file=_here("errors.toml"),
             quick_file=_here("errors-quick.toml"),
+            question=QUESTION_ERRORS,
+            claims=_claims("allecn-errors"),
         )
     ),
 )

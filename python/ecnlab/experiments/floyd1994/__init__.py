@@ -21,6 +21,7 @@ from ecnlab.experiments.floyd1994.claims import evaluate, lan_claims, wan_claims
 from ecnlab.experiments.floyd1994.figures import LAN_ROWS, WAN_ROWS, draw_grid
 from ecnlab.experiments.floyd1994.metrics import LAN, WAN, Setting, per_run
 from ecnlab.experiments.floyd1994.report import report_text
+from ecnlab.experiments.framework import Claim, claims_from_table
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -116,6 +117,18 @@ def section_wan(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple[st
     return "Floyd 1994 WAN (section 7): ecnlab beside the paper", report_text(dict(tables), "floyd-wan")
 
 
+def floyd_claims(res: SweepResults, tables: Tables) -> list[Claim]:
+    """The claims table (``claims.py``) in the framework's shape: paper text, section, verdict, numbers."""
+    return claims_from_table(dict(tables)["claims"], "Floyd 1994", text="paper", verdict="ecnlab_shows")
+
+
+QUESTION_LAN = (
+    "On a LAN, does RED with ECN give bulk and telnet traffic the throughput of Drop-Tail and RED "
+    "with lower telnet delay, whatever the TCP clock?"
+)
+QUESTION_WAN = "With two-way traffic on a WAN, does ECN keep telnet delay low and throughput up across gateways?"
+
+
 def _here(name: str) -> Path:
     return Path(str(resources.files(__name__) / name))
 
@@ -131,6 +144,9 @@ EXPERIMENTS = (
             report_section=section_lan,
             sweep_file=_here("lan.toml"),
             quick_file=_here("lan-quick.toml"),
+            question=QUESTION_LAN,
+            claims=floyd_claims,
+            key_figure="floyd-lan-clock-100ms",
         )
     ),
     register(
@@ -143,6 +159,9 @@ EXPERIMENTS = (
             report_section=section_wan,
             sweep_file=_here("wan.toml"),
             quick_file=_here("wan-quick.toml"),
+            question=QUESTION_WAN,
+            claims=floyd_claims,
+            key_figure="floyd-wan-heavy",
         )
     ),
 )

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ecnlab.experiments import Experiment, register, register_group
+from ecnlab.experiments.framework import Claim, claims_from_table
 from ecnlab.experiments.kuzmanovic2005 import deploy, persistent, testbed
 from ecnlab.experiments.kuzmanovic2005.queue_tail import cells, figure, paper_table, per_run, section
 
@@ -104,6 +105,22 @@ def section_testbed(res: SweepResults, tables: Tables, figs: list[Path]) -> tupl
     return "Kuzmanovic 2005 testbed (§7) on real Linux TCP, beside the simulator", testbed.section(dict(tables))
 
 
+def _claims_kuz_queue_tail(res: SweepResults, tables: Tables) -> list[Claim]:
+    return claims_from_table(dict(tables)["paper"], "Kuzmanovic 2005", text="paper", verdict="agrees")
+
+
+def _claims_kuz_persistent(res: SweepResults, tables: Tables) -> list[Claim]:
+    return claims_from_table(dict(tables)["claims"], "Kuzmanovic 2005", text="claim", verdict="ecnlab")
+
+
+def _claims_kuz_deploy(res: SweepResults, tables: Tables) -> list[Claim]:
+    return claims_from_table(dict(tables)["claims"], "Kuzmanovic 2005", text="claim", verdict="ecnlab")
+
+
+def _claims_kuz_testbed(res: SweepResults, tables: Tables) -> list[Claim]:
+    return claims_from_table(dict(tables)["claims"], "Kuzmanovic 2005", text="claim", verdict="holds")
+
+
 def _here(name: str) -> Path:
     return Path(str(resources.files(__name__) / name))
 
@@ -119,6 +136,11 @@ EXPERIMENTS = (
             report_section=section_queue_tail,
             sweep_file=_here("queue-tail.toml"),
             quick_file=_here("queue-tail-quick.toml"),
+            question=(
+                "How often does the queue exceed 5 ms of the link's capacity as load grows, "
+                "for web and general traffic mixes, at 100 to 622 Mbit/s?"
+            ),
+            claims=_claims_kuz_queue_tail,
         )
     ),
     register(
@@ -131,6 +153,11 @@ EXPERIMENTS = (
             report_section=section_persistent,
             sweep_file=_here("persistent.toml"),
             quick_file=_here("persistent-quick.toml"),
+            question=(
+                "Under persistent congestion, does RED*+ECN+ answer web requests faster than PI "
+                "while PI keeps more throughput?"
+            ),
+            claims=_claims_kuz_persistent,
         )
     ),
     register(
@@ -143,6 +170,11 @@ EXPERIMENTS = (
             report_section=section_deploy,
             sweep_file=_here("deploy.toml"),
             quick_file=_here("deploy-quick.toml"),
+            question=(
+                "As ECN deployment grows from 5 to 95 %, do ECN clients gain at once "
+                "and non-ECN clients lose only gradually?"
+            ),
+            claims=_claims_kuz_deploy,
         )
     ),
     register(
@@ -157,6 +189,8 @@ EXPERIMENTS = (
             quick_file=_here("testbed-quick.toml"),
             compute=testbed.compute,
             unavailable=testbed.unavailable,
+            question="On real Linux TCP through ecnlab's queues, do the simulated RED*+ECN versus PI results hold?",
+            claims=_claims_kuz_testbed,
         )
     ),
 )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ecnlab.experiments import Experiment, register, register_group
+from ecnlab.experiments.framework import Claim
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,6 +58,21 @@ def _section(kind: str) -> Callable[[SweepResults, Tables, list[Path]], tuple[st
     return report_section
 
 
+def _claims(kind: str) -> Callable[[SweepResults, Tables], list[Claim]]:
+    def claims(res: SweepResults, tables: Tables) -> list[Claim]:
+        from ecnlab.experiments.rfc2884 import verdicts
+
+        return verdicts.claims(kind, tables)
+
+    return claims
+
+
+QUESTIONS = {
+    "fairness": "Does ECN change how fairly RED shares the link between ECN and non-ECN flows?",
+    "bulk": "Does a bulk transfer finish faster with ECN than without, as congestion and RED's max_p grow?",
+    "transactional": "Do short request/response transactions complete more often per second with ECN?",
+}
+
 TITLES = {
     "fairness": "RFC 2884 §5.1: fairness with ECN and non-ECN background flows",
     "bulk": "RFC 2884 §5.2: 20 MB bulk transfers, ECN vs non-ECN",
@@ -73,6 +89,8 @@ EXPERIMENTS = [
         report_section=_section(kind),
         sweep_file=HERE / f"{kind}.toml",
         quick_file=HERE / f"{kind}-quick.toml",
+        question=QUESTIONS[kind],
+        claims=_claims(kind),
     )
     for kind, title in TITLES.items()
 ]
