@@ -110,20 +110,12 @@ def _check_supported(sc: Scenario) -> None:
             raise ScenarioError(
                 f"flows.{f.id}.kind", f"emulate supports the applications {', '.join(APP_KINDS)}", f.app.kind
             )
-        if f.tcp.cc not in KERNEL_CCS:
-            allowed = ", ".join(KERNEL_CCS)
-            raise ScenarioError(
-                f"flows.{f.id}.tcp.cc",
-                f"this kernel has no such congestion control; emulate supports {allowed}",
-                f.tcp.cc,
-            )
-        if f.tcp.recovery not in LINUX_CC:
-            allowed = ", ".join(LINUX_CC)
-            raise ScenarioError(
-                f"flows.{f.id}.tcp.recovery",
-                f"Linux has no such loss recovery; emulate supports {allowed}",
-                f.tcp.recovery,
-            )
+        for key, value, known, what in (
+            ("cc", f.tcp.cc, KERNEL_CCS, "this kernel has no such congestion control"),
+            ("recovery", f.tcp.recovery, tuple(LINUX_CC), "Linux has no such loss recovery"),
+        ):
+            if value not in known:
+                raise ScenarioError(f"flows.{f.id}.tcp.{key}", f"{what}; emulate supports {', '.join(known)}", value)
         if f.tcp.pacing:
             # Linux paces Reno and CUBIC only through the fq qdisc, which this kernel lacks (MODERN-ECN.md §1).
             raise ScenarioError(f"flows.{f.id}.tcp.pacing", "emulate cannot pace Linux TCP here (no fq qdisc)", True)

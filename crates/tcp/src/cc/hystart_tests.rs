@@ -39,16 +39,8 @@ fn verdicts(
 }
 
 /// Where the verdict first became `want`.
-fn drive(
-    h: &mut HyStart,
-    rounds: u64,
-    per_round: u64,
-    gap_us: u64,
-    cwnd: u64,
-    rtt_of: impl Fn(u64) -> u64,
-    want: Verdict,
-) -> Option<(u64, u64)> {
-    verdicts(h, rounds, per_round, gap_us, cwnd, rtt_of).into_iter().find(|&(_, v)| v == want).map(|(at, _)| at)
+fn first(v: Vec<((u64, u64), Verdict)>, want: Verdict) -> Option<(u64, u64)> {
+    v.into_iter().find(|&(_, v)| v == want).map(|(at, _)| at)
 }
 
 /// Linux `hystart_update`, delay: once the round's minimum of 8 samples exceeds
@@ -58,14 +50,16 @@ fn drive(
 fn test_linux_delay_detector_fires_at_the_threshold() {
     // 40 ms base: threshold 5 ms. ACKs 5 ms apart (no ACK train).
     let mut h = HyStart::new(HyStartMode::Linux, false);
-    let hit = drive(&mut h, 10, 20, 5000, 20, |r| if r < 3 { 40 * MS } else { 40 * MS + 4 * MS }, Verdict::Exit);
+    let hit =
+        first(verdicts(&mut h, 10, 20, 5000, 20, |r| if r < 3 { 40 * MS } else { 40 * MS + 4 * MS }), Verdict::Exit);
     assert_eq!(hit, None, "4 ms of queue < 5 ms threshold");
     let mut h = HyStart::new(HyStartMode::Linux, false);
-    let hit = drive(&mut h, 10, 20, 5000, 20, |r| if r < 3 { 40 * MS } else { 40 * MS + 6 * MS }, Verdict::Exit);
+    let hit =
+        first(verdicts(&mut h, 10, 20, 5000, 20, |r| if r < 3 { 40 * MS } else { 40 * MS + 6 * MS }), Verdict::Exit);
     assert_eq!(hit, Some((3, 8)), "the 9th sample of the first deeper round");
     // Below hystart_low_window (16 segments) nothing is detected.
     let mut h = HyStart::new(HyStartMode::Linux, false);
-    assert_eq!(drive(&mut h, 10, 20, 5000, 15, |r| 40 * MS + r * 10 * MS, Verdict::Exit), None);
+    assert_eq!(first(verdicts(&mut h, 10, 20, 5000, 15, |r| 40 * MS + r * 10 * MS), Verdict::Exit), None);
 }
 
 /// Linux `hystart_update`, ACK train: ACKs closer than 2 ms that keep coming for more
@@ -76,16 +70,16 @@ fn test_linux_ack_train_fires_after_half_the_min_rtt() {
     // its first ACK): fires once the train passes (20 ms + ack_delay)/2 = 10.5 ms,
     // ack_delay = min(1 ms, 4·64 KiB / (2·100·1500 B per 20 ms)) = 1 ms.
     let mut h = HyStart::new(HyStartMode::Linux, false);
-    let (r, i) = drive(&mut h, 3, 100, 500, 100, |_| 20 * MS, Verdict::Exit).unwrap();
+    let (r, i) = first(verdicts(&mut h, 3, 100, 500, 100, |_| 20 * MS), Verdict::Exit).unwrap();
     assert_eq!(r, 0);
     assert_eq!(i * 500, 11_000, "the first ACK more than 10.5 ms into the round");
     // Paced (Linux: sk_pacing_status set) the threshold is not halved: 21 ms.
     let mut h = HyStart::new(HyStartMode::Linux, true);
-    let (r, i) = drive(&mut h, 3, 100, 500, 100, |_| 20 * MS, Verdict::Exit).unwrap();
+    let (r, i) = first(verdicts(&mut h, 3, 100, 500, 100, |_| 20 * MS), Verdict::Exit).unwrap();
     assert_eq!((r, i * 500), (0, 21_500));
     // ACKs 3 ms apart never form a train, and the delay does not grow: no exit.
     let mut h = HyStart::new(HyStartMode::Linux, false);
-    assert_eq!(drive(&mut h, 5, 30, 3000, 100, |_| 20 * MS, Verdict::Exit), None);
+    assert_eq!(first(verdicts(&mut h, 5, 30, 3000, 100, |_| 20 * MS), Verdict::Exit), None);
 }
 
 /// RFC 9406 §4.2: after N_RTT_SAMPLE samples of a round whose minimum RTT rose by
@@ -95,10 +89,10 @@ fn test_linux_ack_train_fires_after_half_the_min_rtt() {
 fn test_hystart_plus_plus_css_then_exit_or_back() {
     let rtt = |r: u64| if r < 2 { 40 * MS } else { 46 * MS }; // +6 ms ≥ clamp(5 ms, 4, 16)
     let mut h = HyStart::new(HyStartMode::HyStartPlusPlus, false);
-    assert_eq!(drive(&mut h, 3, 20, 5000, 20, rtt, Verdict::Conservative), Some((2, 7)), "8th sample");
+    assert_eq!(first(verdicts(&mut h, 3, 20, 5000, 20, rtt), Verdict::Conservative), Some((2, 7)), "8th sample");
     // CSS_ROUNDS = 5 further round starts end it.
     let mut h = HyStart::new(HyStartMode::HyStartPlusPlus, false);
-    let exit = drive(&mut h, 12, 20, 5000, 20, rtt, Verdict::Exit).unwrap();
+    let exit = first(verdicts(&mut h, 12, 20, 5000, 20, rtt), Verdict::Exit).unwrap();
     assert_eq!(exit, (7, 0), "CSS from round 2; the 5th new round after it is round 7");
     // The RTT falls back below the baseline in CSS: slow start again.
     let dip = |r: u64| match r {
