@@ -256,16 +256,25 @@ def _index_entry(e: Experiment, root: Path) -> str:
     return "\n".join(parts)
 
 
+def _note_key_figure(e: Experiment, d: Path, figs: Sequence[Path]) -> None:
+    """``d/key_figure.txt``: the study's ``key_figure`` among its own figures, else its first one."""
+    pngs = [Path(f) for f in figs if Path(f).suffix == ".png" and Path(f).resolve().is_relative_to(d.resolve())]
+    named = [f for f in pngs if f.stem == e.key_figure] or pngs
+    if named:
+        rel = named[0].resolve().relative_to(d.resolve()).as_posix()
+        (d / KEY_FIGURE_FILE).write_text(rel + "\n", encoding="utf-8")
+
+
 def _key_figure(e: Experiment, d: Path) -> Path | None:
-    """The study's key figure (``key_figure``), or its first figure, as a PNG in ``d/figures``."""
-    pngs = sorted((d / "figures").glob("*.png"))
-    if e.key_figure is not None:
-        named = [p for p in pngs if p.stem == e.key_figure]
-        if named:
-            return named[0]
-    return pngs[0] if pngs else None
+    """The figure ``_note_key_figure`` chose for the study (None: it drew none)."""
+    note = d / KEY_FIGURE_FILE
+    if not note.exists():
+        return None
+    fig = d / note.read_text(encoding="utf-8").strip()
+    return fig if fig.exists() else None
 
 
+KEY_FIGURE_FILE = "key_figure.txt"
 SKIPPED_FILE = "skipped.txt"
 
 
@@ -296,6 +305,7 @@ def write_outputs(exp: Experiment, d: Path) -> Path:
         frame.to_csv(tdir / f"{tname}.csv", index=False)
         (tdir / f"{tname}.md").write_text(to_markdown(frame), encoding="utf-8")
     figs = exp.figures(res, d / "figures") if exp.figures else []
+    _note_key_figure(exp, d, figs)
     report = Report(f"{exp.name}: {exp.title}")
     _add_claims(exp, res, tables, d, report)
     if exp.report_section is not None:
