@@ -14,7 +14,7 @@ import pytest
 import ecnlab
 from conftest import SCENARIOS, SMALL, run_cli
 from ecnlab.lower import engine_spec, tcp_engine
-from ecnlab.model import DCTCP_KEYS, TcpSpec
+from ecnlab.model import DCTCP_KEYS, PRAGUE_KEYS, TcpSpec
 from ecnlab.schema import problems
 from ecnlab.timeseries import read_flows, read_queues
 
@@ -91,9 +91,11 @@ def test_extension_metadata() -> None:
 def test_documented_tcp_defaults_are_the_engines() -> None:
     from ecnlab import _core
 
-    # DCTCP's keys go to the engine with cc = "dctcp" only; their defaults must agree as well.
-    dctcp = {k: getattr(TcpSpec(), k) for k in DCTCP_KEYS}
-    assert json.loads(_core.default_tcp_config()) == {**tcp_engine(TcpSpec()), **dctcp}
+    # DCTCP's keys go to the engine with cc = "dctcp" only, Prague's with cc = "prague", the AccECN
+    # option's with ecn = "accecn" and HyStart's with cc = "cubic"; their defaults must agree as well.
+    t = TcpSpec()
+    only_with = {k: getattr(t, k) for k in (*DCTCP_KEYS, *PRAGUE_KEYS, "accecn_option", "hystart")}
+    assert json.loads(_core.default_tcp_config()) == {**tcp_engine(t), **only_with}
 
 
 def test_engine_rejects_what_the_front_would_not_send() -> None:
