@@ -1,5 +1,10 @@
 """Experiments: named, reproducible studies (``ecnlab reproduce NAME``), each a sweep plus its analysis.
 
+The seed studies are written on :mod:`ecnlab.experiments.framework` (a ``Study`` of ``Part``s
+declared as data, per-run metrics kept with the runs, ``Claim``s with verdicts); its
+``Study.register`` makes the ``Experiment`` entries below. This module is the registry
+and the reproduce driver underneath it.
+
 An experiment module lives in ``ecnlab/experiments/<name>/__init__.py`` beside
 its sweep files ``sweep.toml`` (the full study) and ``quick.toml`` (a few
 seconds, for CI), and registers itself on import::
@@ -44,6 +49,7 @@ from ecnlab.errors import ScenarioError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ecnlab.experiments.framework import Claim
     from ecnlab.store import SweepResults
     from ecnlab.sweep.execute import Outcome
     from ecnlab.sweep.spec import Run
@@ -80,6 +86,12 @@ class Experiment:
     # Why the experiment cannot run on this machine (None: it can); reproduce then writes a
     # report saying so in one line and goes on with the other experiments.
     unavailable: Callable[[], str | None] | None = None
+    # The framework's hooks (experiments/framework.py): the part's claims, its per-run metrics (written
+    # as metrics.parquet beside the runs), the figure the index page shows, the study it belongs to.
+    claims: Callable[[SweepResults, Tables], list[Claim]] | None = None
+    run_metrics: Callable[[SweepResults], pd.DataFrame] | None = None
+    key_figure: str | None = None
+    study: str | None = None
 
     def sweep_path(self, quick: bool) -> Path:
         """The sweep file to run (``quick.toml`` with ``quick``)."""
@@ -199,19 +211,10 @@ def reproduce(
 
 
 def write_index(name: str, root: Path, exps: Sequence[Experiment], *, quick: bool) -> Path:
-    """``root/report.html``: one page linking every experiment's report and tables."""
-    from ecnlab.report import REPORT_FILE, Report
+    """``root/report.html``: the index page (``experiments/index.py``)."""
+    from ecnlab.experiments.index import write_index as write
 
-    form = "quick form" if quick else "full form"
-    report = Report(f"ecnlab reproduce {name}", subtitle=f"{len(exps)} experiments, {form}")
-    for e in exps:
-        links = [f'<p><a href="{e.name}/{REPORT_FILE}">{e.name}/{REPORT_FILE}</a></p>']
-        tables = sorted((root / e.name / "tables").glob("*.md"))
-        if tables:
-            items = "".join(f'<li><a href="{e.name}/tables/{t.name}">{t.stem}</a></li>' for t in tables)
-            links.append(f"<ul>{items}</ul>")
-        report.add_section(f"{e.name}: {e.title}", html_body="\n".join(links))
-    return report.write(root / REPORT_FILE)
+    return write(name, root, exps, quick=quick)
 
 
 def write_skipped(exp: Experiment, d: Path, why: str) -> Path:
@@ -240,6 +243,7 @@ def write_outputs(exp: Experiment, d: Path) -> Path:
         frame.to_csv(tdir / f"{tname}.csv", index=False)
         (tdir / f"{tname}.md").write_text(to_markdown(frame), encoding="utf-8")
     figs = exp.figures(res, d / "figures") if exp.figures else []
+    _write_framework_outputs(exp, res, d, tables, figs)
     report = Report(f"{exp.name}: {exp.title}")
     if exp.report_section is not None:
         title, text = exp.report_section(res, tables, figs)
@@ -250,6 +254,19 @@ def write_outputs(exp: Experiment, d: Path) -> Path:
     from ecnlab.report import REPORT_FILE
 
     return report.write(d / REPORT_FILE)
+
+
+def _write_framework_outputs(exp: Experiment, res: SweepResults, d: Path, tables: Tables, figs: list[Path]) -> None:
+    """``metrics.parquet`` (the per-run metrics) and ``claims.json`` (claims, key figure) of a framework part."""
+    from ecnlab.experiments.framework import METRICS_FILE, write_claims
+
+    if exp.run_metrics is not None:
+        exp.run_metrics(res).to_parquet(d / METRICS_FILE, index=False)
+    if exp.study is None and exp.claims is None and exp.key_figure is None:
+        return
+    claims = exp.claims(res, tables) if exp.claims is not None else []
+    key = next((f for f in figs if f.name == exp.key_figure), None)
+    write_claims(d, claims, key)
 
 
 def to_markdown(frame: pd.DataFrame) -> str:
