@@ -14,32 +14,46 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ecnlab.experiments import Experiment, register, register_group
+from ecnlab.experiments.framework import Claim, Part, Results, Study
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ecnlab.store import SweepResults
 
-__all__ = ["EXPERIMENTS", "HERE"]
+__all__ = ["STUDY", "EXPERIMENTS", "HERE"]
 
 HERE = Path(__file__).resolve().parent
 Tables = list[tuple[str, "pd.DataFrame"]]
+KINDS = ("fairness", "bulk", "transactional")
 
 
-def _summarize(kind: str) -> Callable[[SweepResults], Tables]:
-    def summarize(res: SweepResults) -> Tables:
+def _runs(kind: str) -> Callable[[SweepResults], pd.DataFrame]:
+    def runs(res: SweepResults) -> pd.DataFrame:
+        from ecnlab.experiments.rfc2884 import analysis
+
+        return {
+            "fairness": analysis.fairness_runs,
+            "bulk": analysis.bulk_runs,
+            "transactional": analysis.transactional_runs,
+        }[kind](res)
+
+    return runs
+
+
+def _summarize(kind: str) -> Callable[[Results], Tables]:
+    def summarize(res: Results) -> Tables:
         from ecnlab.experiments.rfc2884 import summarize as s
 
         return {"fairness": s.fairness_tables, "bulk": s.bulk_tables, "transactional": s.transactional_tables}[kind](
-            res
+            res.runs
         )
 
     return summarize
 
 
-def _figures(kind: str) -> Callable[[SweepResults, Path], list[Path]]:
-    def figures(res: SweepResults, outdir: Path) -> list[Path]:
+def _figures(kind: str) -> Callable[[Results, Path], list[Path]]:
+    def figures(res: Results, outdir: Path) -> list[Path]:
         from ecnlab.experiments.rfc2884 import figures as f
 
         draw = {"fairness": f.fairness_figures, "bulk": f.bulk_figures, "transactional": f.transactional_figures}
@@ -48,8 +62,8 @@ def _figures(kind: str) -> Callable[[SweepResults, Path], list[Path]]:
     return figures
 
 
-def _section(kind: str) -> Callable[[SweepResults, Tables, list[Path]], tuple[str, str]]:
-    def report_section(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple[str, str]:
+def _section(kind: str) -> Callable[[Results, Tables, list[Path]], tuple[str, str]]:
+    def report_section(res: Results, tables: Tables, figs: list[Path]) -> tuple[str, str]:
         from ecnlab.experiments.rfc2884 import report
 
         return report.section(kind, tables)
@@ -57,26 +71,49 @@ def _section(kind: str) -> Callable[[SweepResults, Tables, list[Path]], tuple[st
     return report_section
 
 
+def _claims(kind: str) -> Callable[[Results, Tables], list[Claim]]:
+    def claims(res: Results, tables: Tables) -> list[Claim]:
+        from ecnlab.experiments.rfc2884 import claims as c
+
+        check = {"fairness": c.fairness_claims, "bulk": c.bulk_claims, "transactional": c.transactional_claims}
+        return check[kind](dict(tables)[kind])
+
+    return claims
+
+
 TITLES = {
     "fairness": "RFC 2884 §5.1: fairness with ECN and non-ECN background flows",
     "bulk": "RFC 2884 §5.2: 20 MB bulk transfers, ECN vs non-ECN",
     "transactional": "RFC 2884 §5.3: TCP_CRR transactions, ECN vs non-ECN",
 }
+KEY_FIGURES = {
+    "fairness": "fairness_vs_maxp.png",
+    "bulk": "bulk_advantage_vs_maxp.png",
+    "transactional": "transactional_gain_vs_maxp_high.png",
+}
 
-EXPERIMENTS = [
-    Experiment(
-        name=f"rfc2884-{kind}",
-        title=title,
-        package=__name__,
-        summarize=_summarize(kind),
-        figures=_figures(kind),
-        report_section=_section(kind),
-        sweep_file=HERE / f"{kind}.toml",
-        quick_file=HERE / f"{kind}-quick.toml",
-    )
-    for kind, title in TITLES.items()
-]
-
-for _exp in EXPERIMENTS:
-    register(_exp, replace=True)
-register_group("rfc2884", [e.name for e in EXPERIMENTS], replace=True)
+STUDY = Study(
+    name="rfc2884",
+    question=(
+        "RFC 2884: on a Linux testbed with RED, does ECN make TCP fairer, bulk transfers faster and short "
+        "transactions more frequent than dropping does?"
+    ),
+    package=__name__,
+    doc="docs/experiments/rfc2884.md",
+    parts=tuple(
+        Part(
+            name=f"rfc2884-{kind}",
+            title=TITLES[kind],
+            sweep=f"{kind}.toml",
+            quick=f"{kind}-quick.toml",
+            metrics=_runs(kind),
+            tables=_summarize(kind),
+            figures=_figures(kind),
+            section=_section(kind),
+            claims=_claims(kind),
+            key_figure=KEY_FIGURES[kind],
+        )
+        for kind in KINDS
+    ),
+).register()
+EXPERIMENTS = [STUDY.experiment(p) for p in STUDY.parts]
