@@ -26,7 +26,7 @@ _VERDICT_CSS = """
 .v-holds { background: #d8f0d8; } .v-partly { background: #fbefc8; }
 .v-does-not-hold { background: #f7d4d4; } .v-not-run { background: #e8e8e8; }
 ul.claims { padding-left: 1.2rem; } ul.claims li { margin: .25rem 0; }
-.reason { color: #444; font-size: 14px; } p.question { font-style: italic; }
+.reason { color: #444; font-size: 14px; } p.question { font-style: italic; } p.part { margin: .6rem 0 0; }
 """
 
 
@@ -87,6 +87,18 @@ def _claim_html(c: Claim) -> str:
     )
 
 
+def _claims_html(claims: Sequence[Claim]) -> str:
+    """The claims, under the name of the part that checked them when the study has several."""
+    parts = list(dict.fromkeys(c.part for c in claims))
+    if len(parts) == 1:
+        return '<ul class="claims">' + "".join(_claim_html(c) for c in claims) + "</ul>"
+    groups = []
+    for part in parts:
+        items = "".join(_claim_html(c) for c in claims if c.part == part)
+        groups.append(f'<p class="part"><b>{html.escape(part)}</b></p><ul class="claims">{items}</ul>')
+    return "".join(groups)
+
+
 def _links(root: Path, e: Experiment) -> str:
     from ecnlab.report import REPORT_FILE
 
@@ -100,7 +112,7 @@ def row_html(root: Path, row: Row) -> str:
     out = [f'<div class="study" id="study-{html.escape(row.name)}">']
     out.append(f'<p class="question">{html.escape(row.question)}</p>')
     if row.claims:
-        out.append('<ul class="claims">' + "".join(_claim_html(c) for c in row.claims) + "</ul>")
+        out.append(_claims_html(row.claims))
     else:
         out.append("<p>No claims: this study's parts did not run here.</p>")
     if row.skipped:
