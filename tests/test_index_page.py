@@ -38,6 +38,7 @@ def root(tmp_path: Path) -> Path:
     verdicts = list(Verdict)
     for i, e in enumerate(resolve(ALL)):
         d = tmp_path / e.name
+        d.mkdir()
         fig = _png(d / "figures" / e.key_figure) if e.key_figure else None
         claims = [
             Claim(f"claim {j} of {e.name}", verdicts[(i + j) % 4], f"reason {j} of {e.name}", "§1") for j in (0, 1)
