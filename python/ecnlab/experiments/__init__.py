@@ -92,6 +92,7 @@ class Experiment:
     run_metrics: Callable[[SweepResults], pd.DataFrame] | None = None
     key_figure: str | None = None
     study: str | None = None
+    diagnostic: bool = False  # a sensitivity check: not a golden engine case (bench/golden.py)
 
     def sweep_path(self, quick: bool) -> Path:
         """The sweep file to run (``quick.toml`` with ``quick``)."""

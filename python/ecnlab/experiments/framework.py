@@ -251,6 +251,9 @@ class Part:
     key_figure: str | None = None  # file name of the figure the index page shows
     compute: Callable[..., Any] | None = None  # live emulation hook (Experiment.compute)
     unavailable: Callable[[], str | None] | None = None
+    # A diagnostic explains a difference from the paper (a sensitivity check); it is reproduced and
+    # stored like any part, but it is not one of the golden engine cases (crates/sim/tests/golden).
+    diagnostic: bool = False
 
 
 @dataclass(frozen=True)
@@ -284,6 +287,7 @@ class Study:
             run_metrics=_bind_metrics(part),
             key_figure=part.key_figure,
             study=self.name,
+            diagnostic=part.diagnostic,
         )
 
     def part_experiment(self, part: str, **changes: Any) -> Experiment:

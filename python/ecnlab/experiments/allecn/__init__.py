@@ -144,6 +144,7 @@ STUDY = Study(
             quick="sensitivity-red-quick.toml",
             metrics=diagnostics.axis_runs,
             tables=diagnostics.sensitivity_tables,
+            diagnostic=True,
         ),
         Part(
             name="allecn-sensitivity-tcp",
@@ -152,6 +153,7 @@ STUDY = Study(
             quick="sensitivity-tcp-quick.toml",
             metrics=diagnostics.axis_runs,
             tables=diagnostics.sensitivity_tables,
+            diagnostic=True,
         ),
         Part(
             name="allecn-direction",
@@ -162,6 +164,7 @@ STUDY = Study(
             tables=diagnostics.direction_tables,
             claims=diagnostics.direction_claims,
             compute=diagnostics.direction_compute,
+            diagnostic=True,
         ),
     ),
 ).register()
