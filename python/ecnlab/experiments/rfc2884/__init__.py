@@ -4,7 +4,8 @@
 rfc2884 [--quick]``. The testbed is ``testbed.toml`` beside this file (every
 parameter the RFC omits is set there with its reason); the sweeps are
 ``fairness.toml``, ``bulk.toml``, ``transactional.toml`` and their
-``*-quick.toml`` versions (3 seeds instead of 10). The RED thresholds follow
+``*-quick.toml`` versions (3 seeds instead of 10); two diagnostics the docs quote are parts
+too (``bulk-ecn-min-cwnd2*.toml``, ``transactional-ecn-plus*.toml``). The RED thresholds follow
 the rule in :mod:`.thresholds`. docs/experiments/rfc2884.md describes it all.
 """
 
@@ -92,6 +93,29 @@ KEY_FIGURES = {
     "transactional": "transactional_gain_vs_maxp_high.png",
 }
 
+# Diagnostics the docs quote (docs/experiments/rfc2884.md): one setting changed against a part's sweep,
+# stored with the same tables; no claims (they explain the differences, they do not test the RFC).
+DIAGNOSTICS = (
+    Part(
+        name="rfc2884-bulk-ecn-min-cwnd2",
+        title="RFC 2884 §5.2 diagnostic: bulk transfers with Linux's ECN window (tcp.ecn_min_cwnd = 2)",
+        sweep="bulk-ecn-min-cwnd2.toml",
+        quick="bulk-ecn-min-cwnd2-quick.toml",
+        metrics=_runs("bulk"),
+        tables=_summarize("bulk"),
+        diagnostic=True,
+    ),
+    Part(
+        name="rfc2884-transactional-ecn-plus",
+        title="RFC 2884 §5.3 diagnostic: transactions with ECN-capable SYN-ACKs (ECN+), Reno, high, max_p 0.1",
+        sweep="transactional-ecn-plus.toml",
+        quick="transactional-ecn-plus-quick.toml",
+        metrics=_runs("transactional"),
+        tables=_summarize("transactional"),
+        diagnostic=True,
+    ),
+)
+
 STUDY = Study(
     name="rfc2884",
     question=(
@@ -114,6 +138,7 @@ STUDY = Study(
             key_figure=KEY_FIGURES[kind],
         )
         for kind in KINDS
-    ),
+    )
+    + DIAGNOSTICS,
 ).register()
 EXPERIMENTS = [STUDY.experiment(p) for p in STUDY.parts]
