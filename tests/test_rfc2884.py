@@ -166,3 +166,12 @@ def test_diagnostic_sweeps_change_one_setting_of_their_parent() -> None:
         assert r.data == want, r.name
     quick = load_sweep(HERE / "transactional-ecn-plus-quick.toml")
     assert quick.seeds == (1, 2, 3) and [r.name for r in quick.runs] == [r.name for r in plus if r.seed <= 3]
+
+
+def test_the_group_is_the_rfcs_experiment_and_all_adds_the_diagnostics() -> None:
+    from ecnlab.experiments import resolve
+
+    parts = ["rfc2884-fairness", "rfc2884-bulk", "rfc2884-transactional"]
+    assert [e.name for e in resolve("rfc2884")] == parts
+    everything = {e.name for e in resolve("all")}
+    assert {*parts, "rfc2884-bulk-ecn-min-cwnd2", "rfc2884-transactional-ecn-plus"} <= everything

@@ -23,8 +23,9 @@ study module declares them as data and registers them in one call::
     ).register()
 
 ``register`` turns every part into an :class:`~ecnlab.experiments.Experiment`
-(``ecnlab reproduce PART``) and the study into a group (``ecnlab reproduce
-STUDY``) unless the study has one part named like itself. A part's analysis
+(``ecnlab reproduce PART``) and the study into a group of its parts that are
+not diagnostics (``ecnlab reproduce STUDY``) unless a part is named like the
+study; ``ecnlab reproduce all`` runs every part, diagnostics included. A part's analysis
 functions receive a :class:`Results`: the sweep's results with the part's
 per-run metrics (``results.runs``) computed on first use and kept with that
 results object — never in a module-level cache, so two sweep directories (or
@@ -306,7 +307,7 @@ class Study:
         for p in self.parts:
             register(self.experiment(p), replace=True)
         if self.group and self.name not in {p.name for p in self.parts}:
-            register_group(self.name, [p.name for p in self.parts], replace=True)
+            register_group(self.name, [p.name for p in self.parts if not p.diagnostic], replace=True)
         _STUDIES[self.name] = self
         return self
 
