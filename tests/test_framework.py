@@ -68,6 +68,9 @@ def test_claims_from_a_studys_own_table() -> None:
     got = claims_from_table(table, text="claim", ok="ok", reason=["gap"], source="§6")
     assert [c.verdict for c in got] == [Verdict.HOLDS, Verdict.DOES_NOT_HOLD, Verdict.NOT_RUN]
     assert got[0].reason == "gap 1.5" and got[1].reason == "no numbers"
+    text = pd.DataFrame({"claim": ["d"], "ok": [True], "values": ["0.464157272 vs 0.3975459 (2 runs)"]})
+    (c,) = claims_from_table(text, text="claim", ok="ok", reason=["values"])
+    assert c.reason == "values 0.4642 vs 0.3975 (2 runs)"
 
 
 def _results(path: Path) -> SweepResults:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -390,7 +391,10 @@ def _missing(v: Any) -> bool:
 
 
 def _short(v: Any) -> str:
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+    """A value for a reason line: floats (also inside text) to 4 significant digits."""
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return re.sub(r"\d+\.\d{5,}", lambda m: f"{float(m.group()):.4g}", str(v))
 
 
 def write_claims(d: Path, claims: Sequence[Claim], key_figure: Path | None) -> Path:
