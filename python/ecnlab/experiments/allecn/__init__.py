@@ -168,4 +168,4 @@ STUDY = Study(
         ),
     ),
 ).register()
-EXPERIMENTS = tuple(STUDY.experiment(p) for p in STUDY.parts)
+EXPERIMENTS = tuple(STUDY.experiment(p) for p in STUDY.parts if not p.diagnostic)  # the paper's two grids

@@ -141,4 +141,4 @@ STUDY = Study(
     )
     + DIAGNOSTICS,
 ).register()
-EXPERIMENTS = [STUDY.experiment(p) for p in STUDY.parts]
+EXPERIMENTS = [STUDY.experiment(p) for p in STUDY.parts if not p.diagnostic]  # the RFC's three experiments
