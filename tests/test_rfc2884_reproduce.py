@@ -87,16 +87,14 @@ response."20KB" = {{ "flows[1].response_size" = "20KiB", "flows[2].response_size
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Run the tiny group once through `reproduce`; every test below reads its output."""
     d = tmp_path_factory.mktemp("rfc2884")
-    names = []
-    for exp in EXPERIMENTS:
-        kind = exp.name.removeprefix("rfc2884-")
-        f = d / f"{kind}-tiny.toml"
-        f.write_text(TINY[kind], encoding="utf-8")
-        name = f"test-{exp.name}"
-        register(dataclasses.replace(exp, name=name, sweep_file=f, quick_file=f), replace=True)
-        names.append(name)
-    register_group("test-rfc2884", names, replace=True)
-    try:
+    names = [f"test-{exp.name}" for exp in EXPERIMENTS]
+    try:  # whatever fails, the registry is left as found (other modules' tests resolve "all")
+        for exp, name in zip(EXPERIMENTS, names, strict=True):
+            kind = exp.name.removeprefix("rfc2884-")
+            f = d / f"{kind}-tiny.toml"
+            f.write_text(TINY[kind], encoding="utf-8")
+            register(dataclasses.replace(exp, name=name, sweep_file=f, quick_file=f), replace=True)
+        register_group("test-rfc2884", names, replace=True)
         outcome = reproduce("test-rfc2884", out=d / "out", quick=True, jobs=2, progress=False)
     finally:
         for n in [*names, "test-rfc2884"]:
