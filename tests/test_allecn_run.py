@@ -3,6 +3,7 @@ behaviour the paper reports, on real runs of the engine."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -10,8 +11,8 @@ import pytest
 
 import ecnlab
 import ecnlab.report
-from ecnlab.experiments import Experiment, register, reproduce, unregister
-from ecnlab.experiments.allecn import figures_clean, section_clean, summarize_clean
+from ecnlab.experiments import register, reproduce, unregister
+from ecnlab.experiments.allecn import STUDY
 from ecnlab.experiments.allecn.metrics import min_packets, run_metrics
 
 pytestmark = pytest.mark.engine
@@ -58,17 +59,8 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("allecn")
     sweep = d / "tiny.toml"
     sweep.write_text(TINY)
-    register(
-        Experiment(
-            name="allecn-test",
-            title="allecn test",
-            summarize=summarize_clean,
-            figures=figures_clean,
-            report_section=section_clean,
-            sweep_file=sweep,
-            quick_file=sweep,
-        )
-    )
+    clean = STUDY.experiment(STUDY.parts[0])
+    register(dataclasses.replace(clean, name="allecn-test", title="allecn test", sweep_file=sweep, quick_file=sweep))
     try:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ecnlab.report, "add_sweep_sections", lambda *args: None)
@@ -205,3 +197,45 @@ def json_roundtrip(sc: object) -> dict:
     from ecnlab.lower import resolved_scenario
 
     return json.loads(json.dumps(resolved_scenario(sc)))
+
+
+@pytest.mark.engine
+def test_claims_follow_the_tables(tiny: Path) -> None:
+    """claims.json holds the framework's claims, their verdicts computed from the written tables."""
+    from ecnlab.experiments.framework import METRICS_FILE, Verdict, read_claims
+
+    got = read_claims(tiny)
+    assert got.found and [c.source for c in got.claims][:2] == ["§4.2", "§4.2, §5"]
+    rot = pd.read_csv(tiny / "tables" / "rule_of_thumb_overhead.csv")
+    ok = rot["ECN<=DT@2QL"].astype(bool)
+    expect = Verdict.of_share(int(ok.sum()), len(ok)) if len(rot) else Verdict.NOT_RUN
+    assert got.claims[1].verdict == expect
+    assert len(pd.read_parquet(tiny / METRICS_FILE)) == len(pd.read_parquet(tiny / "runs.parquet"))
+
+
+def test_diagnostics_are_registered_parts_with_sweep_files() -> None:
+    from ecnlab.experiments import resolve
+    from ecnlab.sweep.spec import load_sweep
+
+    for name, runs in (("allecn-sensitivity-red", 12), ("allecn-sensitivity-tcp", 24), ("allecn-direction", 18)):
+        (exp,) = resolve(name)
+        assert exp.study == "allecn"
+        assert len(load_sweep(exp.sweep_path(quick=True)).runs) == runs
+        assert len(load_sweep(exp.sweep_path(quick=False)).runs) == 3 * runs
+
+
+@pytest.mark.engine
+def test_direction_part_stores_its_table_and_claim(tmp_path: Path) -> None:
+    """allecn-direction (quick): errors only on the clients' outgoing packets never damage data they receive."""
+    from ecnlab.experiments.framework import read_claims
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ecnlab.report, "add_sweep_sections", lambda *args: None)
+        outcome = reproduce("allecn-direction", out=tmp_path, quick=True, progress=False)
+    assert outcome.ok
+    t = pd.read_csv(tmp_path / "tables" / "direction.csv")
+    assert len(t) == 18 and set(t.direction) == {"both", "to_clients", "from_clients"}
+    assert (t[t.direction == "from_clients"].corrupted_received == 0).all()
+    assert (t[t.direction != "from_clients"].corrupted_received > 0).all()
+    (claim,) = read_claims(tmp_path).claims
+    assert claim.part == "allecn-direction" and "from_clients nearest the paper for" in claim.reason

@@ -3,6 +3,7 @@ metrics and claims on known inputs, and a tiny ``reproduce`` through the registr
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -13,8 +14,8 @@ import ecnlab
 import ecnlab.report
 from ecnlab.config import load_scenario
 from ecnlab.errors import ScenarioError
-from ecnlab.experiments import Experiment, register, reproduce, resolve, unregister
-from ecnlab.experiments.floyd1994 import figures_lan, section_lan, summarize_lan
+from ecnlab.experiments import register, reproduce, resolve, unregister
+from ecnlab.experiments.floyd1994 import STUDY
 from ecnlab.experiments.floyd1994.claims import (
     SQ_SECTION,
     byte_mode_protects,
@@ -308,8 +309,8 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("floyd")
     sweep = d / "tiny.toml"
     sweep.write_text(TINY)
-    register(Experiment(name="floyd-test", title="floyd test", summarize=summarize_lan, figures=figures_lan,
-                        report_section=section_lan, sweep_file=sweep, quick_file=sweep))  # fmt: skip
+    lan = STUDY.experiment(STUDY.parts[0])
+    register(dataclasses.replace(lan, name="floyd-test", title="floyd test", sweep_file=sweep, quick_file=sweep))
     try:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ecnlab.report, "add_sweep_sections", lambda *args: None)

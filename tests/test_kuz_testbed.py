@@ -20,7 +20,7 @@ import pytest
 
 from ecnlab.emu.netns import leftovers
 from ecnlab.experiments import Experiment, register, register_group, reproduce, unregister
-from ecnlab.experiments.kuzmanovic2005 import figures_testbed, section_testbed, summarize_testbed, testbed
+from ecnlab.experiments.kuzmanovic2005 import STUDY, testbed
 from ecnlab.store import RUNS_DIR, SweepResults, load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,17 +31,16 @@ ACCESS_MS = {"1": 2.0, "2": 20.0, "3": 37.0}
 RUN_S = 8.0
 
 
+def _summarize(res: SweepResults) -> list[tuple[str, pd.DataFrame]]:
+    summarize = STUDY.part_experiment("kuz-testbed").summarize
+    assert summarize is not None
+    return summarize(res)
+
+
 def _experiment(name: str, sweep: Path, **kw: object) -> Experiment:
-    return Experiment(
-        name=name,
-        title=f"{name} (test)",
-        summarize=summarize_testbed,
-        figures=figures_testbed,
-        report_section=section_testbed,
-        sweep_file=sweep,
-        quick_file=sweep,
-        compute=testbed.compute,
-        **kw,  # type: ignore[arg-type]
+    changes = {"unavailable": None, **kw}  # the registered part asks the machine; the tests decide
+    return STUDY.part_experiment(
+        "kuz-testbed", name=name, title=f"{name} (test)", sweep_file=sweep, quick_file=sweep, **changes
     )
 
 
@@ -128,7 +127,7 @@ def test_pi_without_ecn_drops_and_never_marks(mini: SweepResults) -> None:
 @pytest.mark.emulation
 def test_linux_syn_acks_are_not_ect(mini: SweepResults) -> None:
     """RFC 3168 §6.1.1 on this kernel with tcp_ecn=1: SYN and SYN-ACK Not-ECT, data ECT(0)."""
-    tables = dict(summarize_testbed(mini))
+    tables = dict(_summarize(mini))
     probe = tables["codepoints"]
     probe = probe[probe.case == "emu_probe_REDstar+ECN"]
     by_kind = {k: dict(zip(g.codepoint, g.packets, strict=True)) for k, g in probe.groupby("kind")}
@@ -141,7 +140,7 @@ def test_linux_syn_acks_are_not_ect(mini: SweepResults) -> None:
 
 @pytest.mark.emulation
 def test_tables_figures_and_report(mini: SweepResults) -> None:
-    tables = dict(summarize_testbed(mini))
+    tables = dict(_summarize(mini))
     assert set(tables) == {"claims", "sim_vs_emu", "codepoints", "kernel", "cells", "runs"}
     runs = tables["runs"]
     assert sorted(runs.case) == ["emu_10M_PI", "emu_10M_REDstar+ECN", "sim_10M_PI"]

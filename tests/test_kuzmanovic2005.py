@@ -11,8 +11,8 @@ import pytest
 import ecnlab
 import ecnlab.report
 from ecnlab.config import load_scenario, parse_scenario
-from ecnlab.experiments import Experiment, register, reproduce, resolve, unregister
-from ecnlab.experiments.kuzmanovic2005 import figures_queue_tail, section_queue_tail, summarize_queue_tail
+from ecnlab.experiments import register, reproduce, resolve, unregister
+from ecnlab.experiments.kuzmanovic2005 import STUDY
 from ecnlab.experiments.kuzmanovic2005.queue_tail import _trend_row, paper_table
 from ecnlab.lower import engine_spec
 from ecnlab.sweep.spec import load_sweep
@@ -72,8 +72,9 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("kuz")
     sweep = d / "tiny.toml"
     sweep.write_text(TINY)
-    register(Experiment(name="kuz-test", title="kuz test", summarize=summarize_queue_tail, figures=figures_queue_tail,
-                        report_section=section_queue_tail, sweep_file=sweep, quick_file=sweep))  # fmt: skip
+    register(
+        STUDY.part_experiment("kuz-queue-tail", name="kuz-test", title="kuz test", sweep_file=sweep, quick_file=sweep)
+    )
     try:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ecnlab.report, "add_sweep_sections", lambda *args: None)
@@ -149,7 +150,6 @@ base = "{HERE / "persistent-quick.toml"}"
 @pytest.mark.engine
 def test_tiny_persistent_schemes_mark_or_drop(tmp_path: Path) -> None:
     """Real 6 s runs at 10 Mbit/s: RED*+ECN+ marks and never drops ECT early; PI without ECN never marks."""
-    from ecnlab.experiments.kuzmanovic2005 import figures_persistent, section_persistent, summarize_persistent
 
     text = (HERE / "persistent-quick.toml").read_text()
     text = text.replace('base = "base.toml"', f'base = "{HERE / "base.toml"}"')
@@ -160,8 +160,7 @@ def test_tiny_persistent_schemes_mark_or_drop(tmp_path: Path) -> None:
     text = text.replace("10.5Mbit", "1.5Mbit").replace('"9Mbit"', '"1.2Mbit"')
     sweep = tmp_path / "tiny.toml"
     sweep.write_text(text)
-    register(Experiment(name="kuz-ptest", title="t", summarize=summarize_persistent, figures=figures_persistent,
-                        report_section=section_persistent, sweep_file=sweep, quick_file=sweep))  # fmt: skip
+    register(STUDY.part_experiment("kuz-persistent", name="kuz-ptest", title="t", sweep_file=sweep, quick_file=sweep))
     try:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ecnlab.report, "add_sweep_sections", lambda *args: None)
@@ -216,8 +215,6 @@ def test_deploy_sweep_splits_clients() -> None:
 
 @pytest.mark.engine
 def test_tiny_deploy_runs_and_reports(tmp_path: Path) -> None:
-    from ecnlab.experiments.kuzmanovic2005 import figures_deploy, section_deploy, summarize_deploy
-
     text = (HERE / "deploy-quick.toml").read_text().replace('base = "base.toml"', f'base = "{HERE / "base.toml"}"')
     text = text.replace(
         '"topology.bottleneck_rate" = "100Mbit"',
@@ -226,8 +223,7 @@ def test_tiny_deploy_runs_and_reports(tmp_path: Path) -> None:
     text = text.replace("4.9Mbit", "0.49Mbit")
     sweep = tmp_path / "tiny.toml"
     sweep.write_text(text)
-    register(Experiment(name="kuz-dtest", title="t", summarize=summarize_deploy, figures=figures_deploy,
-                        report_section=section_deploy, sweep_file=sweep, quick_file=sweep))  # fmt: skip
+    register(STUDY.part_experiment("kuz-deploy", name="kuz-dtest", title="t", sweep_file=sweep, quick_file=sweep))
     try:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ecnlab.report, "add_sweep_sections", lambda *args: None)

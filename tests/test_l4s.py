@@ -31,8 +31,9 @@ def _cell(c: pd.DataFrame, rtt: str, aqm: str, fallback: bool) -> pd.Series:
 def test_outputs(cells: tuple[Path, pd.DataFrame]) -> None:
     d, c = cells
     assert (d / "report.html").exists() and (d / "figures" / "ratio.png").exists()
-    claims = json.loads((d / "claims.json").read_text())
-    assert len(claims) == 4 and all(x["reason"] for x in claims)
+    doc = json.loads((d / "claims.json").read_text())
+    assert doc["key_figure"] == "figures/ratio.png"
+    assert len(doc["claims"]) == 4 and all(x["reason"] for x in doc["claims"])
     assert len(c) == 12 and {"prague_mbps", "cubic_mbps", "ratio", "l_p99_ms", "c_p99_ms"} <= set(c.columns)
 
 

@@ -143,3 +143,35 @@ def test_paper_numbers_are_on_the_grid() -> None:
     assert set(paper.TRANSACTIONAL_GAIN) <= grid_t
     fa = load_sweep(HERE / "fairness-quick.toml")
     assert set(paper.FAIRNESS) <= {(r.axes["background"], r.axes["maxp"]) for r in fa.runs}
+
+
+def test_diagnostic_sweeps_change_one_setting_of_their_parent() -> None:
+    """bulk-ecn-min-cwnd2 is bulk.toml with tcp.ecn_min_cwnd = 2; transactional-ecn-plus is the
+    transactional sweep's Reno/high/max_p 0.1 runs with ECN+ SYN-ACKs for the ECN client, nothing else."""
+    import copy
+
+    bulk = {r.name: r.data for r in load_sweep(HERE / "bulk.toml").runs}
+    diag = load_sweep(HERE / "bulk-ecn-min-cwnd2.toml").runs
+    assert len(diag) == len(bulk)
+    for r in diag:
+        want = copy.deepcopy(bulk[r.name])
+        want["tcp"]["ecn_min_cwnd"] = 2
+        assert r.data == want, r.name
+    tr = {r.name: r.data for r in load_sweep(HERE / "transactional.toml").runs}
+    plus = load_sweep(HERE / "transactional-ecn-plus.toml").runs
+    assert len(plus) == 3 * 10
+    for r in plus:
+        want = copy.deepcopy(tr[r.name])
+        want["flows"][1]["tcp"]["ecn_plus"] = True
+        assert r.data == want, r.name
+    quick = load_sweep(HERE / "transactional-ecn-plus-quick.toml")
+    assert quick.seeds == (1, 2, 3) and [r.name for r in quick.runs] == [r.name for r in plus if r.seed <= 3]
+
+
+def test_the_group_is_the_rfcs_experiment_and_all_adds_the_diagnostics() -> None:
+    from ecnlab.experiments import resolve
+
+    parts = ["rfc2884-fairness", "rfc2884-bulk", "rfc2884-transactional"]
+    assert [e.name for e in resolve("rfc2884")] == parts
+    everything = {e.name for e in resolve("all")}
+    assert {*parts, "rfc2884-bulk-ecn-min-cwnd2", "rfc2884-transactional-ecn-plus"} <= everything

@@ -9,12 +9,13 @@ the analysis, figures and report are the experiment's own.
 # ruff: noqa: E501
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from ecnlab.experiments import Experiment, register, register_group, reproduce, unregister
+from ecnlab.experiments import register, register_group, reproduce, unregister
 from ecnlab.experiments.rfc2884 import EXPERIMENTS, HERE
 
 BASE = (HERE / "testbed.toml").as_posix()
@@ -86,17 +87,14 @@ response."20KB" = {{ "flows[1].response_size" = "20KiB", "flows[2].response_size
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Run the tiny group once through `reproduce`; every test below reads its output."""
     d = tmp_path_factory.mktemp("rfc2884")
-    names = []
-    for exp in EXPERIMENTS:
-        kind = exp.name.removeprefix("rfc2884-")
-        f = d / f"{kind}-tiny.toml"
-        f.write_text(TINY[kind], encoding="utf-8")
-        name = f"test-{exp.name}"
-        register(Experiment(name=name, title=exp.title, summarize=exp.summarize, figures=exp.figures,
-                            report_section=exp.report_section, sweep_file=f, quick_file=f), replace=True)  # fmt: skip
-        names.append(name)
-    register_group("test-rfc2884", names, replace=True)
-    try:
+    names = [f"test-{exp.name}" for exp in EXPERIMENTS]
+    try:  # whatever fails, the registry is left as found (other modules' tests resolve "all")
+        for exp, name in zip(EXPERIMENTS, names, strict=True):
+            kind = exp.name.removeprefix("rfc2884-")
+            f = d / f"{kind}-tiny.toml"
+            f.write_text(TINY[kind], encoding="utf-8")
+            register(dataclasses.replace(exp, name=name, sweep_file=f, quick_file=f), replace=True)
+        register_group("test-rfc2884", names, replace=True)
         outcome = reproduce("test-rfc2884", out=d / "out", quick=True, jobs=2, progress=False)
     finally:
         for n in [*names, "test-rfc2884"]:
@@ -174,3 +172,46 @@ def test_figures_and_report_section(tiny: Path, exp: str, figures: list[str], ti
     page = (d / "report.html").read_text(encoding="utf-8")
     assert title in page and "paper vs ecnlab" in page and "RED region check" in page
     assert "Where and why ecnlab differs from the paper" in page
+
+
+def test_every_part_writes_claims_with_verdicts_and_its_key_figure(tiny: Path) -> None:
+    from ecnlab.experiments.framework import Verdict, read_claims
+
+    for kind in ("fairness", "bulk", "transactional"):
+        got = read_claims(tiny / f"test-rfc2884-{kind}")
+        assert got.found and len(got.claims) >= 2, kind
+        assert all(isinstance(c.verdict, Verdict) and c.reason for c in got.claims)
+        assert got.key_figure is not None and (tiny / f"test-rfc2884-{kind}" / got.key_figure).is_file()
+    bulk = read_claims(tiny / "test-rfc2884-bulk").claims
+    # the tiny grid has 0 < advantage at every point only if the table says so: the verdict follows the table
+    t = _table(tiny, "bulk", "bulk")
+    first = bulk[0]
+    assert first.verdict == Verdict.of_share(int((t.advantage > 0).sum()), len(t))
+
+
+def test_index_page_of_real_outputs_in_chromium(tiny: Path) -> None:
+    """The group's index from real runs: the study's question, every part's claims and verdicts, its figure."""
+    import html
+    import re
+
+    from chromium import dump_dom
+    from ecnlab.experiments.framework import Verdict, read_claims
+    from ecnlab.experiments.rfc2884 import STUDY
+
+    dom = dump_dom(tiny / "report.html")
+    m = re.search(r'<div class="study" id="study-rfc2884">(.*?)</div>', dom, re.S)
+    assert m, "no rfc2884 row"
+    row = m.group(1)
+    assert html.escape(STUDY.question, quote=False) in row
+    shown = re.findall(r'<li class="claim" data-verdict="([^"]+)">', row)
+    written = [
+        c for kind in ("fairness", "bulk", "transactional") for c in read_claims(tiny / f"test-rfc2884-{kind}").claims
+    ]
+    assert shown == [c.verdict.value for c in written] and set(shown) <= {v.value for v in Verdict}
+    for c in written:
+        assert html.escape(c.reason, quote=False) in row, c.reason
+    img = re.search(r'<img class="key-figure" src="([^"]+)"[^>]*data-loaded-width="(\d+)"', row)
+    assert img and img.group(1) == "test-rfc2884-fairness/figures/fairness_vs_maxp.png"
+    assert int(img.group(2)) > 100, "the key figure did not load"
+    for kind in ("fairness", "bulk", "transactional"):
+        assert f'href="test-rfc2884-{kind}/report.html"' in row

@@ -25,7 +25,7 @@ import os
 import platform
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -308,6 +308,9 @@ class SweepResults:
     runs: pd.DataFrame
     flows: pd.DataFrame
     queues: pd.DataFrame
+    # What analyses derived from these runs (a study part's per-run metrics, by part name): computed once
+    # and kept with the runs they came from (experiments/framework.py).
+    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def axes(self) -> list[str]:

@@ -2,7 +2,7 @@
 
 Every example scenario in ``scenarios/`` (a sweep contributes its first run),
 the peer benchmark cases (a)–(c) shortened to ``PEER_DURATION_S``, and the
-first quick cell of every simulated study. ``python -m ecnlab.bench.golden``
+first quick cell of every simulated study (not its diagnostics). ``python -m ecnlab.bench.golden``
 writes them as engine JSON into ``crates/sim/tests/golden/``; the Rust test
 ``crates/sim/tests/golden.rs`` runs each and compares the summary with its
 insta snapshot, and ``tests/test_golden.py`` checks that today's lowering
@@ -65,7 +65,7 @@ def _study_specs() -> dict[str, dict[str, Any]]:
 
     specs: dict[str, dict[str, Any]] = {}
     for exp in resolve("all"):
-        if exp.compute is not None:  # live emulation, not the simulator
+        if exp.compute is not None or exp.diagnostic:  # live emulation or a run hook; a sensitivity check
             continue
         run = load_sweep(exp.sweep_path(quick=True)).runs[0]
         specs[f"study-{exp.name}"] = _spec(run.data)

@@ -1,5 +1,10 @@
 """Experiments: named, reproducible studies (``ecnlab reproduce NAME``), each a sweep plus its analysis.
 
+The seed studies are written on :mod:`ecnlab.experiments.framework` (a ``Study`` of ``Part``s
+declared as data, per-run metrics kept with the runs, ``Claim``s with verdicts); its
+``Study.register`` makes the ``Experiment`` entries below. This module is the registry
+and the reproduce driver underneath it.
+
 An experiment module lives in ``ecnlab/experiments/<name>/__init__.py`` beside
 its sweep files ``sweep.toml`` (the full study) and ``quick.toml`` (a few
 seconds, for CI), and registers itself on import::
@@ -45,7 +50,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ecnlab.experiments.framework import Claim
-    from ecnlab.report import Report
     from ecnlab.store import SweepResults
     from ecnlab.sweep.execute import Outcome
     from ecnlab.sweep.spec import Run
@@ -82,11 +86,13 @@ class Experiment:
     # Why the experiment cannot run on this machine (None: it can); reproduce then writes a
     # report saying so in one line and goes on with the other experiments.
     unavailable: Callable[[], str | None] | None = None
-    # The study's shape (framework.py): its question in one sentence, its claims with verdicts
-    # computed from the results, and the stem of the figure the index page shows for it.
-    question: str | None = None
+    # The framework's hooks (experiments/framework.py): the part's claims, its per-run metrics (written
+    # as metrics.parquet beside the runs), the figure the index page shows, the study it belongs to.
     claims: Callable[[SweepResults, Tables], list[Claim]] | None = None
+    run_metrics: Callable[[SweepResults], pd.DataFrame] | None = None
     key_figure: str | None = None
+    study: str | None = None
+    diagnostic: bool = False  # a sensitivity check: not a golden engine case (bench/golden.py)
 
     def sweep_path(self, quick: bool) -> Path:
         """The sweep file to run (``quick.toml`` with ``quick``)."""
@@ -206,76 +212,10 @@ def reproduce(
 
 
 def write_index(name: str, root: Path, exps: Sequence[Experiment], *, quick: bool) -> Path:
-    """``root/report.html``, the page a reader starts from: for every study its question, each
-    claim with its verdict and one line of reason, its key figure, then the links."""
-    from ecnlab.report import REPORT_FILE, Report
+    """``root/report.html``: the index page (``experiments/index.py``)."""
+    from ecnlab.experiments.index import write_index as write
 
-    form = "quick form" if quick else "full form"
-    report = Report(f"ecnlab reproduce {name}", subtitle=f"{len(exps)} experiments, {form}")
-    for e in exps:
-        report.add_section(f"{e.name}: {e.title}", html_body=_index_entry(e, root))
-    return report.write(root / REPORT_FILE)
-
-
-_VERDICT_COLOUR = {"holds": "#1a7f37", "partly": "#9a6700", "does not hold": "#cf222e", "not run": "#57606a"}
-
-
-def _index_entry(e: Experiment, root: Path) -> str:
-    """One study on the index page (links relative to ``root``)."""
-    import html
-
-    from ecnlab.experiments.framework import read_claims
-    from ecnlab.report import REPORT_FILE
-
-    d = root / e.name
-    parts = [f'<div class="study" id="study-{html.escape(e.name)}">']
-    if e.question:
-        parts.append(f'<p class="question"><b>Question.</b> {html.escape(e.question)}</p>')
-    skipped = d / SKIPPED_FILE
-    if skipped.exists():
-        parts.append(f'<p class="skipped">Skipped here: {html.escape(skipped.read_text(encoding="utf-8").strip())}</p>')
-    claims = read_claims(d)
-    if claims:
-        rows = "".join(
-            f'<tr class="claim"><td><span class="verdict" style="color:{_VERDICT_COLOUR[c.verdict.value]}">'
-            f"{html.escape(c.verdict.value)}</span></td><td>{html.escape(c.text)} <i>({html.escape(c.source)})</i></td>"
-            f"<td>{html.escape(c.reason)}</td></tr>"
-            for c in claims
-        )
-        parts.append(
-            '<div class="wide"><table class="claims"><thead><tr><th>verdict</th><th>claim</th><th>reason</th></tr>'
-            f"</thead><tbody>{rows}</tbody></table></div>"
-        )
-    fig = _key_figure(e, d)
-    if fig is not None:
-        rel = fig.relative_to(root).as_posix()
-        parts.append(f'<figure class="key"><img src="{html.escape(rel)}" alt="{html.escape(fig.stem)}"></figure>')
-    links = [f'<a href="{e.name}/{REPORT_FILE}">report</a>']
-    links += [f'<a href="{e.name}/tables/{t.name}">{t.stem}</a>' for t in sorted((d / "tables").glob("*.md"))]
-    parts.append(f'<p class="links">{" · ".join(links)}</p></div>')
-    return "\n".join(parts)
-
-
-def _note_key_figure(e: Experiment, d: Path, figs: Sequence[Path]) -> None:
-    """``d/key_figure.txt``: the study's ``key_figure`` among its own figures, else its first one."""
-    pngs = [Path(f) for f in figs if Path(f).suffix == ".png" and Path(f).resolve().is_relative_to(d.resolve())]
-    named = [f for f in pngs if f.stem == e.key_figure] or pngs
-    if named:
-        rel = named[0].resolve().relative_to(d.resolve()).as_posix()
-        (d / KEY_FIGURE_FILE).write_text(rel + "\n", encoding="utf-8")
-
-
-def _key_figure(e: Experiment, d: Path) -> Path | None:
-    """The figure ``_note_key_figure`` chose for the study (None: it drew none)."""
-    note = d / KEY_FIGURE_FILE
-    if not note.exists():
-        return None
-    fig = d / note.read_text(encoding="utf-8").strip()
-    return fig if fig.exists() else None
-
-
-KEY_FIGURE_FILE = "key_figure.txt"
-SKIPPED_FILE = "skipped.txt"
+    return write(name, root, exps, quick=quick)
 
 
 def write_skipped(exp: Experiment, d: Path, why: str) -> Path:
@@ -288,7 +228,6 @@ def write_skipped(exp: Experiment, d: Path, why: str) -> Path:
     report = Report(f"{exp.name}: {exp.title}")
     report.add_section(exp.title, f"Skipped on this machine: {why}.")
     d.mkdir(parents=True, exist_ok=True)
-    (d / SKIPPED_FILE).write_text(why + "\n", encoding="utf-8")
     return report.write(d / REPORT_FILE)
 
 
@@ -305,9 +244,8 @@ def write_outputs(exp: Experiment, d: Path) -> Path:
         frame.to_csv(tdir / f"{tname}.csv", index=False)
         (tdir / f"{tname}.md").write_text(to_markdown(frame), encoding="utf-8")
     figs = exp.figures(res, d / "figures") if exp.figures else []
-    _note_key_figure(exp, d, figs)
+    _write_framework_outputs(exp, res, d, tables, figs)
     report = Report(f"{exp.name}: {exp.title}")
-    _add_claims(exp, res, tables, d, report)
     if exp.report_section is not None:
         title, text = exp.report_section(res, tables, figs)
         report.add_section(title, text, figures=figs, tables=tables)
@@ -319,20 +257,17 @@ def write_outputs(exp: Experiment, d: Path) -> Path:
     return report.write(d / REPORT_FILE)
 
 
-def _add_claims(exp: Experiment, res: SweepResults, tables: Tables, d: Path, report: Report) -> None:
-    """The study's question and claims (framework.py): ``claims.json``, ``tables/verdicts.*``
-    and the report's first section."""
-    from ecnlab.experiments.framework import claims_frame, write_claims
+def _write_framework_outputs(exp: Experiment, res: SweepResults, d: Path, tables: Tables, figs: list[Path]) -> None:
+    """``metrics.parquet`` (the per-run metrics) and ``claims.json`` (claims, key figure) of a framework part."""
+    from ecnlab.experiments.framework import METRICS_FILE, write_claims
 
-    if exp.claims is None:
+    if exp.run_metrics is not None:
+        exp.run_metrics(res).to_parquet(d / METRICS_FILE, index=False)
+    if exp.study is None and exp.claims is None and exp.key_figure is None:
         return
-    claims = exp.claims(res, tables)
-    write_claims(d, claims)
-    frame = claims_frame(claims)
-    (d / "tables").mkdir(parents=True, exist_ok=True)
-    frame.to_csv(d / "tables" / "verdicts.csv", index=False)
-    (d / "tables" / "verdicts.md").write_text(to_markdown(frame), encoding="utf-8")
-    report.add_section("Question, claims and verdicts", exp.question or "", tables=[("", frame)])
+    claims = exp.claims(res, tables) if exp.claims is not None else []
+    key = next((f for f in figs if f.name == exp.key_figure), None)
+    write_claims(d, claims, key)
 
 
 def to_markdown(frame: pd.DataFrame) -> str:

@@ -13,6 +13,9 @@ base scenario is rewritten as the identical explicit topology (same nodes,
 links in the same order, hence the same random streams) with one-way links
 whose ``corrupt`` is set per direction. ``python -m
 ecnlab.experiments.allecn.direction`` prints the comparison.
+
+The registered part ``allecn-direction`` (:mod:`.diagnostics`, ``direction.toml``)
+runs it as a sweep and stores its results; ``python -m`` prints the table only.
 """
 
 from __future__ import annotations

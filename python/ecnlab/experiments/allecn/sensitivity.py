@@ -12,6 +12,10 @@
 
 It is an explanation tool, not a fit: the study's sweep files keep the
 choices documented in base.toml whatever these tables show.
+
+The registered parts ``allecn-sensitivity-red`` and ``allecn-sensitivity-tcp``
+(:mod:`.diagnostics`, ``sensitivity-*.toml``) run the same variants as sweeps and
+store their results; ``python -m`` prints the tables without storing them.
 """
 
 from __future__ import annotations

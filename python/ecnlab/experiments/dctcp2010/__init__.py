@@ -15,15 +15,13 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ecnlab.experiments import Experiment, register, register_group
 from ecnlab.experiments.dctcp2010 import analysis, figures
-from ecnlab.experiments.framework import Claim
+from ecnlab.experiments.framework import Claim, Part, Results, Study
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
 Tables = list[tuple[str, pd.DataFrame]]
-HERE = Path(__file__).resolve().parent
 
 CELLS: dict[str, Callable[[SweepResults], pd.DataFrame]] = {
     "queue": analysis.queue_cells,
@@ -45,51 +43,43 @@ TITLES = {
     "threshold": "DCTCP 2010 §3.4: throughput against the marking threshold K at 10 Gbit/s",
     "incast": "DCTCP 2010 §4.2.2: partition/aggregate incast, static 100-packet port",
 }
-QUESTIONS = {
-    "queue": "Does DCTCP keep the switch queue near K, with far less buffer than TCP, at full throughput?",
-    "threshold": "How small can the marking threshold be before DCTCP, or TCP with ECN, loses throughput?",
-    "incast": "Does DCTCP spare an incast the retransmission timeouts that TCP suffers in a shallow port?",
-}
 
 
-def _summarize(kind: str) -> Callable[[SweepResults], Tables]:
-    def summarize(res: SweepResults) -> Tables:
-        cells = CELLS[kind](res)
-        return [("cells", cells)]
-
-    return summarize
+def _cells(kind: str, r: Results) -> pd.DataFrame:
+    out = r.derive(f"dctcp2010-{kind}-cells", CELLS[kind])
+    assert isinstance(out, pd.DataFrame)
+    return out
 
 
-def _claims(kind: str) -> Callable[[SweepResults, Tables], list[Claim]]:
-    def claims(res: SweepResults, tables: Tables) -> list[Claim]:
-        return CLAIMS[kind](dict(tables)["cells"])
+def _part(kind: str) -> Part:
+    def tables(r: Results) -> Tables:
+        return [("cells", _cells(kind, r))]
 
-    return claims
+    def claims(r: Results, t: Tables) -> list[Claim]:
+        return CLAIMS[kind](dict(t)["cells"])
 
+    def draw(r: Results, outdir: Path) -> list[Path]:
+        return [FIGURES[kind](_cells(kind, r), outdir)]
 
-def _figures(kind: str) -> Callable[[SweepResults, Path], list[Path]]:
-    def draw(res: SweepResults, outdir: Path) -> list[Path]:
-        return [FIGURES[kind](CELLS[kind](res), outdir)]
-
-    return draw
-
-
-EXPERIMENTS = [
-    Experiment(
+    return Part(
         name=f"dctcp2010-{kind}",
-        title=title,
-        package=__name__,
-        summarize=_summarize(kind),
-        figures=_figures(kind),
-        sweep_file=HERE / f"{kind}.toml",
-        quick_file=HERE / f"{kind}-quick.toml",
-        question=QUESTIONS[kind],
-        claims=_claims(kind),
-        key_figure=kind,
+        title=TITLES[kind],
+        sweep=f"{kind}.toml",
+        quick=f"{kind}-quick.toml",
+        tables=tables,
+        figures=draw,
+        claims=claims,
+        key_figure=f"{kind}.png",
     )
-    for kind, title in TITLES.items()
-]
 
-for _exp in EXPERIMENTS:
-    register(_exp, replace=True)
-register_group("dctcp2010", [e.name for e in EXPERIMENTS], replace=True)
+
+STUDY = Study(
+    name="dctcp2010",
+    question=(
+        "Does DCTCP keep a data-centre switch queue near its marking threshold, with far less buffer "
+        "than TCP at the same throughput, and spare incast the timeouts TCP suffers?"
+    ),
+    package=__name__,
+    parts=tuple(_part(k) for k in TITLES),
+    doc="docs/experiments/dctcp2010.md",
+).register()

@@ -11,8 +11,12 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ecnlab.experiments.framework import Claim, Verdict
-from ecnlab.experiments.rfc2884.metrics import mean_ci95
+from ecnlab.experiments.framework import Claim, Verdict, mean_ci95
+
+
+def _claim(text: str, source: str, verdict: Verdict, reason: str) -> Claim:
+    return Claim(text=text, verdict=verdict, reason=reason, source=source)
+
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -106,22 +110,22 @@ def queue_claims(c: pd.DataFrame) -> list[Claim]:
             tcp_ecn_loses += eg < 0.99 * dg
             parts_e.append(f"{rate} {n}f {eg:.2f} vs {dg:.2f}")
     return [
-        Claim(
+        _claim(
             "DCTCP keeps the queue around the marking threshold K",
             "§3.1, Fig. 13",
-            Verdict.of_count(near_k, n_cases),
+            Verdict.of_share(near_k, n_cases),
             "mean queue / K (packets): " + "; ".join(parts_k) + " (within 2·K counts)",
         ),
-        Claim(
+        _claim(
             "DCTCP delivers the same throughput as TCP with 90% less buffer",
             "abstract, §4.1",
-            Verdict.of_count(less_buffer, n_cases),
+            Verdict.of_share(less_buffer, n_cases),
             "DCTCP vs TCP drop-tail: " + "; ".join(parts_b),
         ),
-        Claim(
+        _claim(
             "TCP with ECN through the same shallow marker gives up throughput (halving per marked window)",
             "§3.4, §4.1",
-            Verdict.of_count(tcp_ecn_loses, len(parts_e)),
+            Verdict.of_share(tcp_ecn_loses, len(parts_e)),
             "goodput TCP+ECN vs DCTCP (Gbit/s): " + "; ".join(parts_e),
         ),
     ]
@@ -136,10 +140,10 @@ def threshold_claims(c: pd.DataFrame) -> list[Claim]:
     ok = int((above.utilisation >= 0.95).sum())
     reason = ", ".join(f"K {k}: {u:.2f}" for k, u in zip(d.k_pkts, d.utilisation, strict=True))
     claims = [
-        Claim(
+        _claim(
             "DCTCP reaches full throughput once K > C·RTT/7 (≈ 12 packets at 10 Gbit/s, 100 µs)",
             "§3.4",
-            Verdict.of_count(ok, len(above)),
+            Verdict.of_share(ok, len(above)),
             f"DCTCP utilisation by K: {reason} (full: ≥ 0.95)",
         )
     ]
@@ -147,7 +151,7 @@ def threshold_claims(c: pd.DataFrame) -> list[Claim]:
         kd, ke = _smallest_full_k(d), _smallest_full_k(e)
         holds = kd is not None and (ke is None or ke > kd)
         claims.append(
-            Claim(
+            _claim(
                 "TCP needs a larger K than DCTCP for the same throughput",
                 "§3.4, §4.1",
                 Verdict.HOLDS if holds else Verdict.DOES_NOT_HOLD,
@@ -172,16 +176,16 @@ def incast_claims(c: pd.DataFrame) -> list[Claim]:
     faster = sum(d.qct_p99_ms[n] <= t.qct_p99_ms[n] for n in ns)
     qparts = [f"n {n}: {d.qct_p99_ms[n]:.1f} vs {t.qct_p99_ms[n]:.1f}" for n in ns]
     return [
-        Claim(
+        _claim(
             "Under incast DCTCP has fewer queries that wait for a retransmission timeout than TCP",
             "§4.2.2, Fig. 18",
-            Verdict.of_count(fewer, len(ns)),
+            Verdict.of_share(fewer, len(ns)),
             "share of queries with a timeout, DCTCP vs TCP: " + "; ".join(parts),
         ),
-        Claim(
+        _claim(
             "DCTCP's tail query completion time is no worse than TCP's",
             "§4.2.2, Fig. 18",
-            Verdict.of_count(faster, len(ns)),
+            Verdict.of_share(faster, len(ns)),
             "QCT p99 (ms), DCTCP vs TCP: " + "; ".join(qparts),
         ),
     ]

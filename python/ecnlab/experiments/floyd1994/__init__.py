@@ -10,35 +10,34 @@ docs/experiments/floyd1994.md describes the method and every choice.
 
 from __future__ import annotations
 
-from importlib import resources
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ecnlab.experiments import Experiment, register, register_group
-from ecnlab.experiments.floyd1994.claims import evaluate, lan_claims, wan_claims
+from ecnlab.experiments.floyd1994.claims import as_claims, evaluate, lan_claims, wan_claims
 from ecnlab.experiments.floyd1994.figures import LAN_ROWS, WAN_ROWS, draw_grid
 from ecnlab.experiments.floyd1994.metrics import LAN, WAN, Setting, per_run
 from ecnlab.experiments.floyd1994.report import report_text
-from ecnlab.experiments.framework import Claim, claims_from_table
+from ecnlab.experiments.framework import Claim, Part, Results, Study
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
-__all__ = ["runs_of", "cells", "summarize_lan", "summarize_wan", "EXPERIMENTS"]
+__all__ = ["cells", "summarize_lan", "summarize_wan", "STUDY"]
 
 Tables = list[tuple[str, pd.DataFrame]]
-_CACHE: dict[tuple[str, int], pd.DataFrame] = {}
 
 
-def runs_of(res: SweepResults, s: Setting) -> pd.DataFrame:
-    """Per-run metrics of a sweep directory (computed once per directory and size)."""
-    key = (str(Path(res.path).resolve()), len(res.flows))
-    if key not in _CACHE:
+def _runs(s: Setting) -> Callable[[SweepResults], pd.DataFrame]:
+    """Per-run metrics of a sweep directory in setting ``s`` (the framework keeps them with the runs)."""
+
+    def runs(res: SweepResults) -> pd.DataFrame:
         durations = {str(r): float(res.summary(str(r))["sim"]["sim_time_s"]) for r in res.runs.run}
-        _CACHE[key] = per_run(res.flows, res.queues, s, res.axes, durations)
-    return _CACHE[key]
+        return per_run(res.flows, res.queues, s, res.axes, durations)
+
+    return runs
 
 
 def cells(runs: pd.DataFrame, panel: str) -> pd.DataFrame:
@@ -64,25 +63,24 @@ def _checks(runs: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _summarize(res: SweepResults, s: Setting, panel: str, claims: list) -> Tables:  # type: ignore[type-arg]
-    runs = runs_of(res, s)
+def _summarize(res: Results, panel: str, claims: list) -> Tables:  # type: ignore[type-arg]
     return [
-        ("claims", evaluate(claims, runs)),
-        ("cells", cells(runs, panel)),
-        ("checks", _checks(runs)),
+        ("claims", evaluate(claims, res.runs)),
+        ("cells", cells(res.runs, panel)),
+        ("checks", _checks(res.runs)),
     ]
 
 
-def summarize_lan(res: SweepResults) -> Tables:
-    return _summarize(res, LAN, "clock", lan_claims())
+def summarize_lan(res: Results) -> Tables:
+    return _summarize(res, "clock", lan_claims())
 
 
-def summarize_wan(res: SweepResults) -> Tables:
-    return _summarize(res, WAN, "load", wan_claims())
+def summarize_wan(res: Results) -> Tables:
+    return _summarize(res, "load", wan_claims())
 
 
-def figures_lan(res: SweepResults, outdir: Path) -> list[Path]:
-    runs = runs_of(res, LAN)
+def figures_lan(res: Results, outdir: Path) -> list[Path]:
+    runs = res.runs
     names = {"0.1ms": "Figure 2: 0.1 ms TCP clock", "100ms": "Figure 3: 100 ms TCP clock"}
     return [
         draw_grid(
@@ -95,8 +93,8 @@ def figures_lan(res: SweepResults, outdir: Path) -> list[Path]:
     ]
 
 
-def figures_wan(res: SweepResults, outdir: Path) -> list[Path]:
-    runs = runs_of(res, WAN)
+def figures_wan(res: Results, outdir: Path) -> list[Path]:
+    runs = res.runs
     names = {"moderate": "Figure 5: 4 bulk connections each way", "heavy": "Figure 6: 20 bulk connections each way"}
     return [
         draw_grid(
@@ -109,60 +107,52 @@ def figures_wan(res: SweepResults, outdir: Path) -> list[Path]:
     ]
 
 
-def section_lan(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple[str, str]:
+def section_lan(res: Results, tables: Tables, figs: list[Path]) -> tuple[str, str]:
     return "Floyd 1994 LAN (section 6): ecnlab beside the paper", report_text(dict(tables), "floyd-lan")
 
 
-def section_wan(res: SweepResults, tables: Tables, figs: list[Path]) -> tuple[str, str]:
+def section_wan(res: Results, tables: Tables, figs: list[Path]) -> tuple[str, str]:
     return "Floyd 1994 WAN (section 7): ecnlab beside the paper", report_text(dict(tables), "floyd-wan")
 
 
-def floyd_claims(res: SweepResults, tables: Tables) -> list[Claim]:
-    """The claims table (``claims.py``) in the framework's shape: paper text, section, verdict, numbers."""
-    return claims_from_table(dict(tables)["claims"], "Floyd 1994", text="paper", verdict="ecnlab_shows")
+def claims_of(res: Results, tables: Tables) -> list[Claim]:
+    """The claims table's rows as the framework's claims (the paper's three gateways and §9.1)."""
+    return as_claims(dict(tables)["claims"])
 
 
-QUESTION_LAN = (
-    "On a LAN, does RED with ECN give bulk and telnet traffic the throughput of Drop-Tail and RED "
-    "with lower telnet delay, whatever the TCP clock?"
-)
-QUESTION_WAN = "With two-way traffic on a WAN, does ECN keep telnet delay low and throughput up across gateways?"
-
-
-def _here(name: str) -> Path:
-    return Path(str(resources.files(__name__) / name))
-
-
-EXPERIMENTS = (
-    register(
-        Experiment(
+STUDY = Study(
+    name="floyd1994",
+    question=(
+        "Floyd 1994: do RED gateways that mark with ECN give bulk TCP high throughput and telnet low delay, "
+        "where Drop-Tail and RED that drop do not?"
+    ),
+    package=__name__,
+    doc="docs/experiments/floyd1994.md",
+    parts=(
+        Part(
             name="floyd-lan",
             title="Floyd 1994 LAN: bulk throughput and telnet delay, Drop-Tail vs RED vs RED+ECN",
-            package=__name__,
-            summarize=summarize_lan,
+            sweep="lan.toml",
+            quick="lan-quick.toml",
+            metrics=_runs(LAN),
+            tables=summarize_lan,
             figures=figures_lan,
-            report_section=section_lan,
-            sweep_file=_here("lan.toml"),
-            quick_file=_here("lan-quick.toml"),
-            question=QUESTION_LAN,
-            claims=floyd_claims,
-            key_figure="floyd-lan-clock-100ms",
-        )
-    ),
-    register(
-        Experiment(
+            section=section_lan,
+            claims=claims_of,
+            key_figure="floyd-lan-clock-100ms.png",
+        ),
+        Part(
             name="floyd-wan",
             title="Floyd 1994 WAN: two-way traffic, telnet delay and throughput across gateways",
-            package=__name__,
-            summarize=summarize_wan,
+            sweep="wan.toml",
+            quick="wan-quick.toml",
+            metrics=_runs(WAN),
+            tables=summarize_wan,
             figures=figures_wan,
-            report_section=section_wan,
-            sweep_file=_here("wan.toml"),
-            quick_file=_here("wan-quick.toml"),
-            question=QUESTION_WAN,
-            claims=floyd_claims,
-            key_figure="floyd-wan-heavy",
-        )
+            section=section_wan,
+            claims=claims_of,
+            key_figure="floyd-wan-heavy.png",
+        ),
     ),
-)
-register_group("floyd1994", ["floyd-lan", "floyd-wan"])
+).register()
+EXPERIMENTS = tuple(STUDY.experiment(p) for p in STUDY.parts)

@@ -29,7 +29,9 @@ from collections.abc import Callable
 
 import pandas as pd
 
-__all__ = ["lan_claims", "wan_claims", "evaluate", "HIGH", "SIMILAR", "NOTICEABLE_S", "SQ_SECTION"]
+from ecnlab.experiments.framework import Claim, Verdict
+
+__all__ = ["lan_claims", "wan_claims", "evaluate", "as_claims", "HIGH", "SIMILAR", "NOTICEABLE_S", "SQ_SECTION"]
 
 HIGH = 0.9
 SIMILAR = 0.10
@@ -363,3 +365,14 @@ def evaluate(claims: list[tuple[str, str, Check]], runs: pd.DataFrame) -> pd.Dat
             {"section": section, "paper": text, "ecnlab_shows": verdict, "numbers": detail, "check": check.__name__}
         )
     return pd.DataFrame(rows)
+
+
+_VERDICTS = {"yes": Verdict.HOLDS, "no": Verdict.DOES_NOT_HOLD, "partly": Verdict.PARTLY, "not run": Verdict.NOT_RUN}
+
+
+def as_claims(table: pd.DataFrame) -> list[Claim]:
+    """The rows of :func:`evaluate`'s table as the framework's claims (verdict, numbers as the reason)."""
+    return [
+        Claim(text=r.paper, verdict=_VERDICTS[r.ecnlab_shows], reason=r.numbers or r.check, source=f"§{r.section}")
+        for r in table.itertuples(index=False)
+    ]

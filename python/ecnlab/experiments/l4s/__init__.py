@@ -8,49 +8,52 @@ docs/experiments/l4s.md gives the method, every choice and the published measure
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ecnlab.experiments import Experiment, register
-from ecnlab.experiments.framework import Claim
+from ecnlab.experiments.framework import Claim, Part, Results, Study
 from ecnlab.experiments.l4s import analysis, figures
 
-if TYPE_CHECKING:
-    from ecnlab.store import SweepResults
-
 Tables = list[tuple[str, pd.DataFrame]]
-HERE = Path(__file__).resolve().parent
 
 
-def summarize(res: SweepResults) -> Tables:
-    runs = analysis.per_run(res)
+def _runs(r: Results) -> pd.DataFrame:
+    out = r.derive("l4s-runs", analysis.per_run)
+    assert isinstance(out, pd.DataFrame)
+    return out
+
+
+def tables(r: Results) -> Tables:
+    runs = _runs(r)
     return [("cells", analysis.cells(runs)), ("runs", runs)]
 
 
-def claims(res: SweepResults, tables: Tables) -> list[Claim]:
-    return analysis.claims(dict(tables)["cells"])
+def claims(r: Results, t: Tables) -> list[Claim]:
+    return analysis.claims(dict(t)["cells"])
 
 
-def draw(res: SweepResults, outdir: Path) -> list[Path]:
-    return [figures.ratio_figure(analysis.cells(analysis.per_run(res)), outdir)]
+def draw(r: Results, outdir: Path) -> list[Path]:
+    return [figures.ratio_figure(analysis.cells(_runs(r)), outdir)]
 
 
-EXPERIMENT = register(
-    Experiment(
-        name="l4s",
-        title="L4S: TCP Prague beside CUBIC in DualPI2, FQ-CoDel, a FIFO and classic single-queue AQMs",
-        package=__name__,
-        summarize=summarize,
-        figures=draw,
-        sweep_file=HERE / "mixes.toml",
-        quick_file=HERE / "mixes-quick.toml",
-        question=(
-            "Do TCP Prague and CUBIC share a DualPI2 bottleneck fairly with Prague's queue kept short, "
-            "and what happens to CUBIC when Prague meets a classic single-queue ECN AQM?"
-        ),
-        claims=claims,
-        key_figure="ratio",
+STUDY = Study(
+    name="l4s",
+    question=(
+        "Do TCP Prague and CUBIC share a DualPI2 bottleneck fairly with Prague's queue kept short, "
+        "and what happens to CUBIC when Prague meets a classic single-queue ECN AQM?"
     ),
-    replace=True,
-)
+    package=__name__,
+    parts=(
+        Part(
+            name="l4s",
+            title="L4S: TCP Prague beside CUBIC in DualPI2, FQ-CoDel, a FIFO and classic single-queue AQMs",
+            sweep="mixes.toml",
+            quick="mixes-quick.toml",
+            tables=tables,
+            figures=draw,
+            claims=claims,
+            key_figure="ratio.png",
+        ),
+    ),
+    doc="docs/experiments/l4s.md",
+).register()

@@ -14,6 +14,11 @@ import pandas as pd
 
 from ecnlab.experiments.framework import Claim, Verdict
 
+
+def _claim(text: str, source: str, verdict: Verdict, reason: str) -> Claim:
+    return Claim(text=text, verdict=verdict, reason=reason, source=source)
+
+
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
@@ -75,28 +80,28 @@ def claims(c: pd.DataFrame) -> list[Claim]:
     helps = sum(abs(math.log(on.ratio[k])) < abs(math.log(off.ratio[k])) for k in both)
     fb = "; ".join(f"{' '.join(k)}: {off.ratio[k]:.2f} → {on.ratio[k]:.2f}" for k in both)
     return [
-        Claim(
+        _claim(
             "DualPI2's coupling (k = 2) gives Prague and CUBIC roughly equal rates at equal RTTs",
             "RFC 9332 §2.1, §4",
-            Verdict.of_count(balanced, len(equal)),
+            Verdict.of_share(balanced, len(equal)),
             "Prague:CUBIC (within 0.5–2 counts): " + _ratio_words(equal),
         ),
-        Claim(
+        _claim(
             "Prague's packets in the L queue wait far less than CUBIC's in the C queue",
             "RFC 9332 §1, §2.4",
-            Verdict.of_count(low, len(dual)),
+            Verdict.of_share(low, len(dual)),
             "sojourn p99 (ms), L / C (≤ 1/5 counts): " + lc,
         ),
-        Claim(
+        _claim(
             "In a single-queue RFC 3168 AQM Prague takes more than twice CUBIC's rate (fallback off)",
             "RFC 9331 §4.3; draft-ietf-tsvwg-l4sops",
-            Verdict.of_count(starved, len(off)),
+            Verdict.of_share(starved, len(off)),
             "Prague:CUBIC: " + _ratio_words(off.reset_index().assign(fallback=False)),
         ),
-        Claim(
+        _claim(
             "Prague's classic-ECN fallback brings the ratio closer to 1 there",
             "RFC 9331 §4.3 (SHOULD detect a classic AQM)",
-            Verdict.of_count(helps, len(both)),
+            Verdict.of_share(helps, len(both)),
             "Prague:CUBIC, fallback off → on: " + fb,
         ),
     ]

@@ -6,7 +6,7 @@
   goodput (bulk) or of transactions per second (transactional).
 - Transaction rate (§5.3): complete request/response transactions per second.
 - Mean and 95 % confidence interval over seeds (Student t; the paper repeats
-  each point 10 times and reports means).
+  each point 10 times and reports means): the framework's ``mean_ci95``.
 """
 
 from __future__ import annotations
@@ -14,14 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["jain_index", "relative_advantage", "transaction_rate", "mean_ci95", "T95"]
+from ecnlab.experiments.framework import T95, mean_ci95
 
-# Two-sided 97.5 % quantiles of Student's t for 1..30 degrees of freedom.
-T95 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
+__all__ = ["jain_index", "relative_advantage", "transaction_rate", "mean_ci95", "T95"]
 
 
 def jain_index(throughputs: Sequence[float]) -> float:
@@ -51,17 +46,3 @@ def transaction_rate(transactions: int, seconds: float) -> float:
     if seconds <= 0:
         raise ValueError(f"transaction_rate: seconds = {seconds}: must be > 0")
     return transactions / seconds
-
-
-def mean_ci95(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and half-width of its 95 % confidence interval (0 for a single value)."""
-    xs = [float(x) for x in values]
-    n = len(xs)
-    if n == 0:
-        raise ValueError("mean_ci95: no values")
-    mean = sum(xs) / n
-    if n == 1:
-        return mean, 0.0
-    var = sum((x - mean) ** 2 for x in xs) / (n - 1)
-    t = T95[n - 2] if n - 1 <= len(T95) else 1.96
-    return mean, t * math.sqrt(var / n)

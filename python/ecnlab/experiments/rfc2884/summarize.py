@@ -9,15 +9,12 @@ shows the measured RED average against min_th/max_th at every point.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from ecnlab.experiments.rfc2884 import analysis, paper
-from ecnlab.experiments.rfc2884.metrics import mean_ci95
-
-if TYPE_CHECKING:
-    from ecnlab.store import SweepResults
+from ecnlab.experiments.framework import cells
+from ecnlab.experiments.rfc2884 import paper
 
 __all__ = ["aggregate", "fairness_tables", "bulk_tables", "transactional_tables", "queue_table"]
 
@@ -25,18 +22,8 @@ Tables = list[tuple[str, pd.DataFrame]]
 
 
 def aggregate(runs: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean and 95 % half-width of each metric per grid point (keys in grid order)."""
-    rows = []
-    for point, g in runs.groupby(list(keys), sort=False):
-        point = point if isinstance(point, tuple) else (point,)
-        row: dict[str, Any] = dict(zip(keys, point, strict=True))
-        row["n"] = len(g)
-        for m in metrics:
-            mean, ci = mean_ci95(g[m].astype(float).tolist())
-            row[m] = mean
-            row[f"{m}_ci95"] = ci
-        rows.append(row)
-    return pd.DataFrame(rows)
+    """Mean and 95 % half-width of each metric per grid point (keys in grid order): the framework's cells."""
+    return cells(runs, keys, metrics)
 
 
 def _with_paper(table: pd.DataFrame, keys: Sequence[str], metric: str, numbers: dict[Any, float], name: str) -> None:
@@ -55,8 +42,8 @@ def queue_table(runs: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     return t[cols + ["share_below", "share_inside", "share_above"]]
 
 
-def fairness_tables(res: SweepResults) -> Tables:
-    runs = analysis.fairness_runs(res)
+def fairness_tables(runs: pd.DataFrame) -> Tables:
+    """The paper-vs-ecnlab and queue-region tables from the per-run metrics (``analysis.fairness_runs``)."""
     keys = ["maxp", "background"]
     t = aggregate(runs, keys, ["fairness", "drops_nonecn", "marks_ecn"])
     _with_paper(t, keys[::-1], "fairness", paper.FAIRNESS, "fairness")
@@ -68,8 +55,8 @@ def fairness_tables(res: SweepResults) -> Tables:
     ]
 
 
-def bulk_tables(res: SweepResults) -> Tables:
-    runs = analysis.bulk_runs(res)
+def bulk_tables(runs: pd.DataFrame) -> Tables:
+    """The paper-vs-ecnlab and queue-region tables from the per-run metrics (``analysis.bulk_runs``)."""
     keys = ["variant", "congestion", "maxp"]
     metrics = [
         "advantage",
@@ -91,8 +78,8 @@ def bulk_tables(res: SweepResults) -> Tables:
     return [("bulk", t[cols + rest]), ("bulk_queue_region", queue_table(runs, keys))]
 
 
-def transactional_tables(res: SweepResults) -> Tables:
-    runs = analysis.transactional_runs(res)
+def transactional_tables(runs: pd.DataFrame) -> Tables:
+    """The paper-vs-ecnlab and queue-region tables from the per-run metrics (``analysis.transactional_runs``)."""
     keys = ["variant", "congestion", "response", "maxp"]
     metrics = ["gain", "tps_ecn", "tps_nonecn", "timeouts_ecn", "timeouts_nonecn", "dropped_ecn"]
     t = aggregate(runs, keys, metrics)
