@@ -105,7 +105,9 @@ def _wait_for_runs(out: Path, n: int, proc: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         runs = out / "runs"
-        if runs.is_dir() and sum((p / "summary.json").is_file() for p in runs.iterdir()) >= n:
+        # complete runs only: a staging directory (".name") may hold a summary.json that an
+        # interrupt then removes
+        if runs.is_dir() and sum((p / "summary.json").is_file() for p in runs.iterdir() if p.name[0] != ".") >= n:
             return
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.02)
