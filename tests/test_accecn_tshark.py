@@ -19,42 +19,13 @@ from pathlib import Path
 import pytest
 
 import ecnlab
-from tshark_fields import is_set, read_fields
+from tshark_fields import captured_dumbbell, is_set, read_fields
 
 pytestmark = pytest.mark.engine
 
 MARKS = range(8, 18)
 
-SCENARIO = """
-seed = 3
-duration = "3s"
-
-[topology]
-kind = "dumbbell"
-pairs = 1
-access_rate = "10Mbit"
-access_delay = "1ms"
-bottleneck_rate = "1.5Mbit"
-bottleneck_delay = "10ms"
-
-[topology.bottleneck_queue]
-kind = "droptail"
-limit = 100
-
-[tcp]
-variant = "sack"
-ecn = "accecn"
-
-[[flows]]
-name = "f"
-kind = "bulk"
-from = "s1"
-to = "r1"
-bytes = 100000
-
-[output]
-pcap = ["s1->R1", "R2->r1", "r1->R2"]
-""" + "".join(f'\n[[faults]]\nlink = "R1->R2"\nflow = "f"\naction = "mark"\nnth = {n}\n' for n in MARKS)
+SCENARIO = captured_dumbbell('"accecn"', 100000, list(MARKS))
 
 FIELDS = [
     "ip.dsfield.ecn",

@@ -15,46 +15,11 @@ from pathlib import Path
 import pytest
 
 import ecnlab
-from tshark_fields import is_set, read_fields
+from tshark_fields import captured_dumbbell, is_set, read_fields
 
 pytestmark = pytest.mark.engine
 
-SCENARIO = """
-seed = 3
-duration = "3s"
-
-[topology]
-kind = "dumbbell"
-pairs = 1
-access_rate = "10Mbit"
-access_delay = "1ms"
-bottleneck_rate = "1.5Mbit"
-bottleneck_delay = "10ms"
-
-[topology.bottleneck_queue]
-kind = "droptail"
-limit = 100
-
-[tcp]
-variant = "sack"
-ecn = true
-
-[[flows]]
-name = "f"
-kind = "bulk"
-from = "s1"
-to = "r1"
-bytes = 200000
-
-[[faults]]
-link = "R1->R2"
-flow = "f"
-action = "mark"
-nth = 6
-
-[output]
-pcap = ["s1->R1", "R2->r1", "r1->R2"]
-"""
+SCENARIO = captured_dumbbell("true", 200000, [6])
 
 FIELDS = [
     "ip.dsfield.ecn",

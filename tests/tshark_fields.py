@@ -22,3 +22,40 @@ def read_fields(pcap: Path, fields: list[str], *checks: str) -> list[dict[str, s
 def is_set(v: str) -> bool:
     """A decoded flag as tshark prints it (``1`` or ``True``)."""
     return v in ("1", "True")
+
+
+def captured_dumbbell(ecn: str, nbytes: int, marks: list[int]) -> str:
+    """The capture tests' scenario: one bulk flow ``f`` of ``nbytes`` from s1 to r1 across a
+    1.5 Mbit/s, 10 ms drop-tail bottleneck, SACK, ``tcp.ecn = ecn`` (a TOML value), its
+    ``marks``-th packets CE-marked on R1->R2, and captures on both access links."""
+    faults = "".join(f'\n[[faults]]\nlink = "R1->R2"\nflow = "f"\naction = "mark"\nnth = {n}\n' for n in marks)
+    return f"""
+seed = 3
+duration = "3s"
+
+[topology]
+kind = "dumbbell"
+pairs = 1
+access_rate = "10Mbit"
+access_delay = "1ms"
+bottleneck_rate = "1.5Mbit"
+bottleneck_delay = "10ms"
+
+[topology.bottleneck_queue]
+kind = "droptail"
+limit = 100
+
+[tcp]
+variant = "sack"
+ecn = {ecn}
+
+[[flows]]
+name = "f"
+kind = "bulk"
+from = "s1"
+to = "r1"
+bytes = {nbytes}
+
+[output]
+pcap = ["s1->R1", "R2->r1", "r1->R2"]
+{faults}"""

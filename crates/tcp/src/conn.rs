@@ -480,10 +480,11 @@ impl Connection {
         seg.flags = fb.apply(seg.flags | TcpFlags::ACK);
         seg.sack = sack;
         seg.window = self.cfg.rwnd_bytes;
-        if self.cfg.accecn_option == AccEcnOptionPolicy::Full && seg.payload_len == 0 && !seg.flags.syn() {
-            // RFC 9768 §3.2.3: the option in whatever of the 40 option bytes is left.
-            let used = seg.options_len();
-            seg.accecn = self.rcv.accecn.as_ref().and_then(|a| a.option(MAX_OPTION_BYTES.saturating_sub(used)));
+        if let Some(a) = self.rcv.accecn.as_ref() {
+            if self.cfg.accecn_option == AccEcnOptionPolicy::Full && seg.payload_len == 0 && !seg.flags.syn() {
+                // RFC 9768 §3.2.3: the option in whatever of the 40 option bytes is left.
+                seg.accecn = a.option(MAX_OPTION_BYTES.saturating_sub(seg.options_len()));
+            }
         }
         self.rcv.on_ack_sent();
         self.count(&seg);
