@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from ecnlab.store import SweepResults
 
-__all__ = ["plot", "aggregate", "t_critical", "label_for", "PlotError"]
+__all__ = ["plot", "aggregate", "t_critical", "label_for", "PlotError", "save_figure"]
 
 # Two-sided 95 % Student t critical values t(0.975, df), df = 1..30 (standard tables).
 _T975 = (
@@ -372,3 +372,16 @@ def _run_panels(queues: Any, flows: Any) -> list[tuple[str, Any]]:
         panels.append(("cwnd (kB)", per_flow("cwnd_bytes", 1e-3)))
         panels.append(("goodput (Mbit/s)", per_flow("delivered_bytes", 1e-6, rate=True)))
     return panels
+
+
+def save_figure(fig: Any, outdir: Path, stem: str, *, dpi: int = 110) -> Path:
+    """Write ``fig`` as ``outdir/stem.png`` and ``.svg`` without dates or tool versions (so the
+    same results give the same files), close it and return the PNG's path."""
+    import matplotlib.pyplot as plt
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    png = outdir / f"{stem}.png"
+    fig.savefig(png, dpi=dpi, metadata={"Software": None})
+    fig.savefig(outdir / f"{stem}.svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    return png

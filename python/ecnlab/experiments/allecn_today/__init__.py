@@ -26,6 +26,7 @@ import pandas as pd
 
 from ecnlab.experiments.allecn.metrics import BOTTLENECK, run_metrics
 from ecnlab.experiments.framework import Claim, Part, Results, Study, Verdict, cells
+from ecnlab.plots import save_figure
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -135,12 +136,7 @@ def draw(r: Results, outdir: Path) -> list[Path]:
             ax.legend(fontsize=7)
     fig.suptitle("All-ECN today: packets sent beyond the minimum, per queue (with and without ECN)", fontsize=9)
     fig.tight_layout()
-    outdir.mkdir(parents=True, exist_ok=True)
-    png = outdir / "overhead_today.png"
-    fig.savefig(png, dpi=110, metadata={"Software": None})
-    fig.savefig(outdir / "overhead_today.svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    return [png]
+    return [save_figure(fig, outdir, "overhead_today")]
 
 
 def section(r: Results, t: Tables, figs: list[Path]) -> tuple[str, str]:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ecnlab.experiments.floyd1994.metrics import WAN, run_metrics
 from ecnlab.experiments.framework import Claim, Part, Results, Study, Verdict, cells
+from ecnlab.plots import save_figure
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -122,12 +123,7 @@ def draw(r: Results, outdir: Path) -> list[Path]:
         ax.legend(fontsize=7)
     fig.suptitle("Floyd 1994 WAN today: FQ-CoDel beside Drop-Tail and RED+ECN", fontsize=9)
     fig.tight_layout()
-    outdir.mkdir(parents=True, exist_ok=True)
-    png = outdir / "telnet_today.png"
-    fig.savefig(png, dpi=110, metadata={"Software": None})
-    fig.savefig(outdir / "telnet_today.svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    return [png]
+    return [save_figure(fig, outdir, "telnet_today")]
 
 
 STUDY = Study(

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ecnlab.plots import save_figure
+
 __all__ = ["ratio_figure"]
 
 
@@ -33,9 +35,4 @@ def ratio_figure(c: pd.DataFrame, outdir: Path) -> Path:
         ax.legend(fontsize=7)
     fig.suptitle("TCP Prague beside CUBIC: rate ratio by queue and RTT", fontsize=9)
     fig.tight_layout()
-    outdir.mkdir(parents=True, exist_ok=True)
-    png = outdir / "ratio.png"
-    fig.savefig(png, dpi=110, metadata={"Software": None})
-    fig.savefig(outdir / "ratio.svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    return png
+    return save_figure(fig, outdir, "ratio")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ecnlab.plots import save_figure
+
 __all__ = ["metric_figure"]
 
 LABELS = {"fairness": "Jain's index (4 flows)", "bulk": "ECN advantage (20 MB)", "transactional": "ECN gain (tps)"}
@@ -44,9 +46,4 @@ def metric_figure(kind: str, metric: str, c: pd.DataFrame, outdir: Path) -> Path
     axes[0][-1].legend(fontsize=7)
     fig.suptitle(f"RFC 2884 {kind} today: stack × queue at 1.5 Mbit/s", fontsize=9)
     fig.tight_layout()
-    outdir.mkdir(parents=True, exist_ok=True)
-    png = outdir / f"{kind}_today.png"
-    fig.savefig(png, dpi=110, metadata={"Software": None})
-    fig.savefig(outdir / f"{kind}_today.svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    return png
+    return save_figure(fig, outdir, f"{kind}_today")
