@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from ecnlab.store import SweepResults
 
-__all__ = ["plot", "aggregate", "t_critical", "label_for", "PlotError", "save_figure"]
+__all__ = ["plot", "aggregate", "t_critical", "label_for", "PlotError", "save_figure", "pyplot"]
 
 # Two-sided 95 % Student t critical values t(0.975, df), df = 1..30 (standard tables).
 _T975 = (
@@ -385,3 +385,13 @@ def save_figure(fig: Any, outdir: Path, stem: str, *, dpi: int = 110) -> Path:
     fig.savefig(outdir / f"{stem}.svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
     return png
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display), imported on first use."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ecnlab.experiments.allecn.metrics import BOTTLENECK, run_metrics
 from ecnlab.experiments.framework import Claim, Part, Results, Study, Verdict, cells
-from ecnlab.plots import save_figure
+from ecnlab.plots import pyplot, save_figure
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -115,11 +115,7 @@ def tables(r: Results) -> Tables:
 
 
 def draw(r: Results, outdir: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     c = per_cell(r.runs)
     stacks, qls = list(dict.fromkeys(c["stack"])), sorted(set(c.ql))
     schemes = list(dict.fromkeys(c.scheme))

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ecnlab.experiments.floyd1994.metrics import WAN, run_metrics
 from ecnlab.experiments.framework import Claim, Part, Results, Study, Verdict, cells
-from ecnlab.plots import save_figure
+from ecnlab.plots import pyplot, save_figure
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -102,11 +102,7 @@ def tables(r: Results) -> Tables:
 
 
 def draw(r: Results, outdir: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     c = per_cell(r.runs)
     stacks, loads = list(dict.fromkeys(c["stack"])), list(dict.fromkeys(c.load))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), squeeze=False)

@@ -7,17 +7,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from ecnlab.plots import save_figure
+from ecnlab.plots import pyplot, save_figure
 
 __all__ = ["ratio_figure"]
 
 
 def ratio_figure(c: pd.DataFrame, outdir: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     rates = list(dict.fromkeys(c.rate))
     fig, axes = plt.subplots(1, len(rates), figsize=(5 * len(rates), 3.6), squeeze=False)
     for ax, rate in zip(axes[0], rates, strict=True):

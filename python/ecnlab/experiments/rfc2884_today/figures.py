@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ecnlab.plots import save_figure
+from ecnlab.plots import pyplot, save_figure
 
 __all__ = ["metric_figure"]
 
@@ -23,11 +23,7 @@ def _panels(kind: str, c: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
 
 
 def metric_figure(kind: str, metric: str, c: pd.DataFrame, outdir: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     panels = _panels(kind, c)
     stacks = list(dict.fromkeys(c["stack"]))
     aqms = list(dict.fromkeys(c.aqm))
