@@ -25,7 +25,7 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_outputs_and_index(out: Path) -> None:
-    for kind in ("queue", "threshold", "incast"):
+    for kind in ("queue", "threshold", "incast", "fabric"):
         d = out / f"dctcp2010-{kind}"
         assert (d / "report.html").exists() and (d / "figures" / f"{kind}.png").exists()
         doc = json.loads((d / "claims.json").read_text())
@@ -34,7 +34,7 @@ def test_outputs_and_index(out: Path) -> None:
         assert claims and all(c["verdict"] in {v.value for v in Verdict} and c["reason"] for c in claims)
     index = (out / "report.html").read_text()
     assert 'id="study-dctcp2010"' in index and index.count('class="claim"') >= 7
-    for kind in ("queue", "threshold", "incast"):
+    for kind in ("queue", "threshold", "incast", "fabric"):
         assert f"dctcp2010-{kind}/report.html" in index
 
 
@@ -62,3 +62,26 @@ def test_claims_follow_the_numbers() -> None:
     assert [c.verdict for c in analysis.queue_claims(good)] == [Verdict.HOLDS] * 3
     bad = good.assign(queue_pkts=[250.0, 300.0, 12.0], goodput_gbps=[0.90, 0.97, 0.97])
     assert [c.verdict for c in analysis.queue_claims(bad)] == [Verdict.DOES_NOT_HOLD] * 3
+
+
+def test_fabric_queue_buildup_slows_tcp_queries_not_dctcp(out: Path) -> None:
+    """§2.3.2: two long flows into the aggregator's port fill TCP's drop-tail queue (100 packets),
+    so the 2 KiB responses wait behind it and lose packets to timeouts; DCTCP keeps the port near
+    K = 20 and its queries finish within a few RTTs. With the long flows elsewhere both finish in
+    the same time (80 KiB at 1 Gbit/s plus a few RTTs)."""
+    c = pd.read_csv(out / "dctcp2010-fabric" / "tables" / "cells.csv").set_index(["sender", "background"])
+    far_d, far_t = c.loc[("dctcp", "elsewhere")], c.loc[("tcp", "elsewhere")]
+    assert far_d.qct_mean_ms == pytest.approx(far_t.qct_mean_ms, rel=0.05) and far_d.qct_mean_ms < 1.0
+    near_d, near_t = c.loc[("dctcp", "aggregator")], c.loc[("tcp", "aggregator")]
+    assert near_d.qct_p99_ms < 5 < 10 * near_d.qct_p99_ms < near_t.qct_p99_ms, (near_d.qct_p99_ms, near_t.qct_p99_ms)
+    assert near_t.timeout_share > 0.5 > 0.1 > near_d.timeout_share
+
+
+def test_fabric_quick_form_differs_only_in_seeds() -> None:
+    import tomllib
+
+    here = Path(analysis.__file__).parent
+    a, b = (tomllib.loads((here / f).read_text()) for f in ("fabric.toml", "fabric-quick.toml"))
+    for doc in (a, b):
+        doc.pop("seeds"), doc.pop("description")
+    assert a == b

@@ -21,7 +21,16 @@ def _claim(text: str, source: str, verdict: Verdict, reason: str) -> Claim:
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
-__all__ = ["queue_cells", "threshold_cells", "incast_cells", "queue_claims", "threshold_claims", "incast_claims"]
+__all__ = [
+    "queue_cells",
+    "threshold_cells",
+    "incast_cells",
+    "fabric_cells",
+    "queue_claims",
+    "threshold_claims",
+    "incast_claims",
+    "fabric_claims",
+]
 
 PACKET_KB = 1.5
 LINE = {"1G": 1e9, "10G": 1e10}
@@ -187,5 +196,64 @@ def incast_claims(c: pd.DataFrame) -> list[Claim]:
             "§4.2.2, Fig. 18",
             Verdict.of_share(faster, len(ns)),
             "QCT p99 (ms), DCTCP vs TCP: " + "; ".join(qparts),
+        ),
+    ]
+
+
+def fabric_cells(res: SweepResults) -> pd.DataFrame:
+    """Per (sender, background): query completion times, queries with a timeout, the long flows' goodput."""
+    rows = []
+    for r in res.runs.itertuples():
+        s = res.summary(str(r.run))
+        (q,) = s["queries"]
+        long_bps = sum(f["goodput_bps"] for f in s["flows"] if f["id"].startswith("long"))
+        rows.append(
+            {
+                "sender": r.sender,
+                "background": r.background,
+                "qct_mean_ms": 1e3 * (q["qct_mean_s"] or float("nan")),
+                "qct_p99_ms": 1e3 * (q["qct_p99_s"] or float("nan")),
+                "timeout_share": q["queries_with_timeout"] / max(q["queries_issued"], 1),
+                "long_mbps": long_bps / 1e6,
+            }
+        )
+    metrics = {k: k for k in ("qct_mean_ms", "qct_p99_ms", "timeout_share", "long_mbps")}
+    return _cells(pd.DataFrame(rows), ["sender", "background"], metrics)
+
+
+def fabric_claims(c: pd.DataFrame) -> list[Claim]:
+    """§2.3.2 / §4.2.3: long flows at the aggregator's port slow TCP's queries far more than DCTCP's
+    (rules: the ratio of mean QCT with the long flows at the aggregator to elsewhere is larger for
+    TCP; DCTCP's mean and p99 QCT there are below TCP's; DCTCP's long flows keep ≥ 90 % of TCP's
+    goodput)."""
+    cell = c.set_index(["sender", "background"])
+    need = [(s, b) for s in ("dctcp", "tcp") for b in ("aggregator", "elsewhere")]
+    if not all(k in cell.index for k in need):
+        return [_claim("Queue buildup (DCTCP vs TCP on the fabric)", "§2.3.2", Verdict.NOT_RUN, "cells missing")]
+    d, t = cell.loc["dctcp"], cell.loc["tcp"]
+    rd = d.qct_mean_ms["aggregator"] / d.qct_mean_ms["elsewhere"]
+    rt = t.qct_mean_ms["aggregator"] / t.qct_mean_ms["elsewhere"]
+    agg_d, agg_t = d.loc["aggregator"], t.loc["aggregator"]
+    faster = [bool(agg_d.qct_mean_ms < agg_t.qct_mean_ms), bool(agg_d.qct_p99_ms < agg_t.qct_p99_ms)]
+    keeps = bool(agg_d.long_mbps >= 0.9 * agg_t.long_mbps)
+    return [
+        _claim(
+            "Long flows sharing the aggregator's port slow TCP's queries far more than DCTCP's (queue buildup)",
+            "§2.3.2",
+            Verdict.of_bool(rt > rd),
+            f"mean QCT, long flows at the aggregator / elsewhere: TCP {rt:.1f}x, DCTCP {rd:.1f}x",
+        ),
+        _claim(
+            "With long flows at the aggregator's port, DCTCP completes queries faster than TCP (mean and p99)",
+            "§4.2.3",
+            Verdict.of_all(faster),
+            f"QCT mean {agg_d.qct_mean_ms:.2f} vs {agg_t.qct_mean_ms:.2f} ms, p99 {agg_d.qct_p99_ms:.2f} vs "
+            f"{agg_t.qct_p99_ms:.2f} ms; queries with a timeout {agg_d.timeout_share:.0%} vs {agg_t.timeout_share:.0%}",
+        ),
+        _claim(
+            "DCTCP's long flows keep their throughput beside the queries (at least 90 % of TCP's)",
+            "§4.2.3",
+            Verdict.of_bool(keeps),
+            f"long flows' goodput {agg_d.long_mbps:.0f} vs {agg_t.long_mbps:.0f} Mbit/s",
         ),
     ]
