@@ -2,7 +2,7 @@
 # Set up everything ecnlab needs, from the project's own files; safe to re-run.
 #
 #   1. Debian packages the tests and benchmarks use (tshark tcpdump tcptrace chromium iproute2 ns2
-#      libns3-dev), only if missing.
+#      libns3-dev clang libbpf-dev bpftool), only if missing.
 #   2. A Rust toolchain (rustup, minimal profile) if cargo is missing.
 #   3. .venv with the pinned Python dependencies of pyproject.toml (re-installed
 #      only when pyproject.toml changes).
@@ -38,6 +38,7 @@ DEB_PACKAGES+=(iproute2)  # ip, ss, nstat: live emulation (ecnlab emulate, tests
 DEB_PACKAGES+=(ns2)  # ns-2's `ns`: tests/test_peers.py compares ecnlab with ns-2 (bench: ecnlab bench peers)
 DEB_PACKAGES+=(ns2-examples)  # tcl/test/test-suite-ecn.tcl: tests/test_ns2_ecn_suite.py ports it (ecnlab bench ns2-ecn)
 DEB_PACKAGES+=(libns3-dev)  # ns-3.37 C++ headers and libraries: the C++ ns-3 column of ecnlab bench peers
+DEB_PACKAGES+=(clang libbpf-dev bpftool)  # ecnlab's BPF DCTCP for emulate on kernels without DCTCP (python/ecnlab/emu/bpf)
 if command -v dpkg-query >/dev/null; then
     missing=()
     for pkg in "${DEB_PACKAGES[@]}"; do

@@ -51,6 +51,10 @@ def test_plan_maps_hosts_links_and_linux_settings() -> None:
             'tcp.ecn="accecn"',
             'tcp.ecn = "accecn": emulate cannot negotiate AccECN (this kernel has none)',
         ),
+        (
+            'tcp={cc="prague"}',
+            'tcp.cc = "prague": Linux here has no such congestion control; emulate supports reno, cubic, dctcp',
+        ),
     ],
 )
 def test_unsupported_scenarios_are_refused_in_one_line(

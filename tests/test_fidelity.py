@@ -29,7 +29,9 @@ def test_cubic_grid_has_the_modern_queues_and_the_long_path():
     assert all(p.cc == "cubic" and p.ecn for p in pts)
 
 
-@pytest.mark.parametrize("p", grid("reno", quick=True) + grid("cubic", quick=True), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "p", grid("reno", quick=True) + grid("cubic", quick=True) + grid("dctcp", quick=True), ids=lambda p: p.name
+)
 def test_every_point_is_a_valid_linux_scenario(p):
     sc = load_scenario(scenario(p, 10, 3))
     f = sc.flows[0]
@@ -41,7 +43,16 @@ def test_every_point_is_a_valid_linux_scenario(p):
 
 
 def _m(goodput: float, signals: int) -> Measure:
-    return Measure(goodput, signals, 0, 0)
+    return Measure(goodput, signals, 0, 0, 0.0)
+
+
+def test_dctcp_points_mark_at_k_from_the_bdp():
+    """RFC 8257 §4.1: K > C·RTT/7; at least 20 packets (DCTCP 2010 §3.4's 1 Gbit/s K)."""
+    ks = {(p.rate_mbit, p.rtt_ms): p.k_pkts for p in grid("dctcp")}
+    assert ks == {(10, 20): 20, (10, 80): 20, (50, 20): 20, (50, 80): 48}
+    sc = load_scenario(scenario(Point(50, 80, 1, "step", True, cc="dctcp", k_pkts=48), 10, 3))
+    core = next(link for link in sc.topology.links if link.name == "R1->R2")
+    assert core.queue.kind == "step" and sc.flows[0].tcp.cc == "dctcp"
 
 
 def test_verdict_tolerances():

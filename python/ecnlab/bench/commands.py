@@ -39,7 +39,9 @@ def add_parsers(sub: Any) -> None:
     dctcp.add_argument("--quick", action="store_true", help="half the durations")
     dctcp.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
     fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
-    fidelity.add_argument("--cc", choices=("reno", "cubic"), default="reno", help="grid: reno (issue 15) or cubic")
+    fidelity.add_argument(
+        "--cc", choices=("reno", "cubic", "dctcp"), default="reno", help="grid: reno (issue 15), cubic or dctcp"
+    )
     fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
     fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
     fidelity.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table to FILE")

@@ -26,6 +26,11 @@ The grids (issue 15 for Reno, issue 17 for CUBIC):
 - ``cubic``: 10 and 50 Mbit/s × 20 and 80 ms × 1 and 4 flows × RED+ECN,
   FQ-CoDel and DualPI2 (classic ECN flows in its C queue), SACK; and 100
   Mbit/s, 100 ms, 1 flow.
+- ``dctcp`` (issue 17): the same rates, RTTs and flow counts through a step
+  marker at K = max(20, ⌈BDP/7⌉) packets (RFC 8257 §4.1's guideline K > C·RTT/7),
+  Linux running ecnlab's BPF DCTCP (``ecnlab.emu.bpf``) where it has none.
+
+Each row also shows the bottleneck's mean queue (packets, after the warm-up).
 
 Targets (issue 15): with SACK, goodput within 5 % and signals within 1.5× at
 every point; NewReno without SACK, goodput within 10 %. The verdict of a point
@@ -34,6 +39,7 @@ names what missed.
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -67,10 +73,11 @@ class Point:
     rate_mbit: int
     rtt_ms: int
     flows: int
-    queue: str  # "red", "fq_codel", "dualpi2"
+    queue: str  # "red", "fq_codel", "dualpi2", "step"
     ecn: bool
     cc: str = "reno"
     recovery: str = "sack"
+    k_pkts: int = 0  # the step marker's threshold
 
     @property
     def name(self) -> str:
@@ -88,10 +95,17 @@ class Measure:
     signals: int  # marks after the warm-up when ECN is on, else drops
     retransmits: int
     timeouts: int
+    avg_qlen_pkts: float  # the bottleneck's mean queue after the warm-up
+
+
+def step_k(rate_mbit: int, rtt_ms: int) -> int:
+    """K = max(20, ⌈C·RTT/7⌉) packets of 1500 bytes (RFC 8257 §4.1; DCTCP 2010 §3.4)."""
+    bdp = rate_mbit * 1e6 * rtt_ms / 1e3 / (1500 * 8)
+    return max(20, math.ceil(bdp / 7))
 
 
 def grid(kind: str, quick: bool = False) -> list[Point]:
-    """The points of ``kind`` ("reno" or "cubic"); ``quick``: the 10 Mbit/s, 20 ms ones."""
+    """The points of ``kind`` ("reno", "cubic" or "dctcp"); ``quick``: the 10 Mbit/s, 20 ms ones."""
     rates, rtts, counts = ((10,), (20,), (1, 4)) if quick else ((10, 50), (20, 80), (1, 4))
     base = [(r, d, n) for r in rates for d in rtts for n in counts]
     if kind == "reno":
@@ -101,7 +115,9 @@ def grid(kind: str, quick: bool = False) -> list[Point]:
         queues = (("red", True), ("fq_codel", True), ("dualpi2", True))
         pts = [Point(r, d, n, q, ecn, cc="cubic") for (r, d, n) in base for q, ecn in queues]
         return pts if quick else pts + [Point(100, 100, 1, "red", True, cc="cubic")]
-    raise ValueError(f"grid kind {kind!r}: must be reno or cubic")
+    if kind == "dctcp":
+        return [Point(r, d, n, "step", True, cc="dctcp", k_pkts=step_k(r, d)) for (r, d, n) in base]
+    raise ValueError(f"grid kind {kind!r}: must be reno, cubic or dctcp")
 
 
 def _queue(p: Point) -> dict[str, Any]:
@@ -109,6 +125,8 @@ def _queue(p: Point) -> dict[str, Any]:
         return {**_RED, "ecn": p.ecn}
     if p.queue == "fq_codel":
         return {"kind": "fq_codel", "ecn": p.ecn}
+    if p.queue == "step":
+        return {"kind": "step", "limit": 1000, "threshold": p.k_pkts, "ecn": True}
     return {"kind": p.queue}
 
 
@@ -157,7 +175,7 @@ def measure_sim(p: Point, seconds: float, warmup: float) -> Measure:
     key = "marks" if p.ecn else "drops"
     total = q["marks"] if p.ecn else q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
     goodput, rtx, tos = _flow_totals(res.summary)
-    return Measure(goodput, int(total - series[key][at]), rtx, tos)
+    return Measure(goodput, int(total - series[key][at]), rtx, tos, float(q["avg_qlen_pkts"]))
 
 
 def measure_emu(p: Point, seconds: float, warmup: float) -> Measure:
@@ -169,7 +187,8 @@ def measure_emu(p: Point, seconds: float, warmup: float) -> Measure:
         s = emulate(sc, out=Path(tmp) / "out").summary
     after = s["emulation"]["router"]["after_warmup"][BOTTLENECK]
     goodput, rtx, tos = _flow_totals(s)
-    return Measure(goodput, int(after["marks" if p.ecn else "drops"]), rtx, tos)
+    q = next(x for x in s["queues"] if x["link"] == BOTTLENECK)
+    return Measure(goodput, int(after["marks" if p.ecn else "drops"]), rtx, tos, float(q["avg_qlen_pkts"]))
 
 
 def _ratio(a: float, b: float) -> float:
@@ -209,8 +228,8 @@ def run_fidelity(
 
 HEADER = (
     "| cc | recovery | queue | rate | RTT | flows | goodput sim / Linux (Mbit/s) | Δ | "
-    "signals sim / Linux | ratio | rtx sim / Linux | timeouts sim / Linux | verdict |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "signals sim / Linux | ratio | queue sim / Linux (pkts) | rtx sim / Linux | timeouts sim / Linux | verdict |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -218,14 +237,15 @@ def format_row(row: dict[str, Any]) -> str:
     p: Point = row["point"]
     sim: Measure = row["sim"]
     emu: Measure = row["emu"]
-    q = f"{p.queue}{'+ECN' if p.ecn else ''}"
+    q = f"{p.queue}{'+ECN' if p.ecn else ''}" + (f" K={p.k_pkts}" if p.queue == "step" else "")
     kind = "marks" if p.ecn else "drops"
     g = _ratio(sim.goodput_bps, emu.goodput_bps) - 1
     return (
         f"| {p.cc} | {p.recovery} | {q} | {p.rate_mbit}M | {p.rtt_ms} ms | {p.flows} | "
         f"{sim.goodput_bps / 1e6:.2f} / {emu.goodput_bps / 1e6:.2f} | {g:+.1%} | "
         f"{sim.signals} / {emu.signals} {kind} | {_ratio(sim.signals, emu.signals):.2f} | "
-        f"{sim.retransmits} / {emu.retransmits} | {sim.timeouts} / {emu.timeouts} | {row['verdict']} |"
+        f"{sim.avg_qlen_pkts:.1f} / {emu.avg_qlen_pkts:.1f} | {sim.retransmits} / {emu.retransmits} | "
+        f"{sim.timeouts} / {emu.timeouts} | {row['verdict']} |"
     )
 
 

@@ -29,9 +29,10 @@ LINUX_CC: dict[str, tuple[str, int]] = {
     "sack": ("reno", 1),
 }
 
-#: ``tcp.cc`` values this kernel has (shared/MODERN-ECN.md §1: reno, cubic and bbr; no DCTCP,
-#: no TCP Prague, no AccECN).
-KERNEL_CCS = ("reno", "cubic")
+#: ``tcp.cc`` values emulate can give Linux (shared/MODERN-ECN.md §1: this kernel has reno, cubic
+#: and bbr; no DCTCP, no TCP Prague, no AccECN). ``dctcp`` is the kernel's own where it has one,
+#: else ecnlab's BPF DCTCP, loaded when the emulation starts (``ecnlab.emu.bpf``).
+KERNEL_CCS = ("reno", "cubic", "dctcp")
 
 #: Applications ecnlab.emu.traffic implements.
 APP_KINDS = ("bulk", "serial", "request_response", "web")
@@ -111,7 +112,7 @@ def _check_supported(sc: Scenario) -> None:
                 f"flows.{f.id}.kind", f"emulate supports the applications {', '.join(APP_KINDS)}", f.app.kind
             )
         for key, value, known, what in (
-            ("cc", f.tcp.cc, KERNEL_CCS, "this kernel has no such congestion control"),
+            ("cc", f.tcp.cc, KERNEL_CCS, "Linux here has no such congestion control"),
             ("recovery", f.tcp.recovery, tuple(LINUX_CC), "Linux has no such loss recovery"),
         ):
             if value not in known:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ecnlab import timeseries
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
+from ecnlab.emu import bpf
 from ecnlab.emu.netns import EmulationError, Namespaces
 from ecnlab.emu.plan import Plan, make_plan
 from ecnlab.emu.procs import Processes, read_line, terminate_on_sigterm
@@ -90,6 +91,8 @@ def emulate(
 def emulate_scenario(sc: Scenario, out: Path) -> RunResult:
     plan = make_plan(sc)
     require_root()
+    if bpf.needed({f.tcp.cc for f in sc.flows}):
+        bpf.ensure_dctcp()  # before any namespace exists: a failure leaves nothing behind
     router = router_command()
     with atomic_out_dir(out) as staging:
         with terminate_on_sigterm():
@@ -232,7 +235,8 @@ def _end_config(
         "warmup_s": sc.warmup_ns / 1e9,
         "drain_s": DRAIN_S,
         "sample_s": sc.sample_interval_ns / 1e9 if sends and _sampled(sc, f) else 0.0,
-        "cc": f.tcp.cc,  # set per socket (TCP_CONGESTION): a namespace may not default to cubic
+        # set per socket (TCP_CONGESTION): a namespace may not default to cubic; dctcp may be ecnlab's BPF one
+        "cc": bpf.linux_cc(f.tcp.cc),
     }
 
 
