@@ -43,9 +43,12 @@ def test_dctcp_maps_to_the_kernels_own_or_the_bpf_program(monkeypatch: pytest.Mo
     assert bpf.linux_cc("dctcp") == "dctcp" and not bpf.needed({"dctcp"})
 
 
-def test_without_the_tools_dctcp_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_tools_dctcp_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     from ecnlab.emu.netns import EmulationError
 
+    (tmp_path / "vmlinux").write_bytes(b"")
+    monkeypatch.setattr(bpf, "BTF", tmp_path / "vmlinux")
+    monkeypatch.setattr(bpf, "_has_bpf_tcp_ca", lambda: True)
     monkeypatch.setattr(bpf, "available", lambda: {"reno", "cubic"})
     monkeypatch.setattr(shutil, "which", lambda tool: None)
     monkeypatch.setattr(os, "geteuid", lambda: 0)

@@ -79,12 +79,23 @@ def _build(cache: Path, source: Path) -> Path:
     return obj
 
 
+def _has_bpf_tcp_ca() -> bool:
+    """Whether the kernel was built with BPF struct_ops congestion control (``bpf_tcp_ca``)."""
+    try:
+        with open("/proc/kallsyms", encoding="ascii", errors="replace") as f:
+            return any(" bpf_tcp_ca_" in line for line in f)
+    except OSError:
+        return False
+
+
 def why_not() -> str | None:
     """Why the BPF DCTCP cannot be built and loaded here (None: it can)."""
     if os.geteuid() != 0:
         return "loading a BPF congestion control needs root"
     if not BTF.is_file():
         return f"the kernel has no BTF ({BTF})"
+    if not _has_bpf_tcp_ca():
+        return "the kernel has no BPF congestion control (bpf_tcp_ca not in /proc/kallsyms)"
     for tool in ("clang", "bpftool"):
         if shutil.which(tool) is None:
             return f"`{tool}` is not installed (Debian: clang, bpftool, libbpf-dev; make setup installs them)"
