@@ -42,7 +42,7 @@ def _claims(d: Path) -> list[dict]:
 
 @pytest.mark.parametrize(
     ("folder", "full", "quick"),
-    [("rfc2884_today", f"{k}.toml", f"{k}-quick.toml") for k in ("fairness", "bulk", "transactional")]
+    [("rfc2884_today", f"{k}.toml", f"{k}-quick.toml") for k in ("fairness", "bulk", "transactional", "bulk-15M")]
     + [("allecn_today", "sweep.toml", "sweep-quick.toml"), ("floyd_today", "wan.toml", "wan-quick.toml")],
 )
 def test_quick_forms_differ_only_in_seeds(folder: str, full: str, quick: str) -> None:

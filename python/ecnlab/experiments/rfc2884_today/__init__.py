@@ -69,6 +69,20 @@ PARTS: tuple[tuple[str, str, str], ...] = (
     ("transactional", "RFC 2884 §5.3 today: TCP_CRR transactions, ECN vs non-ECN, stack × queue", "§5.3"),
 )
 
+def _diagnostic_15m() -> Part:
+    """bulk.toml at 15 Mbit/s: a packet takes less than FQ-CoDel's target there (docs page)."""
+    bulk = _part("bulk", "", "")
+    return Part(
+        name="rfc2884-today-bulk-15M",
+        title="RFC 2884 §5.2 today, diagnostic: the bulk transfers with the pipe at 15 Mbit/s",
+        sweep="bulk-15M.toml",
+        quick="bulk-15M-quick.toml",
+        metrics=bulk.metrics,
+        tables=bulk.tables,
+        diagnostic=True,
+    )
+
+
 STUDY = Study(
     name="rfc2884-today",
     question=(
@@ -77,5 +91,5 @@ STUDY = Study(
     ),
     package=__name__,
     doc="docs/experiments/rfc2884-today.md",
-    parts=tuple(_part(*p) for p in PARTS),
+    parts=(*(_part(*p) for p in PARTS), _diagnostic_15m()),
 ).register()
