@@ -138,8 +138,12 @@ def _stop(pool: ProcessPoolExecutor, *, graceful: bool) -> None:
         pool.shutdown(wait=True)
         return
     processes = list(getattr(pool, "_processes", {}).values())  # CPython keeps the workers here
-    pool.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         p.terminate()
     for p in processes:
         p.join(timeout=5)
+    # Only then shut down, waiting for the executor's manager thread: it sees the workers gone and
+    # ends while its pipes are still open. Shut down first without waiting, it could still be
+    # running at interpreter exit and print "OSError: [Errno 9] Bad file descriptor" after the
+    # interrupted message (seen once under load in test_ctrl_c_stops_cleanly_then_resume).
+    pool.shutdown(wait=True, cancel_futures=True)
