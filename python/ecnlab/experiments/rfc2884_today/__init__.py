@@ -69,6 +69,7 @@ PARTS: tuple[tuple[str, str, str], ...] = (
     ("transactional", "RFC 2884 §5.3 today: TCP_CRR transactions, ECN vs non-ECN, stack × queue", "§5.3"),
 )
 
+
 def _diagnostic_15m() -> Part:
     """bulk.toml at 15 Mbit/s: a packet takes less than FQ-CoDel's target there (docs page)."""
     bulk = _part("bulk", "", "")
