@@ -33,7 +33,18 @@ if TYPE_CHECKING:
     from ecnlab.sweep.execute import Outcome
     from ecnlab.sweep.spec import Run
 
-__all__ = ["unavailable", "compute", "emulated", "per_run", "cells", "sim_vs_emu", "claims", "codepoints", "figures", "section"]
+__all__ = [
+    "unavailable",
+    "compute",
+    "emulated",
+    "per_run",
+    "cells",
+    "sim_vs_emu",
+    "claims",
+    "codepoints",
+    "figures",
+    "section",
+]
 
 KERNEL_FILE = "kernel_ecn.json"
 #: Captures of the probe (the server's and the client's access links).
