@@ -223,3 +223,26 @@ def test_a_bad_router_override_is_one_line_naming_where_the_router_is_looked_for
         [sys.executable, "-m", "ecnlab", "emulate", "--help"], capture_output=True, text=True, timeout=60
     )
     assert r.returncode == 0 and "$ECNLAB_ROUTER" in " ".join(r.stdout.split()), r.stdout
+
+
+RFC2884_TESTBED = Path(__file__).resolve().parents[1] / "python" / "ecnlab" / "experiments" / "rfc2884" / "testbed.toml"
+
+
+def test_a_host_that_only_accepts_may_serve_ecn_and_non_ecn_flows() -> None:
+    """RFC 2884's server answers an ECN and a non-ECN client (initiator = "dst", two background
+    flows of one entry): it accepts ECN when asked (tcp_ecn 2); each client asks or does not."""
+    plan = make_plan(load_scenario(RFC2884_TESTBED))
+    ecn = {h.name: h.sysctls["net.ipv4.tcp_ecn"] for h in plan.hosts}
+    assert ecn == {"server": "2", "ecn_on": "1", "ecn_off": "0", "c": "0"}
+    names = [link["name"] for link in plan.links]
+    by_route = {(plan.hosts[a].name, plan.hosts[b].name): [names[i] for i in ls] for a, b, ls in plan.routes}
+    assert by_route[("server", "ecn_on")] == ["server->R1", "R1->R2", "R2->ecn_on"]
+    assert by_route[("c", "server")] == ["c->R2", "R2->R1", "R1->server"]
+
+
+def test_a_host_that_initiates_flows_differing_in_ecn_is_refused() -> None:
+    from ecnlab.errors import ScenarioError
+
+    sc = load_scenario(RFC2884_TESTBED, ['flows[1].initiator="src"'])
+    with pytest.raises(ScenarioError, match=r"host server.*initiates ecn"):
+        make_plan(sc)

@@ -87,3 +87,15 @@ def test_a_broken_figure_is_seen_as_not_loaded(root: Path) -> None:
     (root / first.name / "figures" / str(first.key_figure)).unlink()
     widths = re.findall(r'src="([^"]+)"[^>]*data-loaded-width="(\d+)"', dump_dom(page))
     assert (f"{first.name}/figures/{first.key_figure}", "0") in widths
+
+
+def test_a_skipped_live_study_shows_its_question_why_and_its_report(root: Path) -> None:
+    """rfc2884-testbed without root: one part, no claims, no figure; the row still says what it asks."""
+    (root / "rfc2884-testbed" / "claims.json").unlink()
+    dom = dump_dom(write_index(ALL, root, resolve(ALL), quick=True))
+    m = re.search(r'<div class="study" id="study-rfc2884-testbed">(.*?)</div>', dom, re.S)
+    assert m, "no row for rfc2884-testbed"
+    row = m.group(1)
+    assert "No claims: this study's parts did not run here." in row
+    assert "Not run here (see their reports): rfc2884-testbed." in row
+    assert 'href="rfc2884-testbed/report.html"' in row and "key-figure" not in row

@@ -86,6 +86,25 @@ pub struct EndReport {
     pub counters: EndCounters,
 }
 
+/// Per-route counters: what the route's source end sent into the router and what reached its
+/// destination end (with the packets that arrived CE). Once the router is idle, `packets_in −
+/// packets_out` are the route's drops (every queue and loss on its path), which attribute drops
+/// and marks to the flows between one pair of hosts (the queues cannot: they see no flows).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RouteCounters {
+    pub packets_in: u64,
+    pub packets_out: u64,
+    pub ce_out: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RouteReport {
+    pub from: String,
+    pub to: String,
+    #[serde(flatten)]
+    pub counters: RouteCounters,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkReport {
     pub link: String,
@@ -113,6 +132,7 @@ pub struct Report {
     pub window: WindowReport,
     pub links: Vec<LinkReport>,
     pub ends: Vec<EndReport>,
+    pub routes: Vec<RouteReport>,
     pub lateness: LatenessReport,
 }
 
@@ -125,6 +145,8 @@ pub struct Net {
     route_of: HashMap<(usize, Ipv4Addr), usize>,
     /// Route index → (destination end, links in order).
     routes: Vec<(usize, Vec<usize>)>,
+    /// Route index → (source end, counters).
+    route_counters: Vec<(usize, RouteCounters)>,
     lateness: Lateness,
     /// Pending window marks: (traffic start, warm-up end), each taken once the clock passes it.
     start_at: Option<Instant>,
@@ -150,6 +172,7 @@ impl Net {
             route_of.insert((r.from, cfg.ends[r.to].addr), routes.len());
             routes.push((r.to, r.links.clone()));
         }
+        let route_counters = cfg.routes.iter().map(|r| (r.from, RouteCounters::default())).collect();
         Ok(Net {
             links,
             link_names: cfg.links.iter().map(|l| l.name.clone()).collect(),
@@ -157,6 +180,7 @@ impl Net {
             ends: vec![EndCounters::default(); cfg.ends.len()],
             route_of,
             routes,
+            route_counters,
             lateness: Lateness::default(),
             start_at: None,
             warmup_at: None,
@@ -192,6 +216,7 @@ impl Net {
             c.unroutable += 1;
             return;
         };
+        self.route_counters[route].1.packets_in += 1;
         self.enter(now, Routed { frame, route, hop: 0 }, sink);
     }
 
@@ -261,6 +286,9 @@ impl Net {
         let c = &mut self.ends[*to];
         c.tx_packets += 1;
         c.tx_bytes += u64::from(p.frame.wire_len());
+        let rc = &mut self.route_counters[p.route].1;
+        rc.packets_out += 1;
+        rc.ce_out += u64::from(p.frame.ecn() == Ecn::Ce);
         self.lateness.record(now.saturating_since(t).as_nanos());
         sink.deliver(*to, t, &p.frame);
     }
@@ -281,6 +309,13 @@ impl Net {
                 .collect(),
             ends: (self.ends.iter().zip(&self.end_names))
                 .map(|(c, name)| EndReport { name: name.clone(), counters: c.clone() })
+                .collect(),
+            routes: (self.route_counters.iter().zip(&self.routes))
+                .map(|((from, counters), (to, _))| RouteReport {
+                    from: self.end_names[*from].clone(),
+                    to: self.end_names[*to].clone(),
+                    counters: *counters,
+                })
                 .collect(),
             lateness: self.lateness.report(),
         }

@@ -9,13 +9,14 @@ knob (``docs/emulation.md`` lists what maps and what does not).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec
-from ecnlab.model import Scenario, TcpSpec
+from ecnlab.model import Flow, Scenario, TcpSpec
 
 __all__ = ["HostPlan", "Plan", "make_plan", "LINUX_CC"]
 
@@ -128,13 +129,15 @@ def _check_supported(sc: Scenario) -> None:
 
 
 def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:
-    """Per-namespace settings; every flow touching the host must agree on them."""
-    tcps = {f.tcp for f in sc.flows if name in (f.src, f.dst)}
-    tcp = _one(name, tcps)
+    """Per-namespace settings; every flow touching the host must agree on them, except ``ecn`` at a
+    host that only accepts connections (:func:`_ecn_sysctl`)."""
+    mine = [f for f in sc.flows if name in (f.src, f.dst)]
+    tcp = _one(name, {dataclasses.replace(f.tcp, ecn=False) for f in mine})
+    tcp = dataclasses.replace(tcp, ecn=mine[0].tcp.ecn)
     cc, sack = LINUX_CC[tcp.recovery]
     sysctls = {
         "net.ipv4.tcp_congestion_control": cc,  # new namespaces inherit the root's (bbr here)
-        "net.ipv4.tcp_ecn": "1" if tcp.ecn else "0",  # 1: request and accept ECN; 0: neither
+        "net.ipv4.tcp_ecn": _ecn_sysctl(name, mine),
         "net.ipv4.tcp_sack": str(sack),
         "net.ipv4.tcp_no_metrics_save": "1",
         "net.ipv6.conf.all.disable_ipv6": "1",  # no IPv6 chatter on the TUN device
@@ -152,6 +155,24 @@ def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:
         opts += ["quickack", "1"]
     addr = f"{ADDR_PREFIX}.{i // 250}.{i % 250 + 1}"
     return HostPlan(name=name, addr=addr, mtu=tcp.mss + HEADERS, sysctls=sysctls, route_opts=tuple(opts))
+
+
+def _ecn_sysctl(host: str, flows: list[Flow]) -> str:
+    """``net.ipv4.tcp_ecn`` of a host: 1 (request and accept ECN) or 0 (neither) when its flows
+    agree; when they differ and the host initiates none of them, 2 (accept ECN when the peer asks,
+    Linux's default), so each connection negotiates ECN as its initiator's ``tcp.ecn`` says (RFC 3168
+    §6.1.1: the SYN asks; the RFC 2884 testbed's server serves an ECN and a non-ECN client)."""
+    ecns = {f.tcp.ecn for f in flows}
+    if len(ecns) == 1:
+        return "1" if ecns.pop() else "0"
+    initiates = [f.id for f in flows if (f.src if f.initiator == "src" else f.dst) == host]
+    if initiates:
+        raise ScenarioError(
+            f"flows (host {host})",
+            "flows at one host may differ in tcp.ecn in emulate only where the host accepts every "
+            f"connection (tcp_ecn is per host); it initiates {', '.join(initiates)}",
+        )
+    return "2"
 
 
 def _one(host: str, tcps: set[TcpSpec]) -> TcpSpec:

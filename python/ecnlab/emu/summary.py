@@ -66,6 +66,8 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
                 # Queue counters once every packet has left the router (after the run's end; the
                 # receivers' nstat counters are read after this, so they match these).
                 "final_queues": [{"link": q["link"], **_queue(q)} for q in router["final"]["links"]],
+                # Per route (host to host): packets in, out and delivered CE, once every packet has left.
+                "routes": router["final"].get("routes", []),
                 # Each queue's CE marks and drops between the end of the warm-up and the run's end.
                 "after_warmup": {
                     q["link"]: {"marks": q["marks"] - q["marks_at_warmup"], "drops": _drops(q) - q["drops_at_warmup"]}
@@ -138,7 +140,11 @@ def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
     infos = snd["infos"]
     span = (sc.duration_ns - sc.warmup_ns) / 1e9
     start = f.start_ns / 1e9
-    goodput = (rcv["bytes_at_end"] - rcv["bytes_at_warmup"]) * 8 / span
+    done = _completion(f, snd, rcv)
+    if done is not None and done > start:  # the simulator's: a finished flow's bytes over its own time
+        goodput = rcv["bytes_at_end"] * 8 / (done - start)
+    else:
+        goodput = (rcv["bytes_at_end"] - rcv["bytes_at_warmup"]) * 8 / span
     nst_src, nst_dst = raw["nstat"][f.src], raw["nstat"][f.dst]
     return record("flow", {
         "id": f.id,
@@ -156,30 +162,48 @@ def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
         "data_packets_sent": sum(i["data_segs_out"] for i in infos),
         "retransmits": sum(i["total_retrans"] for i in infos),
         "fast_retransmits": _per_host(sc, f, f.src, nst_src, "TcpExtTCPFastRetrans"),
-        "timeouts": _per_host(sc, f, f.src, nst_src, "TcpExtTCPTimeouts"),
+        "timeouts": _timeouts(sc, f, nst_src, infos),
         "ecn_reductions": None,
         "ce_received": _per_host(sc, f, f.dst, nst_dst, "IpExtInCEPkts"),
         "ece_sent": None,
         "cwr_sent": None,
         "acks_sent": None,
-        "completion_time_s": _completion(f, snd, rcv),
+        "completion_time_s": done,
         "transfer_times_s": [],
         "transactions": rcv["transactions"] if f.app.kind == "request_response" else None,
+        "pkts_dropped": _route_drops(sc, f, raw["router"]["final"].get("routes")),
         **({"web": rcv["web"]} if f.app.kind == "web" else {}),
     })  # fmt: skip
 
 
+def _timeouts(sc: Scenario, f: Flow, nst_src: dict[str, int], infos: list[dict[str, Any]]) -> int | None:
+    """The sender's retransmission timeouts: its host's ``nstat`` when the flow is the host's only one,
+    else the sum of ``tcpi_total_rto`` over the sender's connections (kernels from 6.7 on; else null)."""
+    own = _per_host(sc, f, f.src, nst_src, "TcpExtTCPTimeouts")
+    if own is not None or not infos or any(i.get("total_rto") is None for i in infos):
+        return own
+    return sum(int(i["total_rto"]) for i in infos)
+
+
+def _route_drops(sc: Scenario, f: Flow, routes: list[dict[str, Any]] | None) -> int | None:
+    """Packets of the flow (both directions) the router dropped, from its per-route counters once idle
+    (``packets_in − packets_out``); only when the flow is the only one between its two hosts."""
+    pair = {f.src, f.dst}
+    if routes is None or sum(1 for g in sc.flows if {g.src, g.dst} == pair) != 1:
+        return None
+    return sum(int(r["packets_in"] - r["packets_out"]) for r in routes if {r["from"], r["to"]} == pair)
+
+
 def _completion(f: Flow, snd: dict[str, Any], rcv: dict[str, Any]) -> float | None:
-    """Start to the last byte at the sink, for flows that finished."""
-    start = f.start_ns / 1e9
+    """When a flow that finished got its last byte at the sink (run time, as the simulator's)."""
     if f.app.kind == "web":  # sessions until the end, as in the simulator
         return None
     if f.app.kind == "bulk":
         done = f.app.bytes is not None and rcv["bytes_total"] >= f.app.bytes
-        return rcv["last_byte_s"] - start if done and rcv["last_byte_s"] is not None else None
+        return float(rcv["last_byte_s"]) if done and rcv["last_byte_s"] is not None else None
     n = f.app.files if f.app.kind == "serial" else f.app.transactions
     comps = rcv["completions"]
-    return comps[-1] - start if n is not None and len(comps) >= n else None
+    return float(comps[-1]) if n is not None and len(comps) >= n else None
 
 
 def _flow_extra(f: Flow, raw: dict[str, Any]) -> dict[str, Any]:

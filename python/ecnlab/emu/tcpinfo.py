@@ -37,6 +37,9 @@ _FIELDS = (
     ("bytes_retrans", "Q", 208),
 )
 _SIZE = 216
+#: tcpi_total_rto (u16 at 240: retransmission timeouts of the connection, SYN/SYN-ACK ones included),
+#: in kernels from 6.7 on, whose struct tcp_info is 248 bytes; None before.
+_TOTAL_RTO = ("total_rto", "H", 240, 248)
 
 
 def tcp_info(sock: socket.socket) -> dict[str, Any]:
@@ -45,6 +48,8 @@ def tcp_info(sock: socket.socket) -> dict[str, Any]:
     if len(raw) < _SIZE:
         raise OSError(f"TCP_INFO returned {len(raw)} bytes, need {_SIZE} (kernel too old)")
     info = {name: struct.unpack_from("=" + fmt, raw, off)[0] for name, fmt, off in _FIELDS}
+    name, fmt, off, need = _TOTAL_RTO
+    info[name] = struct.unpack_from("=" + fmt, raw, off)[0] if len(raw) >= need else None
     info["ecn"] = bool(info["options"] & TCPI_OPT_ECN)
     info["ecn_seen"] = bool(info["options"] & TCPI_OPT_ECN_SEEN)
     return info

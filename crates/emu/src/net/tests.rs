@@ -189,6 +189,26 @@ fn test_ce_marks_rewrite_the_bytes_and_match_the_queue_count() {
 }
 
 #[test]
+fn test_route_counters_give_each_routes_drops_and_marks() {
+    // An ECN RED queue with wq = 1: ECT packets are marked, Not-ECT ones dropped; the route's
+    // in − out equals the queue's drops and its CE deliveries the queue's marks.
+    let red = red(serde_json::json!({"max_p": 0.5, "wq": 1.0, "gentle": false, "wait": false, "ecn": true}));
+    let mut net = Net::new(&config(vec![link("R1->R2", 0, 10_000_000, MS, QueueConfig::Red(red))])).unwrap();
+    let mut rec = Recorder::default();
+    for i in 0..40 {
+        net.arrive(at(0), 0, packet(1500, if i % 2 == 0 { Ecn::Ect0 } else { Ecn::NotEct }), &mut rec);
+    }
+    run_to_idle(&mut net, &mut rec);
+    let r = net.report(at(Duration::from_secs(1).as_nanos()));
+    let (q, route) = (&r.links[0].queue, &r.routes[0]);
+    assert_eq!((route.from.as_str(), route.to.as_str()), ("a", "b"));
+    assert!(q.marks > 0 && q.drops() > 0, "{q:?}");
+    assert_eq!(route.counters.packets_in, 40);
+    assert_eq!(route.counters.packets_in - route.counters.packets_out, q.drops());
+    assert_eq!(route.counters.ce_out, q.marks);
+}
+
+#[test]
 fn test_same_seed_same_decisions() {
     let red = red(serde_json::json!({"max_p": 0.3, "wq": 0.5, "gentle": true, "wait": true, "ecn": false}));
     let run = |seed: u64| {

@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,18 @@ if TYPE_CHECKING:
     from ecnlab.sweep.execute import Outcome
     from ecnlab.sweep.spec import Run
 
-__all__ = ["unavailable", "compute", "per_run", "cells", "sim_vs_emu", "claims", "codepoints", "figures", "section"]
+__all__ = [
+    "unavailable",
+    "compute",
+    "emulated",
+    "per_run",
+    "cells",
+    "sim_vs_emu",
+    "claims",
+    "codepoints",
+    "figures",
+    "section",
+]
 
 KERNEL_FILE = "kernel_ecn.json"
 #: Captures of the probe (the server's and the client's access links).
@@ -75,21 +87,29 @@ def unavailable() -> str | None:
 
 def compute(run: Run) -> Outcome:
     """One run: emulated (in this process, real time) or simulated; errors come back in the Outcome."""
-    from ecnlab.config import load_scenario
-    from ecnlab.emu.run import emulate_scenario
-    from ecnlab.sweep.execute import Outcome, compute_run
+    from ecnlab.sweep.execute import compute_run
 
     engine, link, _ = case_parts(str(run.axes["case"]))
     if engine == "sim":
         return compute_run(run.name, run.data)
+    extra = (lambda: {KERNEL_FILE: json.dumps(kernel_ecn(), indent=1).encode()}) if link == "probe" else None
+    return emulated(run, extra)
+
+
+def emulated(run: Run, extra: Callable[[], dict[str, bytes]] | None = None) -> Outcome:
+    """One run through ``ecnlab emulate`` in this process (real time): its output files (and ``extra()``'s)
+    as the simulator's workers return them; an error comes back in the Outcome (rfc2884-testbed too)."""
+    from ecnlab.config import load_scenario
+    from ecnlab.emu.run import emulate_scenario
+    from ecnlab.sweep.execute import Outcome
+
     try:
         sc = load_scenario(run.data)
         with tempfile.TemporaryDirectory(prefix="ecnlab-emu-") as tmp:
             out = Path(tmp) / "run"
             emulate_scenario(sc, out)
             files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-        if link == "probe":
-            files[KERNEL_FILE] = json.dumps(kernel_ecn(), indent=1).encode()
+        files.update(extra() if extra is not None else {})
         return Outcome(run.name, files, None)
     except Exception as e:  # reported per run, as the simulator's; Ctrl-C still stops everything
         return Outcome(run.name, None, f"{type(e).__name__}: {e}")

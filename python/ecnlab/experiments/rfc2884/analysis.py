@@ -25,12 +25,15 @@ ECN, NON_ECN = "ecn", "nonecn"  # flow ids of the competing flows in the sweep f
 
 def queue_region(summary: dict[str, Any], series: pd.DataFrame, t0: float, t1: float) -> dict[str, float]:
     """RED thresholds of the bottleneck and where its sampled average (``series``, the run's
-    queue time series) sat in [t0, t1]; all NaN when the bottleneck is not RED (rfc2884-today)."""
+    queue time series) sat in [t0, t1]; all NaN when the bottleneck is not RED (rfc2884-today),
+    the average's NaN when the run has no queue series (a live emulation: rfc2884-testbed)."""
     link = next(x for x in summary["scenario"]["topology"]["links"] if f"{x['from']}->{x['to']}" == BOTTLENECK)
+    keys = ("min_th", "max_th", "avg_queue_pkts", "share_below", "share_inside", "share_above")
     if "min_th" not in link["queue"]:
-        keys = ("min_th", "max_th", "avg_queue_pkts", "share_below", "share_inside", "share_above")
         return dict.fromkeys(keys, float("nan"))
     lo, hi = float(link["queue"]["min_th"]), float(link["queue"]["max_th"])
+    if series.empty:
+        return {**dict.fromkeys(keys, float("nan")), "min_th": lo, "max_th": hi}
     s = series[series["link"] == BOTTLENECK]
     avg = [a for t, a in zip(s["t_s"], s["avg_pkts"], strict=True) if t0 <= t <= t1]
     n = len(avg) or 1
