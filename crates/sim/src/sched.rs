@@ -2,8 +2,7 @@
 //! sequence), so events at the same instant run in the order they were
 //! scheduled (FIFO tie-break, as nexosim and smoltcp's netsim do). Events are
 //! small `Copy` values that address components by index; nothing is boxed per
-//! event. The key packs time and sequence into one `u128` (time in the high
-//! 64 bits), so one integer comparison orders two events.
+//! event. The heap's radix is the time; the sequence number breaks ties.
 
 use crate::radix::RadixHeap;
 use ecnlab_wire::Instant;
@@ -32,11 +31,6 @@ pub enum Event {
     Sample,
     /// The warm-up period ends: snapshot the counters goodput is measured from.
     WarmupEnd,
-}
-
-/// (time, sequence) as one sortable integer.
-fn key(at: Instant, seq: u64) -> u128 {
-    (u128::from(at.0) << 64) | u128::from(seq)
 }
 
 /// Time-ordered event queue with FIFO order among equal times.
@@ -84,13 +78,13 @@ impl Scheduler {
     #[inline]
     pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
         debug_assert!(!self.is_past(at, seq), "a reserved event pushed after it was due");
-        self.heap.push(key(at, seq), ev);
+        self.heap.push(at.0, seq, ev);
     }
     /// Whether an event (`at`, `seq`) would already have been popped: it
     /// orders before the event being handled.
     #[inline]
     pub fn is_past(&self, at: Instant, seq: u64) -> bool {
-        key(at, seq) < key(self.now, self.cur_seq)
+        (at, seq) < (self.now, self.cur_seq)
     }
     /// Counts an event that was decided but, having no effect, never pushed.
     pub fn count_unpushed(&mut self) {
@@ -98,15 +92,15 @@ impl Scheduler {
     }
     /// Time of the next event, if any.
     pub fn peek_time(&mut self) -> Option<Instant> {
-        self.heap.peek_key().map(|k| Instant((k >> 64) as u64))
+        self.heap.peek_key().map(|(t, _)| Instant(t))
     }
     /// Pops the next event and advances the clock to it.
     pub fn pop(&mut self) -> Option<(Instant, Event)> {
-        let (k, ev) = self.heap.pop()?;
-        let at = Instant((k >> 64) as u64);
+        let (t, seq, ev) = self.heap.pop()?;
+        let at = Instant(t);
         debug_assert!(at >= self.now, "time went backwards");
         self.now = at;
-        self.cur_seq = k as u64;
+        self.cur_seq = seq;
         self.processed += 1;
         Some((at, ev))
     }
