@@ -122,6 +122,8 @@ class TcpSpec:
     rto_keeps_recovery_ssthresh: bool = False
     prr: bool = False
     rack: bool = False
+    tlp: bool = False
+    sack_recover_guard: bool = True
     ect_all_packets: bool = False
     idle_restart: str = "rfc5681"  # the rfc personality's (RFC 5681 §4.1)
     pacing: bool = False
@@ -153,6 +155,8 @@ NS2_RULE_KEYS = (
     "rto_keeps_recovery_ssthresh",
     "prr",
     "rack",
+    "tlp",
+    "sack_recover_guard",
     # ECT on every packet (Linux and ns-3 with DCTCP; on by default with cc = "dctcp"):
     "ect_all_packets",
     # The window after an idle period (crates/tcp/src/idle.rs): off, rfc5681 or linux.

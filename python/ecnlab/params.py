@@ -102,6 +102,8 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "rto_keeps_recovery_ssthresh": ("rto_keeps_recovery_ssthresh", boolean),
     "prr": ("prr", boolean),
     "rack": ("rack", boolean),
+    "tlp": ("tlp", boolean),
+    "sack_recover_guard": ("sack_recover_guard", boolean),
     "ect_all_packets": ("ect_all_packets", boolean),
     "idle_restart": ("idle_restart", choice(IDLE_RESTARTS)),
     "pacing": ("pacing", boolean),

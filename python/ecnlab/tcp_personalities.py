@@ -16,11 +16,12 @@ Sack1 ``dupack_action``, ``reset_rtx_timer``, ``send_one``);
 ``tcp_window_scaling`` 1; ``linux`` the kernel constant or function (``TCP_INIT_CWND``,
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
 ``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``, ``tcp_reno_ssthresh``,
-``tcp_enter_loss``/``tcp_timeout_mark_lost``, ``tcp_cwnd_reduction``, ``tcp_rack_detect_loss``). ``abc = 100``
+``tcp_enter_loss``/``tcp_timeout_mark_lost``, ``tcp_cwnd_reduction``, ``tcp_rack_detect_loss``,
+``tcp_schedule_loss_probe``, ``tcp_fastretrans_alert``). ``abc = 100``
 stands for Linux's segment counting, which has no per-ACK limit.
 
 Not modelled yet (docs/model.md lists them): ns-2's data-less pseudo-SYN; Linux's RACK before recovery
-(its reordering window and timer) and Tail Loss Probe, timestamps, quick-ACK, undo (F-RTO, DSACK).
+(its reordering window and timer), timestamps, quick-ACK, undo (F-RTO, DSACK).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ _NOT_LINUX = {
     "rto_keeps_recovery_ssthresh": False,
     "prr": False,
     "rack": False,
+    "tlp": False,
+    "sack_recover_guard": True,
 }
 
 # personality -> {TcpSpec attribute: value}
@@ -116,6 +119,8 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "rto_keeps_recovery_ssthresh": True,
         "prr": True,
         "rack": True,
+        "tlp": True,
+        "sack_recover_guard": False,
         "idle_restart": "linux",  # tcp_slow_start_after_idle = 1: tcp_cwnd_restart
     },
 }

@@ -201,6 +201,14 @@ pub struct TcpConfig {
     /// (default true), which guards Tahoe's and Reno's `dupack_action` too.
     #[serde(default)]
     pub recover_guard_all: bool,
+    /// SACK recovery waits for the cumulative ACK to pass `recover` before a
+    /// new episode (RFC 6675 §5 with RFC 6582's rule). Off: Linux, whose
+    /// `tcp_fastretrans_alert` enters Recovery from Open or Disorder whenever
+    /// `tcp_time_to_recover` says so (its `high_seq` guard is for Reno only,
+    /// `tcp_try_undo_recovery`); a loss just above the last episode's
+    /// recovery point then needs no timeout.
+    #[serde(default = "yes")]
+    pub sack_recover_guard: bool,
     /// How window reductions set ssthresh and cwnd: RFC 5681 or ns-2.35.
     #[serde(default = "rfc5681")]
     pub window_arith: WindowArith,
@@ -296,6 +304,12 @@ pub struct TcpConfig {
     /// the retransmission timer.
     #[serde(default)]
     pub rack: bool,
+    /// Tail Loss Probe (RFC 8985 §7, `tlp.rs`): with SACK, after about two
+    /// round trips without an ACK in Open or CWR, one probe segment (new data,
+    /// else the last segment again) in place of waiting for the retransmission
+    /// timer (Linux `tcp_schedule_loss_probe`, `tcp_early_retrans` = 3).
+    #[serde(default)]
+    pub tlp: bool,
     /// The window after an idle period longer than the RTO (`idle.rs`): off,
     /// RFC 5681 §4.1 (cwnd = min(cwnd, IW)) or Linux's `tcp_cwnd_restart`
     /// (halved per RTO idle, not below IW; ssthresh = max(ssthresh, ¾·cwnd)).
@@ -408,6 +422,7 @@ impl Default for TcpConfig {
             ecn_on_retransmit: false,
             ect_all_packets: false,
             recover_guard_all: false,
+            sack_recover_guard: true,
             window_arith: WindowArith::Rfc5681,
             syn_immediate_ack: true,
             rto_arith: RtoArith::Rfc6298,
@@ -426,6 +441,7 @@ impl Default for TcpConfig {
             rto_keeps_recovery_ssthresh: false,
             prr: false,
             rack: false,
+            tlp: false,
             idle_restart: crate::idle::IdleRestart::Rfc5681,
             pacing: false,
             pacing_ss_ratio: 200,

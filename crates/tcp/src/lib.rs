@@ -39,6 +39,7 @@ mod sack;
 mod send;
 mod stats;
 mod timer;
+mod tlp;
 mod window;
 
 pub use accecn::EcnFeedback;

@@ -33,7 +33,8 @@
 //! NewReno and SACK start no new episode until snd_una passes
 //! `recover` (snd_max at the last episode or timeout); after a timeout no
 //! recovery does (RFC 6582 §4); with `recover_guard_all` (ns-2's `bugFix_`)
-//! Tahoe and Reno wait for `recover` after an episode too.
+//! Tahoe and Reno wait for `recover` after an episode too, and with
+//! `sack_recover_guard` off (Linux) SACK recovery does not.
 //!
 //! No ACK carrying ECE grows cwnd (RFC 3168 §6.1.2), whether it triggers a
 //! reduction or is ignored because the window was already reduced. After an
@@ -58,6 +59,7 @@ use crate::config::{NewRenoTimer, Recovery};
 use crate::prr::Prr;
 use crate::send::{EcnSend, Sender};
 use crate::stats::TcpStats;
+use crate::tlp::ProbeAck;
 use crate::window::Phase;
 use ecnlab_wire::{Instant, Segment};
 
@@ -66,7 +68,11 @@ impl Sender {
     pub(crate) fn on_ack(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) {
         self.peer_rwnd = seg.window;
         let ack = seg.ack.min(self.max);
+        let before_tlp = self.tlp.map(|_| (self.una, self.sb.sacked_bytes()));
         let delivered = self.update_scoreboard(ack, seg);
+        if let Some((una, sacked)) = before_tlp {
+            self.on_probe_ack(ack, ack > una, seg.payload_len > 0, self.sb.sacked_bytes() > sacked, st);
+        }
         // RFC 3168 ECE, or AccECN: new CE marks learnt from the ACE field (`accecn.rs`).
         let ece = match self.accecn.as_mut() {
             Some(a) => {
@@ -80,6 +86,26 @@ impl Sender {
         };
         self.on_ack_phases(now, ece, seg, ack, st);
         self.prr_step(delivered);
+    }
+
+    /// `tcp_process_tlp_ack` (`tlp.rs`): the probe's ACK ends the episode, or
+    /// shows that the probe repaired a loss, which reduces the window once
+    /// (`tcp_init_cwnd_reduction`, then `tcp_end_cwnd_reduction`).
+    fn on_probe_ack(&mut self, ack: u64, advanced: bool, data: bool, new_sack: bool, st: &mut TcpStats) {
+        let Some(probe) = self.tlp else { return };
+        // FLAG_NOT_DUP: data, a window update (windows do not change here) or new data acknowledged.
+        match probe.on_ack(ack, advanced, data || advanced, new_sack) {
+            ProbeAck::Pending => {}
+            ProbeAck::NoLoss => self.tlp = None,
+            ProbeAck::Loss => {
+                self.tlp = None;
+                st.tlp_recoveries += 1;
+                self.reduce_ssthresh(Congestion::Loss);
+                self.win.cwnd = self.win.ssthresh;
+                self.prr = None;
+                self.signal_cwr();
+            }
+        }
     }
 
     /// Records the SACK blocks; RFC 6937 DeliveredData: bytes newly
@@ -230,6 +256,7 @@ impl Sender {
     /// field); the Cwr phase alone keeps it to one reduction per window.
     fn ecn_reduce(&mut self, now: Instant, st: &mut TcpStats) {
         st.ecn_reductions += 1;
+        self.tlp = None; // tcp_init_cwnd_reduction
         self.halve_window(now, Congestion::Ecn);
         self.signal_cwr();
     }
@@ -425,6 +452,8 @@ impl Sender {
     fn maybe_enter_recovery(&mut self, now: Instant, st: &mut TcpStats) {
         // ns-2's Sack1 counts duplicate ACKs only (sack_is_lost off): no RFC 6675 IsLost trigger.
         let lost = self.use_sack && self.sack_is_lost && self.sb.is_lost(self.una, &self.space());
+        // RACK after a Tail Loss Probe (`tlp.rs`): the probe SACKed, the holes below it are lost.
+        let lost = lost || self.tlp.is_some_and(|p| p.seq > self.una && self.sb.is_sacked(p.seq, p.end));
         if self.win.dupacks < self.win.dupthresh && !lost {
             return;
         }
@@ -434,7 +463,11 @@ impl Sender {
         // of go-back-N retransmissions are no news of loss), and after an
         // episode for NewReno and SACK (RFC 6675 §5.1 likewise).
         // With `recover_guard_all` (ns-2's bugFix_) Tahoe and Reno wait as well.
-        let guarded = self.recover_guard_all || matches!(self.recovery, Recovery::NewReno | Recovery::Sack);
+        // Linux (`sack_recover_guard` off): no guard for SACK recovery.
+        let sack_guard = !self.use_sack || self.sack_recover_guard;
+        let guarded = self.recover_guard_all
+            || self.recovery == Recovery::NewReno
+            || (self.recovery == Recovery::Sack && sack_guard);
         let after_timeout = self.guard_after_timeout && self.una <= self.win.rto_recover;
         if after_timeout || (guarded && self.una <= self.win.recover) {
             return;
@@ -445,6 +478,8 @@ impl Sender {
     /// Fast retransmit (RFC 5681 §3.2 steps 2–3, RFC 6582, RFC 6675 §5 step 4).
     fn enter_recovery(&mut self, now: Instant, st: &mut TcpStats) {
         st.fast_retransmits += 1;
+        self.tlp = None; // tcp_init_cwnd_reduction
+        self.cancel_probe(); // the retransmission re-arms the RTO (tcp_xmit_retransmit_queue)
         if self.rtx_restart_on_fr && !self.timer.is_hold() {
             // ns-2 dupack_action: reset_rtx_timer() restarts the timer (no backoff).
             self.arm_timer(now);
@@ -491,6 +526,9 @@ impl Sender {
 
     /// The retransmission timer expired with the connection established.
     pub(crate) fn on_timer(&mut self, now: Instant, st: &mut TcpStats) {
+        if let crate::timer::RtxTimer::Probe { rto_at, .. } = self.timer {
+            return self.on_probe_timer(now, rto_at, st);
+        }
         let was_hold = self.timer.is_hold();
         self.timer = crate::timer::RtxTimer::Idle;
         if self.una >= self.max {
@@ -501,10 +539,24 @@ impl Sender {
         self.on_rto(now, st);
     }
 
+    /// `tcp_send_loss_probe` (`tlp.rs`): the RTO runs again from its own
+    /// deadline; without a probe outstanding one is sent now (and the RTO then
+    /// restarts from its departure, `Sender::on_sent`).
+    fn on_probe_timer(&mut self, now: Instant, rto_at: Instant, st: &mut TcpStats) {
+        self.timer = crate::timer::RtxTimer::Retransmit { expires_at: rto_at.max(now + ecnlab_wire::Duration(1)) };
+        let open = matches!(self.win.phase, Phase::Open | Phase::Cwr { .. });
+        if open && self.tlp.is_none() && self.una < self.max {
+            self.tlp_due = true;
+            st.loss_probes += 1;
+        }
+    }
+
     /// RFC 6298 (5.4)–(5.6) and RFC 5681 §3.1 eq. (4): go back to snd_una with one segment.
     fn on_rto(&mut self, now: Instant, st: &mut TcpStats) {
         st.timeouts += 1;
         self.prr = None;
+        self.tlp = None;
+        self.tlp_due = false;
         // ns-2 timeout(): after an ECN reduction in this window ssthresh is kept; a
         // repeated timeout halves again (W = cwnd = 1 segment: ssthresh 2).
         // Linux tcp_enter_loss: a timeout during a fast recovery keeps its ssthresh.

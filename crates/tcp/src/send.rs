@@ -18,6 +18,7 @@ use crate::prr::Prr;
 use crate::rtt::RttEstimator;
 use crate::sack::{Scoreboard, SeqSpace};
 use crate::timer::RtxTimer;
+use crate::tlp::Probe;
 use crate::window::{Phase, Window};
 use ecnlab_wire::{Duration, Instant};
 
@@ -98,6 +99,8 @@ pub(crate) struct Sender {
     pub(crate) lt_bytes: u64,
     /// `TcpConfig::recover_guard_all` (ns-2 `bugFix_` for every variant).
     pub(crate) recover_guard_all: bool,
+    /// `TcpConfig::sack_recover_guard`.
+    pub(crate) sack_recover_guard: bool,
     /// `TcpConfig::window_arith` is `Ns2`.
     pub(crate) ns2_window: bool,
     /// `TcpConfig::ecn_backoff`, and ns-2's `ecn_backoff_`: an ECE already
@@ -137,6 +140,12 @@ pub(crate) struct Sender {
     /// other Sender pays 8 bytes for it, not a VecDeque's 32 (per-flow state).
     #[allow(clippy::box_collection)]
     pub(crate) sent_times: Option<Box<std::collections::VecDeque<(u64, Instant)>>>,
+    /// `TcpConfig::tlp` (`tlp.rs`), RTO_min for the probe timeout, the probe
+    /// of the current tail-loss episode, and whether a probe is due now.
+    pub(crate) tlp_on: bool,
+    pub(crate) tlp_min_rto: Duration,
+    pub(crate) tlp: Option<Probe>,
+    pub(crate) tlp_due: bool,
 }
 
 impl Sender {
@@ -169,6 +178,7 @@ impl Sender {
             limited_transmit: cfg.limited_transmit,
             lt_bytes: 0,
             recover_guard_all: cfg.recover_guard_all,
+            sack_recover_guard: cfg.sack_recover_guard,
             ns2_window: cfg.window_arith == WindowArith::Ns2,
             ecn_backoff: cfg.ecn_backoff,
             ecn_backoff_armed: false,
@@ -187,6 +197,10 @@ impl Sender {
             iw_segments: cfg.init_cwnd_segments,
             last_data_sent: None,
             sent_times: (cfg.hystart != crate::config::HyStartMode::Off).then(Box::default),
+            tlp_on: cfg.tlp,
+            tlp_min_rto: Duration(cfg.min_rto_ns),
+            tlp: None,
+            tlp_due: false,
         }
     }
 
@@ -254,6 +268,9 @@ impl Sender {
 
     /// The next segment to send, if any (does not change state; see `on_sent`).
     pub(crate) fn next_tx(&self) -> Option<Tx> {
+        if self.tlp_due {
+            return Some(self.probe_tx());
+        }
         if let Some(seq) = self.rtx_next {
             return Some(self.tx_at(seq));
         }
@@ -359,10 +376,65 @@ impl Sender {
                 q.push_back((end, now));
             }
         }
+        if std::mem::take(&mut self.tlp_due) {
+            // tcp_send_loss_probe: one probe per episode, then the RTO from now.
+            self.tlp = Some(Probe { seq: tx.seq, end, high: self.max, retrans: tx.retransmit });
+            self.arm_timer(now);
+            return;
+        }
         if self.timer == RtxTimer::Idle {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
             self.arm_timer(now);
         }
+        if !tx.retransmit && tx.len > 0 {
+            self.schedule_probe(now, false);
+        }
+    }
+
+    /// The probe segment (`tlp.rs`): new data if the peer's window allows it,
+    /// whatever cwnd says, else the last MSS sent (or the FIN) again.
+    fn probe_tx(&self) -> Tx {
+        let end = self.data_end();
+        if self.nxt < end {
+            let tx = self.tx_at(self.nxt);
+            if self.nxt - self.una + u64::from(tx.len) <= u64::from(self.peer_rwnd) {
+                return tx;
+            }
+        }
+        let top = self.max.min(end);
+        if top <= self.una {
+            return self.tx_at(end); // only the FIN is outstanding
+        }
+        // The segment holding byte top − 1 (segments start at 1 + k·mss).
+        let mss = u64::from(self.win.mss);
+        self.tx_at((1 + (top - 2) / mss * mss).max(self.una))
+    }
+
+    /// The probe timer gives way to the retransmission timer it replaced.
+    pub(crate) fn cancel_probe(&mut self) {
+        if let RtxTimer::Probe { rto_at, .. } = self.timer {
+            self.timer = RtxTimer::Retransmit { expires_at: rto_at };
+        }
+        self.tlp_due = false;
+    }
+
+    /// `tcp_schedule_loss_probe`: the probe timer replaces the retransmission
+    /// timer while SACK is in use, data is outstanding and the sender is in
+    /// Open or CWR. `advancing`: called for an ACK that restarted the RTO (the
+    /// probe may take the whole RTO), else it must fire before the running RTO.
+    pub(crate) fn schedule_probe(&mut self, now: Instant, advancing: bool) {
+        let open = matches!(self.win.phase, Phase::Open | Phase::Cwr { .. });
+        if !self.tlp_on || !self.use_sack || !open || self.una >= self.max {
+            return;
+        }
+        let rto_at = match self.timer {
+            RtxTimer::Retransmit { expires_at } | RtxTimer::Probe { rto_at: expires_at, .. } => expires_at,
+            RtxTimer::Idle | RtxTimer::EcnHold { .. } => return,
+        };
+        let left = if advancing { self.rto() } else { rto_at.saturating_since(now) };
+        let one_segment = self.max - self.una <= u64::from(self.win.mss);
+        let pto = crate::tlp::pto(self.rtt.srtt(), one_segment, self.tlp_min_rto, left);
+        self.timer = RtxTimer::Probe { expires_at: now + pto, rto_at };
     }
 
     /// RFC 3168 §6.1.2: after any reduction the next new data segment carries
@@ -382,6 +454,8 @@ impl Sender {
     }
 
     /// RFC 6298 (5.2)/(5.3) after an ACK of new data; the ECN hold keeps running.
+    /// With `tlp` the probe timer takes its place where it applies (Linux
+    /// `tcp_set_xmit_timer`).
     pub(crate) fn restart_timer(&mut self, now: Instant) {
         if self.timer.is_hold() {
             return;
@@ -390,6 +464,7 @@ impl Sender {
             self.timer = RtxTimer::Idle;
         } else {
             self.arm_timer(now);
+            self.schedule_probe(now, true);
         }
     }
 

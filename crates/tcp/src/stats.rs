@@ -46,6 +46,12 @@ pub struct TcpStats {
     pub quenches_received: u64,
     /// Of those, the ones that reduced the window (at most one per window, `quench.rs`).
     pub quench_reductions: u64,
+    /// Tail Loss Probes sent (RFC 8985 §7, `tlp.rs`), and probes that repaired
+    /// a loss and so reduced the window. Not in the simulator's flow records.
+    #[serde(skip)]
+    pub loss_probes: u64,
+    #[serde(skip)]
+    pub tlp_recoveries: u64,
 }
 
 impl TcpStats {
@@ -69,6 +75,8 @@ impl TcpStats {
             data_packets_received,
             quenches_received,
             quench_reductions,
+            loss_probes,
+            tlp_recoveries,
         } = o;
         self.packets_sent += packets_sent;
         self.data_packets_sent += data_packets_sent;
@@ -87,5 +95,7 @@ impl TcpStats {
         self.data_packets_received += data_packets_received;
         self.quenches_received += quenches_received;
         self.quench_reductions += quench_reductions;
+        self.loss_probes += loss_probes;
+        self.tlp_recoveries += tlp_recoveries;
     }
 }

@@ -15,13 +15,18 @@ pub(crate) enum RtxTimer {
     /// new data may be sent until it expires. If data is outstanding at expiry it
     /// acts as an ordinary retransmission timeout.
     EcnHold { expires_at: Instant },
+    /// RFC 8985 §7 (`tlp.rs`): the probe timeout, in place of the retransmission
+    /// timer, which is due at `rto_at` and runs again once the probe has left.
+    Probe { expires_at: Instant, rto_at: Instant },
 }
 
 impl RtxTimer {
     pub(crate) fn deadline(self) -> Option<Instant> {
         match self {
             RtxTimer::Idle => None,
-            RtxTimer::Retransmit { expires_at } | RtxTimer::EcnHold { expires_at } => Some(expires_at),
+            RtxTimer::Retransmit { expires_at }
+            | RtxTimer::EcnHold { expires_at }
+            | RtxTimer::Probe { expires_at, .. } => Some(expires_at),
         }
     }
 

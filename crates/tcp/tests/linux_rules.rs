@@ -309,3 +309,35 @@ fn test_window_after_idle_rfc5681_linux_and_off() {
         }
     }
 }
+
+// ------------------------------------------------------------- sack_recover_guard
+/// RFC 6675 §5 with RFC 6582 §3.2 step 1: a new SACK recovery only once the
+/// cumulative ACK covers more than `recover` (snd_max when the last one
+/// started). Linux's `tcp_fastretrans_alert` has no such guard for SACK: it
+/// enters Recovery whenever `tcp_time_to_recover` holds. Segment 20 is lost,
+/// and then the first segment sent after that recovery began (at `recover`):
+/// once the first episode ends, the second hole sits at `recover` itself, so
+/// the RFC rule waits for the timer where Linux starts a second episode.
+fn sack_recover_guard(delack: bool) {
+    let cfg = config(Recovery::Sack, delack);
+    let first = Net::transfer(cfg.clone(), 60_000, vec![drop(Target::Seq(seg(20)))]);
+    let (_, at) = recovery_entry(&first);
+    let recover = at.high_sent;
+    let faults = vec![drop(Target::Seq(seg(20))), drop(Target::Seq(recover))];
+    let rfc = Net::transfer(cfg.clone(), 60_000, faults.clone());
+    check(&rfc, rfc.c.stats().timeouts == 1, "RFC 6675: the loss at `recover` waits for the timer");
+    let lx = Net::transfer(TcpConfig { sack_recover_guard: false, ..cfg }, 60_000, faults);
+    check(&lx, lx.c.stats().timeouts == 0, "Linux: no timeout");
+    check(&lx, lx.c.stats().fast_retransmits == 2, "two episodes");
+    check(&lx, lx.s.bytes_received() == 60_000, "everything delivered");
+}
+
+#[test]
+fn test_sack_recover_guard() {
+    sack_recover_guard(false)
+}
+
+#[test]
+fn test_sack_recover_guard_delack() {
+    sack_recover_guard(true)
+}
