@@ -79,7 +79,8 @@
 //!   connection (`send.rs`: retransmissions re-cut the same segments), so when the
 //!   option may go on data (`minimum` or `full`, and the peer's option seen by the
 //!   end of the handshake) the sender's SMSS is the MSS less 12 bytes for the whole
-//!   connection: cwnd, IW and segments count in it. With `full` every data segment
+//!   connection: cwnd, IW and segments count in it (pacing does not: Linux paces at
+//!   cwnd·`mss_cache`/srtt, `mss_cache` without the option). With `full` every data segment
 //!   carries the option; with `minimum` those the demand or beacon pick (Linux would
 //!   cut the other bursts at the full MSS). A segment whose payload leaves less
 //!   room gets the option only if it fits. The receiving end counts a segment of

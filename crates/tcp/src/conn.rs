@@ -554,7 +554,11 @@ impl Connection {
         if !self.cfg.pacing || seg.payload_len == 0 {
             return;
         }
-        let (cwnd, ssthresh) = (self.snd.win.cwnd, self.snd.win.ssthresh);
+        // Linux's rate is cwnd·mss_cache/srtt: the AccECN option's room (`accecn.rs`),
+        // which makes the SMSS smaller than the MSS, does not slow it.
+        let (mss, smss) = (u64::from(self.neg.mss), u64::from(self.snd.win.mss.max(1)));
+        let in_mss = |b: u32| (u64::from(b) * mss / smss).min(u64::from(u32::MAX)) as u32;
+        let (cwnd, ssthresh) = (in_mss(self.snd.win.cwnd), in_mss(self.snd.win.ssthresh));
         let (ss, ca) = (self.cfg.pacing_ss_ratio, self.cfg.pacing_ca_ratio);
         self.pace_at = crate::pacing::next_release(now, seg.wire_len(), cwnd, ssthresh, self.snd.rtt.srtt(), ss, ca);
     }

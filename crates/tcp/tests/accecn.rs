@@ -641,3 +641,25 @@ fn test_option_beside_sack_keeps_the_changed_counters() {
     assert_eq!(acks[6].accecn.unwrap().eceb, p.c.smss());
     assert_eq!(shape(&acks[7]), (4, 1), "EE0B changed again: four blocks back");
 }
+
+/// Linux paces at cwnd·`mss_cache`/srtt (`tcp_update_pacing_rate`), and `mss_cache`
+/// leaves out the AccECN option: a paced sender whose data segments carry it (MSS − 12
+/// bytes of payload, the same bytes on the wire) spaces them as it would without (the
+/// ACKs' option bytes shift the rounds by microseconds, not the gaps within them).
+#[test]
+fn test_pacing_is_not_slowed_by_the_option() {
+    let gaps = |policy| {
+        let cfg = TcpConfig { pacing: true, init_cwnd_segments: 10, ..opt(false, policy, 3) };
+        let net = Net::transfer(cfg, 200_000, vec![]);
+        assert!(net.data().take(120).all(|l| l.seg.wire_len() == MSS + 40));
+        let t: Vec<u64> = net.data().take(120).map(|l| l.t.0).collect();
+        t.windows(2).map(|w| w[1] - w[0]).collect::<Vec<u64>>()
+    };
+    let (off, full) = (gaps(AccEcnOptionPolicy::Off), gaps(AccEcnOptionPolicy::Full));
+    for (i, (&a, &b)) in off.iter().zip(&full).enumerate() {
+        // Within a paced round the gaps agree; between rounds they follow the ACK clock.
+        if a < 2_000_000 {
+            assert!(a.abs_diff(b) * 1000 <= a, "gap {i}: {a} ns without the option, {b} ns with");
+        }
+    }
+}
