@@ -53,9 +53,11 @@
 //!   `tcp.accecn_option_beacon`, `tcp_ecn_option_beacon`, default 3): the option
 //!   also goes out once (now − last option)·beacon ≥ srtt, so at least `beacon`
 //!   times per RTT while segments leave; before the first RTT sample, on every
-//!   segment. (RFC 9768 has no beacon; Linux's documentation ties the sysctl to
-//!   `tcp_ecn_option = 2`, but its code consults it only for 1: with 2 every
-//!   segment carries the option anyway.)
+//!   segment. (RFC 9768 §3.2.3.3 has no per-RTT beacon: while a counter keeps
+//!   incrementing it "SHOULD include the counter every n ACKs as consistently as
+//!   possible, where n can be chosen by the implementer". Linux's documentation
+//!   ties the sysctl to `tcp_ecn_option = 2`, but its code consults it only for 1:
+//!   with 2 every segment carries the option anyway.)
 //! - Length (§3.2.3.3 "Necessary Option Length: ... MAY be truncated to omit one
 //!   or two fields from the end of the option ..., provided that the counter(s)
 //!   that have changed since the previous AccECN TCP option are not omitted. If
@@ -79,15 +81,17 @@
 //!   connection (`send.rs`: retransmissions re-cut the same segments), so when the
 //!   option may go on data (`minimum` or `full`, and the peer's option seen by the
 //!   end of the handshake) the sender's SMSS is the MSS less 12 bytes for the whole
-//!   connection: cwnd, IW and segments count in it (pacing does not: Linux paces at
-//!   cwnd·`mss_cache`/srtt, `mss_cache` without the option). With `full` every data segment
-//!   carries the option; with `minimum` those the demand or beacon pick (Linux would
-//!   cut the other bursts at the full MSS). A segment whose payload leaves less
-//!   room gets the option only if it fits. The receiving end counts a segment of
-//!   MSS − 12 as full-sized for its delayed ACK once data arrives with the option
-//!   (Linux measures the peer's segments, `tcp_measure_rcv_mss`).
-//! - Not modelled: Linux's option-loss fall-backs (§3.2.3.2.2; `TCP_ACCECN_OPTION_PERSIST`,
-//!   Linux 7.0), the zeroed-option test (§3.2.3.2.4), timestamps beside the option.
+//!   connection: cwnd, IW and segments count in it (pacing does not: Linux paces
+//!   at cwnd·`mss_cache`/srtt, `mss_cache` without the option). With `full` every
+//!   data segment carries the option; with `minimum` those the demand or beacon
+//!   pick (Linux would cut the other bursts at the full MSS). A segment whose
+//!   payload leaves less room gets the option only if it fits. The receiving end
+//!   counts a segment of MSS − 12 as full-sized for its delayed ACK once data
+//!   arrives with the option (Linux measures the peer's segments,
+//!   `tcp_measure_rcv_mss`).
+//! - Not modelled: the option-loss fall-backs beyond the SYN-ACK (§3.2.3.2.2;
+//!   Linux 7.0's `TCP_ACCECN_OPTION_PERSIST`), the zeroed-option test
+//!   (§3.2.3.2.4), timestamps beside the option.
 //!
 //! The Data Sender reads ECEB on an ACK of new data: d.ceb = (ECEB − s.ceb) mod
 //! 2^24 are the CE bytes since the last option, exact where ACE's Δ·SMSS is an
