@@ -14,7 +14,7 @@ import pytest
 import ecnlab
 from conftest import SCENARIOS, SMALL, run_cli
 from ecnlab.lower import engine_spec, tcp_engine
-from ecnlab.model import DCTCP_KEYS, PRAGUE_KEYS, TcpSpec
+from ecnlab.model import ACCECN_KEYS, DCTCP_KEYS, PRAGUE_KEYS, TcpSpec
 from ecnlab.schema import problems
 from ecnlab.timeseries import read_flows, read_queues
 
@@ -94,7 +94,7 @@ def test_documented_tcp_defaults_are_the_engines() -> None:
     # DCTCP's keys go to the engine with cc = "dctcp" only, Prague's with cc = "prague", the AccECN
     # option's with ecn = "accecn" and HyStart's with cc = "cubic"; their defaults must agree as well.
     t = TcpSpec()
-    only_with = {k: getattr(t, k) for k in (*DCTCP_KEYS, *PRAGUE_KEYS, "accecn_option", "hystart")}
+    only_with = {k: getattr(t, k) for k in (*DCTCP_KEYS, *PRAGUE_KEYS, *ACCECN_KEYS, "hystart")}
     assert json.loads(_core.default_tcp_config()) == {**tcp_engine(t), **only_with}
 
 

@@ -24,10 +24,11 @@ def is_set(v: str) -> bool:
     return v in ("1", "True")
 
 
-def captured_dumbbell(ecn: str, nbytes: int, marks: list[int]) -> str:
+def captured_dumbbell(ecn: str, nbytes: int, marks: list[int], tcp: str = "") -> str:
     """The capture tests' scenario: one bulk flow ``f`` of ``nbytes`` from s1 to r1 across a
-    1.5 Mbit/s, 10 ms drop-tail bottleneck, SACK, ``tcp.ecn = ecn`` (a TOML value), its
-    ``marks``-th packets CE-marked on R1->R2, and captures on both access links."""
+    1.5 Mbit/s, 10 ms drop-tail bottleneck, SACK, ``tcp.ecn = ecn`` (a TOML value) and the
+    ``[tcp]`` lines ``tcp``, its ``marks``-th packets CE-marked on R1->R2, and captures on
+    both access links."""
     faults = "".join(f'\n[[faults]]\nlink = "R1->R2"\nflow = "f"\naction = "mark"\nnth = {n}\n' for n in marks)
     return f"""
 seed = 3
@@ -48,6 +49,7 @@ limit = 100
 [tcp]
 variant = "sack"
 ecn = {ecn}
+{tcp}
 
 [[flows]]
 name = "f"

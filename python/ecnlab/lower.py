@@ -12,6 +12,7 @@ from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
 from ecnlab.model import (
+    ACCECN_KEYS,
     DCTCP_KEYS,
     NS2_RULE_KEYS,
     PRAGUE_KEYS,
@@ -280,6 +281,6 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         **{k: getattr(t, k) for k in NS2_RULE_KEYS},
         **({k: getattr(t, k) for k in DCTCP_KEYS} if t.cc == "dctcp" else {}),
         **({k: getattr(t, k) for k in PRAGUE_KEYS} if t.cc == "prague" else {}),
-        **({"accecn_option": t.accecn_option} if t.accecn else {}),
+        **({k: getattr(t, k) for k in ACCECN_KEYS} if t.accecn else {}),
         **({"hystart": t.hystart} if t.cc == "cubic" else {}),
     }

@@ -8,7 +8,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
-from ecnlab.model import DCTCP_KEYS, PRAGUE_KEYS, PiSpec, QueueSpec, RedSpec, TcpSpec
+from ecnlab.model import ACCECN_KEYS, DCTCP_KEYS, PRAGUE_KEYS, PiSpec, QueueSpec, RedSpec, TcpSpec
 from ecnlab.queues import MODERN_KINDS, OWN_PKT_LIMIT, allowed_keys, engine_check, parse_modern
 from ecnlab.tcp_personalities import TCP_PERSONALITIES
 from ecnlab.units import parse_duration, parse_size
@@ -39,8 +39,9 @@ RTO_ARITHS = ("rfc6298", "ns2")  # TcpConfig::rto_arith
 SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+", "accecn")
-# ``tcp.accecn_option``: which segments carry the AccECN option (Linux tcp_ecn_option 0 and 2).
-ACCECN_OPTIONS = ("off", "full")
+# ``tcp.accecn_option``: which segments carry the AccECN option, Linux's tcp_ecn_option value
+# (0, 1, 2) or its name (crates/tcp/src/accecn.rs).
+ACCECN_OPTIONS = {"off": 0, "minimum": 1, "full": 2}
 # ``tcp.hystart``: how CUBIC leaves slow start (crates/tcp/src/cc/hystart.rs).
 HYSTARTS = ("off", "linux", "hystart++")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
@@ -112,9 +113,20 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "prague_rtt_target": ("prague_rtt_target_ns", _dur(False)),
     "prague_rtt_transition": ("prague_rtt_transition", integer(0, 1000)),
     "prague_classic_fallback": ("prague_classic_fallback", boolean),
-    "accecn_option": ("accecn_option", choice(ACCECN_OPTIONS)),
+    "accecn_option": ("accecn_option", lambda v, p: _accecn_option(v, p)),
+    "accecn_option_beacon": ("accecn_option_beacon", integer(0, 3)),
     "hystart": ("hystart", choice(HYSTARTS)),
 }
+
+
+def _accecn_option(value: Any, path: str) -> int:
+    """``tcp.accecn_option``: Linux's ``tcp_ecn_option`` number, or its name (``off`` = 0,
+    ``minimum`` = 1, ``full`` = 2)."""
+    if isinstance(value, str):
+        return ACCECN_OPTIONS[choice(ACCECN_OPTIONS)(value, path)]
+    if isinstance(value, bool) or not isinstance(value, int) or value not in ACCECN_OPTIONS.values():
+        raise ScenarioError(path, "must be 0 (off), 1 (minimum) or 2 (full)", value)
+    return int(value)
 
 
 def _ecn_mode(value: Any, path: str) -> str:
@@ -205,7 +217,7 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
     from ecnlab.lower import tcp_engine
 
     # With every key, DCTCP's and Prague's too (lowering leaves them out for other congestion controls).
-    keys = (*DCTCP_KEYS, *PRAGUE_KEYS, "hystart", "accecn_option")
+    keys = (*DCTCP_KEYS, *PRAGUE_KEYS, "hystart", *ACCECN_KEYS)
     err = _core.check_tcp(json.dumps({**tcp_engine(tcp), **{k: getattr(tcp, k) for k in keys}}))
     if err is None:
         return

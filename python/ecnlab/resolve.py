@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ecnlab.model import DCTCP_KEYS, NS2_RULE_KEYS, AppSpec, QueueSpec, TcpSpec
+from ecnlab.model import ACCECN_KEYS, DCTCP_KEYS, NS2_RULE_KEYS, AppSpec, QueueSpec, TcpSpec
 from ecnlab.queues import resolved_modern
 from ecnlab.units import ns_to_s
 
@@ -94,7 +94,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         **{k: getattr(t, k) for k in NS2_RULE_KEYS},
         **{k: getattr(t, k) for k in DCTCP_KEYS},
         **(_prague_resolved(t) if t.cc == "prague" else {}),
-        **({"accecn_option": t.accecn_option} if t.accecn else {}),
+        **({k: getattr(t, k) for k in ACCECN_KEYS} if t.accecn else {}),
         **({"hystart": t.hystart} if t.cc == "cubic" else {}),
     }
 

@@ -2,18 +2,101 @@
 //! Notification (AccECN) Feedback in TCP", Proposed Standard): the ACE field
 //! and the AccECN option.
 //!
-//! **The AccECN option** (§3.2.3; `tcp.accecn_option`, Linux's `tcp_ecn_option`):
-//! with `full` (Linux's default 2) every segment without data after the
-//! handshake carries it, with as many of its three 24-bit counters as fit the
-//! option bytes SACK leaves (none below one field; Linux also puts it on data
-//! segments, shortening their payload; its beacon and `minimum` policy are
-//! not modelled). The counters' wire values start at EE0B = EE1B = 1, ECEB = 0
-//! (§3.2.1). The order is AccECN1 (kind 174: EE1B, ECEB, EE0B) when more ECT(1)
-//! than ECT(0) bytes arrived, else AccECN0 (172: EE0B, ECEB, EE1B). The Data
-//! Sender reads ECEB on an ACK of new data: d.ceb = (ECEB − s.ceb) mod 2^24 are
-//! the CE bytes since the last option, exact where ACE's Δ·SMSS is an estimate;
-//! ACKs without the option are estimated from ACE and the next ECEB corrects the
-//! estimate (Appendix A.1; Linux's `tcp_accecn_process_option`).
+//! **The AccECN option** (§3.2.3). Kind 172 (AccECN0: EE0B, ECEB, EE1B) or 174
+//! (AccECN1: EE1B, ECEB, EE0B), each field the 24 least significant bits of a
+//! payload byte counter of the Data Receiver (§3.2.3.1), whose wire values
+//! start at EE0B = EE1B = 1, ECEB = 0 (§3.2.1; Linux `TCP_ACCECN_*_INIT_OFFSET`).
+//! ecnlab uses AccECN1 when more ECT(1) than ECT(0) bytes arrived, else AccECN0
+//! (§3.2.3 "the Data Receiver can use whichever order is more efficient"; Linux
+//! always sends AccECN1). Which segments carry it is `tcp.accecn_option`, Linux's
+//! `tcp_ecn_option` (`TcpConfig::accecn_option`):
+//!
+//! | value | which segments (after AccECN was negotiated) |
+//! |---|---|
+//! | 0, `off` | none, the SYN-ACK included: the ACE field alone |
+//! | 1, `minimum` | the SYN-ACK; later, a segment while Linux's demand asks for one, or the beacon |
+//! | 2, `full` (default) | the SYN-ACK and every later segment, data segments included |
+//!
+//! The rules, each with its source (tests: `tests/accecn.rs`):
+//! - SYN-ACK: §3.2.3.2.1 "A TCP Server that confirms its support for AccECN ...
+//!   SHOULD include an AccECN TCP Option on the SYN/ACK", with the initial
+//!   counters and as many fields as fit beside MSS, SACK-permitted and window
+//!   scale; §3.2.3.2.2: a retransmitted SYN-ACK has none ("SHOULD retransmit the
+//!   SYN/ACK, but with no AccECN Option"; Linux `tcp_synack_options`, first
+//!   transmission only).
+//! - Nothing until the peer sent one: §3.2.3.2.3, a Client whose SYN-ACK had no
+//!   option (a Server whose handshake-completing segment had none) "assumes
+//!   that the AccECN Option is not available"; like Linux (`saw_accecn_opt` in
+//!   `tcp_established_options`) ecnlab then sends none either, until an option
+//!   arrives (the RFC would go on sending: "it SHOULD continue to send AccECN
+//!   Options itself").
+//! - Handshake: §3.2.3.2.1 "A TCP Client that has successfully negotiated AccECN
+//!   SHOULD include an AccECN Option in the first ACK at the end of the three-way
+//!   handshake ... SHOULD also include an AccECN Option on the first data segment
+//!   it sends". `minimum`: a SYN-ACK with the option demands it on the Client's
+//!   next two segments (Linux `tcp_ecn_rcv_synack`, `accecn_opt_demand = 2`), and
+//!   the Server's first segment after the handshake carries it (Linux
+//!   `tcp_ecn_openreq_child`, demand 1).
+//! - Demand (`minimum`; Linux `tcp_ecn_received_counters`): a packet whose IP-ECN
+//!   field differs from the previous packet's, or that is CE, demands the option
+//!   on the next two segments — §3.2.3.3 "Change-Triggered AccECN TCP Options: If
+//!   an arriving packet increments a different byte counter to that incremented
+//!   by the previous packet, the Data Receiver SHOULD feed it back in an AccECN
+//!   Option on the next scheduled ACK", "the Data Receiver SHOULD include a
+//!   counter that has continued to increment on the next scheduled ACK following
+//!   a change-triggered AccECN TCP Option", "It SHOULD always include an AccECN
+//!   Option if the r.ceb counter is incrementing"; and a byte counter passing a
+//!   multiple of 2^22 demands it once ("It SHOULD include each counter at least
+//!   once for every 2^22 bytes incremented"). Each option sent takes one off the
+//!   demand (Linux `tcp_options_write`).
+//! - Beacon (`minimum`; Linux `tcp_accecn_option_beacon_check`,
+//!   `tcp.accecn_option_beacon`, `tcp_ecn_option_beacon`, default 3): the option
+//!   also goes out once (now − last option)·beacon ≥ srtt, so at least `beacon`
+//!   times per RTT while segments leave; before the first RTT sample, on every
+//!   segment. (RFC 9768 §3.2.3.3 has no per-RTT beacon: while a counter keeps
+//!   incrementing it "SHOULD include the counter every n ACKs as consistently as
+//!   possible, where n can be chosen by the implementer". Linux's documentation
+//!   ties the sysctl to `tcp_ecn_option = 2`, but its code consults it only for 1:
+//!   with 2 every segment carries the option anyway.)
+//! - Length (§3.2.3.3 "Necessary Option Length: ... MAY be truncated to omit one
+//!   or two fields from the end of the option ..., provided that the counter(s)
+//!   that have changed since the previous AccECN TCP option are not omitted. If
+//!   there is insufficient space ..., then the entire AccECN TCP option MUST be
+//!   omitted"): as many fields as fit (Linux `tcp_options_fit_accecn` tries 3
+//!   first), at least up to the last changed counter in the order used, else no
+//!   option; with only 2 bytes the empty option when nothing changed. The room
+//!   is the 40 option bytes less the others before their padding (an option's
+//!   padding can serve the next, as Linux fits the option into SACK's two NOPs).
+//!   If the changed counters do not fit beside more than two SACK blocks, SACK
+//!   blocks are dropped from the oldest, never below two, until they do (Linux
+//!   "try to fit AccECN option with SACK"; §3.2.3.3 "If SACK has been negotiated
+//!   ..., and the smallest recommended AccECN Option would leave insufficient
+//!   space for two SACK blocks ..., the Data Receiver MUST give precedence to the
+//!   SACK option").
+//! - Data segments: the option takes payload room, so that payload plus option
+//!   stays within the MSS. Linux cuts each burst at `tcp_current_mss`, which
+//!   subtracts the option's bytes when `tcp_established_options` would add it
+//!   (11 bytes padded to 12 beside no SACK: 1448-byte payloads for an MSS of 1460,
+//!   its cwnd counted in such segments). ecnlab's data segments keep one grid per
+//!   connection (`send.rs`: retransmissions re-cut the same segments), so when the
+//!   option may go on data (`minimum` or `full`, and the peer's option seen by the
+//!   end of the handshake) the sender's SMSS is the MSS less 12 bytes for the whole
+//!   connection: cwnd, IW and segments count in it (pacing does not: Linux paces
+//!   at cwnd·`mss_cache`/srtt, `mss_cache` without the option). With `full` every
+//!   data segment carries the option; with `minimum` those the demand or beacon
+//!   pick (Linux would cut the other bursts at the full MSS). A segment whose
+//!   payload leaves less room gets the option only if it fits. The receiving end
+//!   counts a segment of MSS − 12 as full-sized for its delayed ACK once data
+//!   arrives with the option (Linux measures the peer's segments,
+//!   `tcp_measure_rcv_mss`).
+//! - Not modelled: the option-loss fall-backs beyond the SYN-ACK (§3.2.3.2.2;
+//!   Linux 7.0's `TCP_ACCECN_OPTION_PERSIST`), the zeroed-option test
+//!   (§3.2.3.2.4), timestamps beside the option.
+//!
+//! The Data Sender reads ECEB on an ACK of new data: d.ceb = (ECEB − s.ceb) mod
+//! 2^24 are the CE bytes since the last option, exact where ACE's Δ·SMSS is an
+//! estimate; ACKs without the option are estimated from ACE and the next ECEB
+//! corrects the estimate (Appendix A.1; Linux's `tcp_accecn_process_option`).
 //!
 //! **Negotiation** (§3.1.1, Table 2). An AccECN Client's SYN has
 //! (AE, CWR, ECE) = 111. The SYN-ACK tells the Client which feedback both use:
@@ -95,7 +178,8 @@
 //! except the last), carried until the cumulative ACK covers them. The sender
 //! never sets CWR as a signal (§3.2.2: CWR is part of ACE).
 
-use ecnlab_wire::{AccEcnOption, Ecn, TcpFlags};
+use crate::config::AccEcnOptionPolicy;
+use ecnlab_wire::{AccEcnOption, Duration, Ecn, Instant, SackBlocks, Segment, TcpFlags};
 
 /// The ECN feedback a connection uses, agreed in the handshake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,13 +247,42 @@ const E0B_INIT: u64 = 1;
 const E1B_INIT: u64 = 1;
 const CEB_INIT: u64 = 0;
 
-/// The Data Receiver's counters (§3.2.2.2) and ACK triggers (§3.2.2.5.1).
+/// TCP option space (RFC 9293 §3.1: a data offset of at most 15 words).
+pub(crate) const MAX_OPTION_BYTES: u32 = 40;
+/// The bytes a data segment leaves for the option when it may carry one: the
+/// full option, 2 + 3·3 = 11, padded to 12 (module doc; Linux `tcp_current_mss`).
+pub(crate) const DATA_ROOM: u32 = 12;
+
+/// The byte counters as bits of `OptionControl::changed`.
+const E0: u8 = 1;
+const CE: u8 = 2;
+const E1: u8 = 4;
+
+/// Which segments get the option (module doc): Linux's send control.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct OptionControl {
+    policy: AccEcnOptionPolicy,
+    beacon: u8,
+    /// An option arrived from the peer (Linux `saw_accecn_opt`): none is sent before.
+    usable: bool,
+    /// Options owed to the next segments (Linux `accecn_opt_demand`, 0 ..= 2).
+    demand: u8,
+    /// The byte counters changed since the last option (Linux `accecn_minlen`).
+    changed: u8,
+    /// The IP-ECN field of the previous packet (Linux `prev_ecnfield`).
+    prev: Ecn,
+    /// When the last option left (Linux `accecn_opt_tstamp`).
+    last: Option<Instant>,
+}
+
+/// The Data Receiver's counters (§3.2.2.2), ACK triggers (§3.2.2.5.1) and the
+/// option it feeds them back in (§3.2.3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AccEcnRecv {
     /// r.cep: CE-marked packets received, from 5.
     pub(crate) cep: u64,
-    /// r.e0b, r.e1b, r.ceb: payload bytes received ECT(0), ECT(1), CE (kept for
-    /// the AccECN option, not sent).
+    /// r.e0b, r.e1b, r.ceb: payload bytes received ECT(0), ECT(1), CE (the
+    /// option's counters, less their initial wire values).
     pub(crate) e0b: u64,
     pub(crate) e1b: u64,
     pub(crate) ceb: u64,
@@ -179,11 +292,15 @@ pub(crate) struct AccEcnRecv {
     last_ce: bool,
     /// The Client's handshake code for the SYN-ACK, until a segment carries it.
     pub(crate) handshake: Option<u8>,
+    opt: OptionControl,
 }
 
 impl AccEcnRecv {
-    pub(crate) fn new(handshake: Option<u8>) -> Self {
-        AccEcnRecv { cep: CEP_INIT, e0b: 0, e1b: 0, ceb: 0, ce_since_ack: 0, last_ce: false, handshake }
+    /// Counters from their initial values; `policy`, `beacon`: the option's
+    /// (`TcpConfig`); `prev`: the IP-ECN field of the SYN or SYN-ACK received.
+    pub(crate) fn new(handshake: Option<u8>, policy: AccEcnOptionPolicy, beacon: u8, prev: Ecn) -> Self {
+        let opt = OptionControl { policy, beacon, usable: false, demand: 0, changed: 0, prev, last: None };
+        AccEcnRecv { cep: CEP_INIT, e0b: 0, e1b: 0, ceb: 0, ce_since_ack: 0, last_ce: false, handshake, opt }
     }
 
     /// A packet after the handshake arrived with `ecn` and `payload` bytes;
@@ -191,11 +308,23 @@ impl AccEcnRecv {
     pub(crate) fn on_packet(&mut self, ecn: Ecn, payload: u32) -> bool {
         let ce = ecn == Ecn::Ce;
         let bytes = u64::from(payload);
-        match ecn {
-            Ecn::Ce => self.ceb += bytes,
-            Ecn::Ect0 => self.e0b += bytes,
-            Ecn::Ect1 => self.e1b += bytes,
-            Ecn::NotEct => {}
+        let counter = match ecn {
+            Ecn::Ce => Some((&mut self.ceb, CE)),
+            Ecn::Ect0 => Some((&mut self.e0b, E0)),
+            Ecn::Ect1 => Some((&mut self.e1b, E1)),
+            Ecn::NotEct => None,
+        };
+        if let Some((counter, bit)) = counter.filter(|_| bytes > 0) {
+            let before = *counter;
+            *counter += bytes;
+            self.opt.changed |= bit;
+            if before >> 22 != *counter >> 22 {
+                self.opt.demand = self.opt.demand.max(1); // §3.2.3.3: once per 2^22 bytes
+            }
+        }
+        if ecn != self.opt.prev || ce {
+            self.opt.prev = ecn; // Linux tcp_ecn_received_counters: the next two segments
+            self.opt.demand = 2;
         }
         let change = ce && !self.last_ce && payload > 0;
         self.last_ce = ce;
@@ -213,24 +342,118 @@ impl AccEcnRecv {
         self.handshake.unwrap_or((self.cep % DIVACE) as u8)
     }
 
-    /// The AccECN option with every counter, as far as `room` option bytes allow
-    /// (§3.2.3; none below one field). Wire values start at r.e0b = r.e1b = 1,
-    /// r.ceb = 0 (§3.2.1, Linux's `TCP_ACCECN_*_INIT_OFFSET`); AccECN1's order when
-    /// more ECT(1) than ECT(0) bytes arrived, so that the counter in use and CE
-    /// come first if the option has to be cut short.
-    pub(crate) fn option(&self, room: u32) -> Option<AccEcnOption> {
-        let fields = (room.saturating_sub(2) / 3).min(3) as u8;
-        if fields == 0 {
-            return None;
+    /// Client: the SYN-ACK arrived, with the option (`option`) or without.
+    pub(crate) fn on_syn_ack(&mut self, option: bool) {
+        if option {
+            self.opt.usable = true;
+            self.opt.demand = 2; // Linux tcp_ecn_rcv_synack
         }
+    }
+
+    /// Server: `seg` completes the handshake.
+    pub(crate) fn on_handshake_ack(&mut self, seg: &Segment) {
+        self.opt.demand = 1; // Linux tcp_ecn_openreq_child
+        self.on_segment(seg);
+    }
+
+    /// Any segment received once negotiated: an option in it makes ours usable.
+    pub(crate) fn on_segment(&mut self, seg: &Segment) {
+        self.opt.usable |= seg.accecn.is_some();
+    }
+
+    /// The payload room this end's data segments leave for the option, fixed when
+    /// the handshake ends (module doc): `DATA_ROOM` when it may carry one.
+    pub(crate) fn data_room(&self) -> u32 {
+        let may = self.opt.usable && self.opt.policy != AccEcnOptionPolicy::Off;
+        if may {
+            DATA_ROOM
+        } else {
+            0
+        }
+    }
+
+    /// §3.2.3.2.1: the SYN-ACK's option, the initial counters in as many fields as
+    /// `room` bytes hold (none with `off`).
+    pub(crate) fn syn_ack_option(&self, room: u32) -> Option<AccEcnOption> {
+        let fields = fit(room)?;
+        (self.opt.policy != AccEcnOptionPolicy::Off).then(|| self.option(fields))
+    }
+
+    /// Puts the option on `seg`, leaving at `now` with the smoothed RTT `srtt`,
+    /// if the policy says so and it fits (module doc); `mss_room`: what the MSS
+    /// leaves beside the payload of a data segment.
+    pub(crate) fn stamp(&mut self, seg: &mut Segment, now: Instant, srtt: Option<Duration>, mss_room: u32) {
+        if !self.due(now, srtt) {
+            return;
+        }
+        let required = self.required();
+        let room = |s: &Segment| MAX_OPTION_BYTES.saturating_sub(s.options_bytes()).min(mss_room);
+        let mut with = *seg;
+        let mut fields = fit(room(&with));
+        // Linux "try to fit AccECN option with SACK": the oldest blocks give way, down to two.
+        while fields.is_none_or(|f| f < required) && with.sack.len() > 2 {
+            with.sack = first_blocks(&with.sack, with.sack.len() - 1);
+            fields = fit(room(&with));
+        }
+        let Some(fields) = fields.filter(|&f| f >= required) else {
+            return; // §3.2.3.3: "the entire AccECN TCP option MUST be omitted"
+        };
+        with.accecn = Some(self.option(fields));
+        *seg = with;
+        self.opt.changed = 0;
+        self.opt.demand = self.opt.demand.saturating_sub(1);
+        self.opt.last = Some(now);
+    }
+
+    /// Whether the next segment, leaving at `now`, is to carry the option.
+    fn due(&self, now: Instant, srtt: Option<Duration>) -> bool {
+        let o = &self.opt;
+        if !o.usable {
+            return false;
+        }
+        match o.policy {
+            AccEcnOptionPolicy::Off => false,
+            AccEcnOptionPolicy::Full => true,
+            AccEcnOptionPolicy::Minimum => {
+                // Linux tcp_accecn_option_beacon_check: (now - last)·beacon >= srtt.
+                let srtt = srtt.map_or(0, |d| d.0);
+                let beacon = o.beacon > 0
+                    && o.last.is_none_or(|t| now.saturating_since(t).0.saturating_mul(u64::from(o.beacon)) >= srtt);
+                o.demand > 0 || beacon
+            }
+        }
+    }
+
+    /// AccECN1's order when more ECT(1) than ECT(0) bytes arrived (module doc).
+    fn order1(&self) -> bool {
+        self.e1b > self.e0b
+    }
+
+    /// The fields the next option needs: up to the last counter changed since
+    /// the last option, in the order used.
+    fn required(&self) -> u8 {
+        let c = self.opt.changed;
+        let (first, third) = if self.order1() { (E1, E0) } else { (E0, E1) };
+        if c & third != 0 {
+            3
+        } else if c & CE != 0 {
+            2
+        } else {
+            u8::from(c & first != 0)
+        }
+    }
+
+    /// The option with the first `fields` counters; wire values from r.e0b = r.e1b
+    /// = 1, r.ceb = 0 (§3.2.1), 24 bits each.
+    fn option(&self, fields: u8) -> AccEcnOption {
         let w = |v: u64| (v as u32) & AccEcnOption::MASK;
-        Some(AccEcnOption {
-            order1: self.e1b > self.e0b,
+        AccEcnOption {
+            order1: self.order1(),
             fields,
             ee0b: w(self.e0b + E0B_INIT),
             eceb: w(self.ceb + CEB_INIT),
             ee1b: w(self.e1b + E1B_INIT),
-        })
+        }
     }
 
     /// A segment carrying [`Self::ace`] left.
@@ -238,6 +461,21 @@ impl AccEcnRecv {
         self.ce_since_ack = 0;
         self.handshake = None;
     }
+}
+
+/// The fields an option of at most `room` bytes holds (2 + 3 per field, at most
+/// 3); `None` below the 2-byte empty option.
+fn fit(room: u32) -> Option<u8> {
+    (room >= 2).then(|| ((room - 2) / 3).min(3) as u8)
+}
+
+/// The first `n` of `sack`'s blocks (the most recent first, RFC 2018 §4).
+fn first_blocks(sack: &SackBlocks, n: usize) -> SackBlocks {
+    let mut out = SackBlocks::EMPTY;
+    for &(l, r) in sack.as_slice().iter().take(n) {
+        out.push(l, r);
+    }
+    out
 }
 
 /// The Data Sender's counters (§3.2.2.4) and the CE bytes DCTCP has still to see.
@@ -351,7 +589,7 @@ mod tests {
     /// marks arrived since the last ACK (3 for packets without data).
     #[test]
     fn test_receiver_triggers() {
-        let mut r = AccEcnRecv::new(None);
+        let mut r = recv(AccEcnOptionPolicy::Full);
         assert_eq!(r.ace(), 5);
         assert!(!r.on_packet(Ecn::Ect0, 1000));
         assert!(r.on_packet(Ecn::Ce, 1000), "change-triggered");
@@ -385,24 +623,117 @@ mod tests {
         assert_eq!(s.cep, 17);
     }
 
+    /// A Data Receiver past the handshake whose peer sent the option.
+    fn recv(policy: AccEcnOptionPolicy) -> AccEcnRecv {
+        let mut r = AccEcnRecv::new(None, policy, 3, Ecn::NotEct);
+        r.on_syn_ack(true);
+        r
+    }
+
+    /// A pure ACK as `stamp` leaves it, with `sack` blocks of 8 bytes each.
+    fn stamped(r: &mut AccEcnRecv, at_ms: u64, sack: usize) -> Segment {
+        let mut seg = Segment { flags: TcpFlags::ACK, ..Segment::default() };
+        for i in 0..sack as u64 {
+            seg.sack.push(100 * i, 100 * i + 50);
+        }
+        r.stamp(&mut seg, Instant::ZERO + Duration::from_millis(at_ms), Some(Duration::from_millis(30)), u32::MAX);
+        seg
+    }
+
     /// §3.2.1 / §3.2.3: the option's wire counters start at EE0B = EE1B = 1 and ECEB
     /// = 0 and count payload bytes mod 2^24; the order follows the codepoint in use;
-    /// it is cut to the fields that fit (2 + 3n bytes) and left out below one.
+    /// it is cut to the fields that fit (2 + 3n bytes) and to the empty option.
     #[test]
     fn test_receiver_option_counts_bytes_from_the_initial_offsets() {
-        let mut r = AccEcnRecv::new(None);
-        let o = r.option(40).unwrap();
+        let mut r = recv(AccEcnOptionPolicy::Full);
+        let o = r.option(3);
         assert_eq!((o.order1, o.fields, o.ee0b, o.eceb, o.ee1b), (false, 3, 1, 0, 1));
         r.on_packet(Ecn::Ect1, 1000);
         r.on_packet(Ecn::Ce, 1400);
-        let o = r.option(40).unwrap();
+        let o = r.option(3);
         assert!(o.order1, "ECT(1) in use: AccECN1, EE1B first");
         assert_eq!((o.ee0b, o.eceb, o.ee1b), (1, 1400, 1001));
-        assert_eq!(r.option(8).unwrap().fields, 2);
-        assert_eq!(r.option(5).unwrap().fields, 1);
-        assert_eq!(r.option(4), None);
+        assert_eq!(
+            (fit(40), fit(11), fit(10), fit(8), fit(5), fit(4), fit(2), fit(1)),
+            (Some(3), Some(3), Some(2), Some(2), Some(1), Some(0), Some(0), None)
+        );
         r.ceb = (1 << 24) + 5;
-        assert_eq!(r.option(40).unwrap().eceb, 5, "24-bit wrap");
+        assert_eq!(r.option(3).eceb, 5, "24-bit wrap");
+    }
+
+    /// §3.2.3.3 "Necessary Option Length": fields may be left off the end, never a
+    /// counter changed since the last option; then the option is left out. Beside
+    /// four SACK blocks (34 bytes) 6 bytes are left: one field, EE0B, fits; when CE
+    /// changed too the oldest SACK block gives way (Linux "try to fit AccECN option
+    /// with SACK"), but never below two blocks.
+    #[test]
+    fn test_option_keeps_the_changed_counters_or_is_left_out() {
+        let mut r = recv(AccEcnOptionPolicy::Full);
+        r.on_packet(Ecn::Ect0, 1000);
+        let seg = stamped(&mut r, 0, 4);
+        assert_eq!((seg.sack.len(), seg.accecn.unwrap().fields), (4, 1), "EE0B changed: one field will do");
+        assert!(seg.options_len() <= MAX_OPTION_BYTES);
+        r.on_packet(Ecn::Ce, 1000);
+        let seg = stamped(&mut r, 1, 4);
+        assert_eq!((seg.sack.len(), seg.accecn.unwrap().fields), (3, 3), "CE changed: one SACK block gives way");
+        let seg = stamped(&mut r, 2, 4);
+        assert_eq!((seg.sack.len(), seg.accecn.unwrap().fields), (4, 1), "nothing changed: SACK keeps its room");
+        // ECT(1) overtakes ECT(0): AccECN1, whose third field EE0B did not change.
+        r.on_packet(Ecn::Ect1, 3000);
+        assert!(r.option(3).order1);
+        assert_eq!(r.required(), 1);
+        r.on_packet(Ecn::Ect0, 10);
+        assert_eq!(r.required(), 3, "EE0B is AccECN1's third field");
+        let mut seg = Segment { flags: TcpFlags::ACK, ..Segment::default() };
+        r.stamp(&mut seg, Instant::ZERO, None, 8);
+        assert_eq!(seg.accecn, None, "three fields needed, 8 bytes of room: no option at all");
+    }
+
+    /// The SYN-ACK's option (§3.2.3.2.1) holds the initial counters, as many as fit;
+    /// `off` sends none.
+    #[test]
+    fn test_syn_ack_option_is_the_initial_counters() {
+        let r = AccEcnRecv::new(None, AccEcnOptionPolicy::Minimum, 3, Ecn::NotEct);
+        let o = r.syn_ack_option(30).unwrap();
+        assert_eq!((o.fields, o.ee0b, o.eceb, o.ee1b), (3, 1, 0, 1));
+        assert_eq!(r.syn_ack_option(7).unwrap().fields, 1);
+        let off = AccEcnRecv::new(None, AccEcnOptionPolicy::Off, 3, Ecn::NotEct);
+        assert_eq!(off.syn_ack_option(30), None);
+    }
+
+    /// Linux `tcp_ecn_received_counters`: a codepoint change or a CE packet demands the
+    /// option on the next two segments; a counter passing a multiple of 2^22 bytes on
+    /// the next one (§3.2.3.3 "at least once for every 2^22 bytes"); and the beacon
+    /// (`tcp_accecn_option_beacon_check`) once srtt/beacon passed since the last one.
+    #[test]
+    fn test_minimum_demand_and_beacon() {
+        let mut r = recv(AccEcnOptionPolicy::Minimum);
+        assert!(stamped(&mut r, 0, 0).accecn.is_some(), "SYN-ACK demand 2: first");
+        assert!(stamped(&mut r, 0, 0).accecn.is_some(), "and second");
+        assert!(stamped(&mut r, 9, 0).accecn.is_none(), "9 ms · 3 < 30 ms srtt");
+        assert!(stamped(&mut r, 10, 0).accecn.is_some(), "beacon: 10 ms · 3 >= 30 ms");
+        r.on_packet(Ecn::NotEct, 0);
+        assert!(stamped(&mut r, 11, 0).accecn.is_none(), "no change");
+        r.on_packet(Ecn::Ect0, 1000);
+        assert!(stamped(&mut r, 12, 0).accecn.is_some(), "Not-ECT → ECT(0)");
+        assert!(stamped(&mut r, 13, 0).accecn.is_some(), "… and the next");
+        r.on_packet(Ecn::Ect0, 1000);
+        assert!(stamped(&mut r, 14, 0).accecn.is_none(), "ECT(0) again: no demand");
+        r.on_packet(Ecn::Ce, 1000);
+        r.on_packet(Ecn::Ce, 1000);
+        let (a, b) = (stamped(&mut r, 15, 0), stamped(&mut r, 16, 0));
+        assert!(a.accecn.is_some() && b.accecn.is_some(), "CE: two");
+        assert!(stamped(&mut r, 17, 0).accecn.is_none());
+        r.e0b = (1 << 22) - 10;
+        r.opt.prev = Ecn::Ect0;
+        r.on_packet(Ecn::Ect0, 1000);
+        assert!(stamped(&mut r, 18, 0).accecn.is_some(), "2^22 crossed: one");
+        assert!(stamped(&mut r, 19, 0).accecn.is_none());
+        let mut quiet = AccEcnRecv::new(None, AccEcnOptionPolicy::Minimum, 0, Ecn::NotEct);
+        quiet.on_syn_ack(false);
+        assert!(stamped(&mut quiet, 0, 0).accecn.is_none(), "no option from the peer: none");
+        quiet.on_segment(&Segment { accecn: Some(AccEcnOption::default()), ..Segment::default() });
+        assert!(stamped(&mut quiet, 100, 0).accecn.is_none(), "beacon 0: off; demand spent");
     }
 
     /// §3.2.3 / Appendix A.1: with ECEB the sender counts CE bytes exactly, across the
@@ -427,7 +758,7 @@ mod tests {
     /// count follows the receiver's exactly across many wraps.
     #[test]
     fn test_counter_wraps_decode_exactly() {
-        let (mut r, mut s) = (AccEcnRecv::new(None), AccEcnSend::new());
+        let (mut r, mut s) = (recv(AccEcnOptionPolicy::Off), AccEcnSend::new());
         let mut learnt = 0;
         for i in 0..200u64 {
             let ce = i % 3 != 0;

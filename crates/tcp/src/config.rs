@@ -104,7 +104,8 @@ pub enum EcnMode {
     /// RFC 3168 plus RFC 5562: the responder's SYN-ACK is ECT(0).
     #[serde(rename = "ecn+")]
     EcnPlus,
-    /// RFC 9768 AccECN feedback, the ACE field only (`accecn.rs`): the SYN asks
+    /// RFC 9768 AccECN feedback, the ACE field and the AccECN option as
+    /// `accecn_option` says (`accecn.rs`): the SYN asks
     /// for it (falling back to classic ECN or none by the SYN-ACK), a responder
     /// accepts AccECN or classic ECN.
     #[serde(rename = "accecn")]
@@ -337,9 +338,14 @@ pub struct TcpConfig {
     #[serde(default)]
     pub prague_classic_fallback: bool,
     /// With AccECN negotiated, which segments carry the AccECN option
-    /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`.
+    /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`, 0, 1 or 2.
     #[serde(default)]
     pub accecn_option: AccEcnOptionPolicy,
+    /// With `accecn_option` = minimum, the option also goes out once
+    /// 1/beacon of the smoothed RTT has passed since the last one (Linux's
+    /// `tcp_ecn_option_beacon`, 0 ..= 3, default 3; 0: no beacon).
+    #[serde(default = "three")]
+    pub accecn_option_beacon: u8,
     /// How CUBIC leaves slow start before a loss (`cc/hystart.rs`).
     #[serde(default)]
     pub hystart: HyStartMode,
@@ -360,17 +366,61 @@ pub enum HyStartMode {
     HyStartPlusPlus,
 }
 
-/// `TcpConfig::accecn_option`: Linux's `net.ipv4.tcp_ecn_option`.
+/// `TcpConfig::accecn_option`: Linux's `net.ipv4.tcp_ecn_option` (`accecn.rs`
+/// has the rules). Written as Linux's number; the names are read too.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "PolicyValue", into = "u8")]
 pub enum AccEcnOptionPolicy {
-    /// Never (Linux 0): the ACE field alone.
+    /// 0, `off`: never, not even on the SYN-ACK; the ACE field alone.
     Off,
-    /// Every segment without data after the handshake, with as many fields as fit
-    /// the 40 option bytes beside SACK (Linux 2, its default, puts it on data
-    /// segments too, shortening their payload).
+    /// 1, `minimum`: the SYN-ACK, and later segments only when Linux's demand
+    /// rules or the beacon ask for it.
+    Minimum,
+    /// 2, `full` (Linux's default): the SYN-ACK and every later segment,
+    /// data segments included (their payload shortened to make room).
     #[default]
     Full,
+}
+
+impl AccEcnOptionPolicy {
+    /// Linux's `tcp_ecn_option` value.
+    pub fn value(self) -> u8 {
+        match self {
+            AccEcnOptionPolicy::Off => 0,
+            AccEcnOptionPolicy::Minimum => 1,
+            AccEcnOptionPolicy::Full => 2,
+        }
+    }
+}
+
+impl From<AccEcnOptionPolicy> for u8 {
+    fn from(p: AccEcnOptionPolicy) -> u8 {
+        p.value()
+    }
+}
+
+/// `accecn_option` as written: Linux's number or its name.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PolicyValue {
+    Number(u64),
+    Name(String),
+}
+
+impl TryFrom<PolicyValue> for AccEcnOptionPolicy {
+    type Error = String;
+    fn try_from(v: PolicyValue) -> Result<Self, String> {
+        match v {
+            PolicyValue::Number(0) => Ok(AccEcnOptionPolicy::Off),
+            PolicyValue::Number(1) => Ok(AccEcnOptionPolicy::Minimum),
+            PolicyValue::Number(2) => Ok(AccEcnOptionPolicy::Full),
+            PolicyValue::Name(n) if n == "off" => Ok(AccEcnOptionPolicy::Off),
+            PolicyValue::Name(n) if n == "minimum" => Ok(AccEcnOptionPolicy::Minimum),
+            PolicyValue::Name(n) if n == "full" => Ok(AccEcnOptionPolicy::Full),
+            PolicyValue::Number(n) => Err(format!("accecn_option = {n}: 0 (off), 1 (minimum) or 2 (full)")),
+            PolicyValue::Name(n) => Err(format!("accecn_option = \"{n}\": 0 (off), 1 (minimum) or 2 (full)")),
+        }
+    }
 }
 
 fn prague_target() -> u64 {
@@ -450,6 +500,7 @@ impl Default for TcpConfig {
             prague_rtt_transition: 4,
             prague_classic_fallback: false,
             accecn_option: AccEcnOptionPolicy::Full,
+            accecn_option_beacon: 3,
             hystart: HyStartMode::Off,
         }
     }
@@ -457,6 +508,10 @@ impl Default for TcpConfig {
 
 fn one() -> u32 {
     1
+}
+
+fn three() -> u8 {
+    3
 }
 
 fn four() -> u32 {
@@ -550,6 +605,8 @@ impl TcpConfig {
         for (field, v) in [("pacing_ss_ratio", self.pacing_ss_ratio), ("pacing_ca_ratio", self.pacing_ca_ratio)] {
             check((1..=1000).contains(&v), field, v, "1..=1000 percent of cwnd/srtt")?;
         }
+        let beacon = self.accecn_option_beacon;
+        check(beacon <= 3, "accecn_option_beacon", beacon, "0..=3 per RTT (Linux tcp_ecn_option_beacon)")?;
         self.validate_dctcp()?;
         self.validate_prague()
     }
@@ -627,6 +684,26 @@ mod tests {
             cfg.validate().unwrap_err().to_string(),
             "ecn_min_cwnd_segments = 3: 1 (RFC 3168, ns-2) or 2 (ns-3, Linux)"
         );
+    }
+
+    /// `accecn_option` is Linux's `tcp_ecn_option` number (0, 1, 2), written so and read
+    /// either so or by name ("off", "minimum", "full").
+    #[test]
+    fn test_accecn_option_reads_numbers_and_names_and_writes_numbers() {
+        let read = |v: &str| serde_json::from_str::<AccEcnOptionPolicy>(v);
+        for (num, name, p) in [
+            ("0", "\"off\"", AccEcnOptionPolicy::Off),
+            ("1", "\"minimum\"", AccEcnOptionPolicy::Minimum),
+            ("2", "\"full\"", AccEcnOptionPolicy::Full),
+        ] {
+            assert_eq!(read(num).unwrap(), p);
+            assert_eq!(read(name).unwrap(), p);
+            assert_eq!(serde_json::to_string(&p).unwrap(), num);
+        }
+        assert!(read("3").unwrap_err().to_string().contains("0 (off), 1 (minimum) or 2 (full)"));
+        assert!(read("\"some\"").is_err());
+        let cfg = TcpConfig { accecn_option_beacon: 4, ..TcpConfig::default() };
+        assert_eq!(cfg.validate().unwrap_err().field, "accecn_option_beacon");
     }
 
     #[test]

@@ -19,6 +19,8 @@
 //!   ECE; an AccECN Server's SYN-ACK encodes the SYN's IP-ECN field in
 //!   (AE, CWR, ECE), and the Client's first segment after it encodes the
 //!   SYN-ACK's; each end then uses AccECN, classic ECN or none as Table 2 says;
+//!   the AccECN option goes on the first SYN-ACK and on later segments as
+//!   `accecn_option` says, and data segments may leave room for it (`accecn.rs`);
 //! - the handshake gives an RTT sample unless the SYN / SYN-ACK was retransmitted;
 //!   a backed-off RTO stays backed off until the first data sample (RFC 6298
 //!   (5.7) would set it to 3 s; not implemented).
@@ -28,12 +30,9 @@
 //! FIN was received. A `Done` connection still re-acknowledges a retransmitted
 //! FIN, which is what TIME-WAIT would be for. No RST.
 
-use crate::accecn::{self, EcnFeedback};
+use crate::accecn::{self, AccEcnRecv, EcnFeedback};
 use crate::cc::CongestionControl;
-use crate::config::{AccEcnOptionPolicy, CcKind, EcnMode, Recovery, TcpConfig};
-
-/// TCP option space (RFC 9293 §3.1: a data offset of at most 15 words).
-const MAX_OPTION_BYTES: u32 = 40;
+use crate::config::{CcKind, EcnMode, Recovery, TcpConfig};
 use crate::recv::{EcnEcho, PeerFin, Receiver};
 use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
 use crate::stats::TcpStats;
@@ -226,7 +225,8 @@ impl Connection {
             wscale: seg.wscale.is_some(),
         };
         self.snd.peer_rwnd = seg.window;
-        self.rcv.on_syn(self.neg.mss, self.neg.sack, fb, None);
+        let acc = AccEcnRecv::new(None, self.cfg.accecn_option, self.cfg.accecn_option_beacon, seg.ecn);
+        self.rcv.on_syn(self.neg.mss, self.neg.sack, fb, Some(acc));
         self.state = State::SynReceived;
         self.hs = if self.cfg.delayed_ack && !self.cfg.syn_immediate_ack {
             Handshake::Delayed { until: now + Duration(self.cfg.delack_timeout_ns) }
@@ -257,8 +257,10 @@ impl Connection {
         };
         self.handshake_rtt_sample(now);
         // RFC 9768 §3.2.2.1: the first ACK encodes the SYN-ACK's IP-ECN field (Table 4).
-        let code = (fb == EcnFeedback::AccEcn).then(|| accecn::handshake_code(seg.ecn));
-        self.rcv.on_syn(self.neg.mss, self.neg.sack, fb, code);
+        let code = Some(accecn::handshake_code(seg.ecn));
+        let mut acc = AccEcnRecv::new(code, self.cfg.accecn_option, self.cfg.accecn_option_beacon, seg.ecn);
+        acc.on_syn_ack(seg.accecn.is_some());
+        self.rcv.on_syn(self.neg.mss, self.neg.sack, fb, Some(acc));
         if self.neg.ecn && seg.ecn == Ecn::Ce && self.cfg.ecn == EcnMode::EcnPlus {
             // RFC 5562 §3.2: a CE SYN-ACK is echoed with ECE on the ACK.
             self.stats.ce_received += 1;
@@ -274,8 +276,9 @@ impl Connection {
             return; // a retransmitted SYN is ignored: our SYN-ACK timer runs
         }
         let ect = matches!(self.hs, Handshake::Sent { ect: true, .. });
-        if self.neg.fb == EcnFeedback::AccEcn {
+        if let Some(a) = self.rcv.accecn.as_mut() {
             self.handshake_fb = accecn::handshake_ecn(seg.flags.ace());
+            a.on_handshake_ack(seg);
         }
         self.handshake_rtt_sample(now);
         self.establish(seg.window);
@@ -296,7 +299,9 @@ impl Connection {
 
     fn establish(&mut self, peer_rwnd: u32) {
         let n = self.neg;
-        self.snd.establish(&self.cfg, n.mss, n.sack, n.fb, peer_rwnd);
+        // `accecn.rs`: with the AccECN option on data segments, the SMSS leaves it room.
+        let smss = n.mss - self.rcv.accecn.as_ref().map_or(0, |a| a.data_room()).min(n.mss / 2);
+        self.snd.establish(&self.cfg, smss, n.sack, n.fb, peer_rwnd);
         self.state = match self.snd.fin {
             FinState::Queued => State::FinWait,
             FinState::Open => State::Established,
@@ -311,6 +316,9 @@ impl Connection {
         }
         if seg.flags.ack() {
             self.snd.on_ack(now, seg, &mut self.stats);
+        }
+        if let Some(a) = self.rcv.accecn.as_mut() {
+            a.on_segment(seg); // an AccECN option from the peer makes ours usable
         }
         if seg.payload_len == 0 && !seg.flags.fin() {
             self.rcv.on_control(seg.ecn); // AccECN counts CE on any packet
@@ -375,7 +383,7 @@ impl Connection {
         if self.rcv.ack_due() {
             let seg =
                 Segment { flags: TcpFlags::ACK, seq: self.snd.nxt, ecn: self.control_ecn(), ..Segment::default() };
-            return Some(self.stamp(seg));
+            return Some(self.stamp(now, seg));
         }
         None
     }
@@ -418,6 +426,10 @@ impl Connection {
                     EcnFeedback::Classic => seg.flags.insert(TcpFlags::ECE),
                     EcnFeedback::Off => {}
                 }
+                // RFC 9768 §3.2.3.2.1 and §3.2.3.2.2: the option on the first SYN-ACK only.
+                if let Some(a) = self.rcv.accecn.as_ref().filter(|_| !retransmit) {
+                    seg.accecn = a.syn_ack_option(accecn::MAX_OPTION_BYTES.saturating_sub(seg.options_bytes()));
+                }
                 // RFC 5562 §3.1: ECT SYN-ACK; a retransmitted one is Not-ECT (§3.2).
                 ect = self.neg.ecn && self.cfg.ecn == EcnMode::EcnPlus && !retransmit;
                 seg.ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
@@ -453,7 +465,7 @@ impl Connection {
         let seg =
             Segment { seq: tx.seq, flags, payload_len: tx.len, ecn, retransmit: tx.retransmit, ..Segment::default() };
         self.snd.on_sent(now, tx);
-        self.stamp(seg)
+        self.stamp(now, seg)
     }
 
     /// DCTCP (`recv.rs`): the pure ACK of the data before a CE change, with the old ECE.
@@ -473,18 +485,18 @@ impl Connection {
         seg
     }
 
-    /// Adds the receive half's ACK, ECE, SACK blocks and window; counts the segment.
-    fn stamp(&mut self, mut seg: Segment) -> Segment {
+    /// Adds the receive half's ACK, ECE, SACK blocks, window and AccECN option
+    /// (leaving at `now`); counts the segment.
+    fn stamp(&mut self, now: Instant, mut seg: Segment) -> Segment {
         let (ack, fb, sack) = self.rcv.ack_fields();
         seg.ack = ack;
         seg.flags = fb.apply(seg.flags | TcpFlags::ACK);
         seg.sack = sack;
         seg.window = self.cfg.rwnd_bytes;
-        if let Some(a) = self.rcv.accecn.as_ref() {
-            if self.cfg.accecn_option == AccEcnOptionPolicy::Full && seg.payload_len == 0 && !seg.flags.syn() {
-                // RFC 9768 §3.2.3: the option in whatever of the 40 option bytes is left.
-                seg.accecn = a.option(MAX_OPTION_BYTES.saturating_sub(seg.options_len()));
-            }
+        if let Some(a) = self.rcv.accecn.as_mut() {
+            // RFC 9768 §3.2.3.3 (`accecn.rs`); a data segment keeps payload + option within the MSS.
+            let mss_room = if seg.payload_len > 0 { self.neg.mss.saturating_sub(seg.payload_len) } else { u32::MAX };
+            a.stamp(&mut seg, now, self.snd.rtt.srtt(), mss_room);
         }
         self.rcv.on_ack_sent();
         self.count(&seg);
@@ -542,7 +554,11 @@ impl Connection {
         if !self.cfg.pacing || seg.payload_len == 0 {
             return;
         }
-        let (cwnd, ssthresh) = (self.snd.win.cwnd, self.snd.win.ssthresh);
+        // Linux's rate is cwnd·mss_cache/srtt: the AccECN option's room (`accecn.rs`),
+        // which makes the SMSS smaller than the MSS, does not slow it.
+        let (mss, smss) = (u64::from(self.neg.mss), u64::from(self.snd.win.mss.max(1)));
+        let in_mss = |b: u32| (u64::from(b) * mss / smss).min(u64::from(u32::MAX)) as u32;
+        let (cwnd, ssthresh) = (in_mss(self.snd.win.cwnd), in_mss(self.snd.win.ssthresh));
         let (ss, ca) = (self.cfg.pacing_ss_ratio, self.cfg.pacing_ca_ratio);
         self.pace_at = crate::pacing::next_release(now, seg.wire_len(), cwnd, ssthresh, self.snd.rtt.srtt(), ss, ca);
     }
@@ -640,6 +656,12 @@ impl Connection {
     /// Effective MSS (min of ours and the peer's) once the handshake is done.
     pub fn mss(&self) -> u32 {
         self.neg.mss
+    }
+    /// The send half's SMSS (RFC 5681), the size of its full data segments: the
+    /// effective MSS, less the AccECN option's room when its data segments may
+    /// carry it (`accecn.rs`).
+    pub fn smss(&self) -> u32 {
+        self.snd.win.mss
     }
     /// Current retransmission timeout (backed off).
     pub fn rto(&self) -> Duration {

@@ -11,7 +11,7 @@
 //! | `conn.rs` | handshake, state machine, segment assembly, counters |
 //! | `send.rs` | send sequence state, application data, transmit selection |
 //! | `recovery.rs` | ACK processing: Tahoe/Reno/NewReno/SACK recovery, ECN reaction, RTO |
-//! | `accecn.rs` | AccECN (RFC 9768): negotiation codes, the receiver's ACE counter and ACK triggers, the sender's decoding |
+//! | `accecn.rs` | AccECN (RFC 9768): negotiation codes, the receiver's ACE counter and ACK triggers, the AccECN option and its policy (Linux's `tcp_ecn_option`), the sender's decoding |
 //! | `quench.rs` | response to an ICMP Source Quench (Floyd 1994 §4, §5) |
 //! | `window.rs` | cwnd/ssthresh, the phase (`CaState`), dupACK count, `recover` |
 //! | `cc/` | congestion control behind one trait: growth and the ssthresh of a reduction (`cc/mod.rs`); `reno.rs` |

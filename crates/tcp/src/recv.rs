@@ -23,10 +23,12 @@
 //! AccECN feedback (RFC 9768, with `ecn = accecn` negotiated; `accecn.rs`):
 //! the ACE counter replaces the echo above, on every segment; its
 //! change-triggered and increment-triggered ACKs are immediate ACKs here.
+//! Once the peer's data segments carry the AccECN option (and so leave it 12
+//! bytes of the MSS), a full-sized segment is one of MSS − 12 bytes.
 //!
 //! Any segment this endpoint sends carries the ACK and cancels the pending one.
 
-use crate::accecn::{AccEcnRecv, EcnFeedback};
+use crate::accecn::{AccEcnRecv, EcnFeedback, DATA_ROOM};
 use crate::assembler::Assembler;
 use crate::stats::TcpStats;
 use ecnlab_wire::{Duration, Ecn, Instant, SackBlocks, Segment, TcpFlags};
@@ -114,6 +116,9 @@ pub(crate) struct Receiver {
     /// AccECN negotiated: the ACE counter (`accecn.rs`) instead of the echo.
     pub(crate) accecn: Option<AccEcnRecv>,
     mss: u64,
+    /// A full-sized segment for the delayed ACK: the MSS, less the AccECN
+    /// option's room once the peer's data carries it (`accecn.rs`).
+    full: u64,
     pub(crate) bytes_received: u64,
 }
 
@@ -133,18 +138,20 @@ impl Receiver {
             prior: None,
             accecn: None,
             mss: 536,
+            full: 536,
             bytes_received: 0,
         }
     }
 
-    /// The peer's SYN (sequence 0) was received: data starts at 1. With
-    /// AccECN, `handshake` is the code the first ACK carries (Client only).
-    pub(crate) fn on_syn(&mut self, mss: u32, sack: bool, fb: EcnFeedback, handshake: Option<u8>) {
+    /// The peer's SYN (sequence 0) was received: data starts at 1. `accecn`:
+    /// the AccECN counters when `fb` is AccECN.
+    pub(crate) fn on_syn(&mut self, mss: u32, sack: bool, fb: EcnFeedback, accecn: Option<AccEcnRecv>) {
         self.rcv_nxt = 1;
         self.mss = mss as u64;
+        self.full = self.mss;
         self.sack = sack;
         self.echo = if fb == EcnFeedback::Off { EcnEcho::Disabled } else { EcnEcho::Quiet };
-        self.accecn = (fb == EcnFeedback::AccEcn).then(|| AccEcnRecv::new(handshake));
+        self.accecn = accecn.filter(|_| fb == EcnFeedback::AccEcn);
     }
 
     /// AccECN: a segment without payload or FIN (`on_segment` takes the others)
@@ -161,6 +168,10 @@ impl Receiver {
     pub(crate) fn on_segment(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) -> Delivered {
         // ns-2's DelAck sink (ack_ce_at_once off) delays a CE segment like any other.
         let mut immediate = if let Some(a) = self.accecn.as_mut() {
+            if seg.payload_len > 0 && seg.accecn.is_some() && self.full == self.mss {
+                // `accecn.rs`: the peer's data segments leave room for the option.
+                self.full = self.mss.saturating_sub(u64::from(DATA_ROOM)).max(1);
+            }
             st.ce_received += u64::from(seg.ecn == Ecn::Ce && seg.payload_len > 0);
             a.on_packet(seg.ecn, seg.payload_len)
         } else if self.dctcp {
@@ -257,10 +268,10 @@ impl Receiver {
             return;
         }
         self.ack = match self.ack {
-            AckPending::None if new_bytes >= 2 * self.mss => AckPending::Now,
+            AckPending::None if new_bytes >= 2 * self.full => AckPending::Now,
             AckPending::None => AckPending::Delayed { bytes: new_bytes, expires_at: now + self.delack },
             // RFC 5681 §4.2: ACK at least every second full-sized segment.
-            AckPending::Delayed { bytes, .. } if bytes + new_bytes >= 2 * self.mss => AckPending::Now,
+            AckPending::Delayed { bytes, .. } if bytes + new_bytes >= 2 * self.full => AckPending::Now,
             AckPending::Delayed { bytes, expires_at } => AckPending::Delayed { bytes: bytes + new_bytes, expires_at },
             AckPending::Now => AckPending::Now,
         };

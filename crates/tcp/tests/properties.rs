@@ -140,9 +140,10 @@ proptest! {
     #[test]
     fn test_random_faults_invariants(c in case()) {
         let (net, _) = run(&c);
+        let smss = net.c.smss(); // the MSS, less the AccECN option's room with AccECN
         for l in &net.log {
             if l.dir == Dir::C2S && !l.seg.flags.syn() {
-                prop_assert!(l.cwnd >= MSS, "cwnd below 1 MSS: {}", l);
+                prop_assert!(l.cwnd >= smss, "cwnd below 1 SMSS: {}", l);
             }
             // What the sender put on the wire (a mark only turns ECT into CE).
             let sent = if l.fate == Fate::Marked { Ecn::Ect0 } else { l.seg.ecn };
@@ -154,7 +155,7 @@ proptest! {
             }
         }
         for p in &net.cc_log {
-            prop_assert!(p.cwnd >= MSS);
+            prop_assert!(p.cwnd >= smss);
         }
         // RFC 3168 §6.1.2: at most one reduction per window of data.
         for w in net.ecn_reductions.windows(2) {

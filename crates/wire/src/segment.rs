@@ -205,7 +205,8 @@ pub struct Segment {
     pub sack: SackBlocks,
     /// IP ECN codepoint (set by the sender, rewritten to CE by a router).
     pub ecn: Ecn,
-    /// The AccECN option (RFC 9768 §3.2.3), on ACKs of an AccECN connection.
+    /// The AccECN option (RFC 9768 §3.2.3), on segments of an AccECN connection
+    /// (SYN-ACK, ACKs, data segments) as `tcp.accecn_option` says.
     #[serde(default)]
     pub accecn: Option<AccEcnOption>,
     /// Metadata, not on the wire: the sender sent this sequence range before.
@@ -219,6 +220,11 @@ impl Segment {
     }
     /// Length of the TCP options, padded to a multiple of 4 bytes.
     pub fn options_len(&self) -> u32 {
+        self.options_bytes().div_ceil(4) * 4
+    }
+    /// Length of the TCP options before padding (the NOPs that pad one option
+    /// can sit beside another, as Linux's AccECN option uses SACK's).
+    pub fn options_bytes(&self) -> u32 {
         let mut n = 0;
         if self.mss.is_some() {
             n += 4; // kind 2, len 4
@@ -235,7 +241,7 @@ impl Segment {
         if let Some(o) = &self.accecn {
             n += o.len(); // kind 172/174, len 2+3n
         }
-        n.div_ceil(4) * 4
+        n
     }
     /// IPv4 + TCP header bytes, including options.
     pub fn header_len(&self) -> u32 {

@@ -102,7 +102,7 @@ impl fmt::Display for Line {
         let ssthresh = if self.ssthresh > 1 << 30 { "inf".to_string() } else { self.ssthresh.to_string() };
         write!(
             f,
-            "{:>12.6} {:?} seq={:<6} ack={:<6} {} {:?} len={:<4} cwnd={:<6} ssth={:<6} {} sack={:?} {:?}",
+            "{:>12.6} {:?} seq={:<6} ack={:<6} {} {:?} len={:<4} cwnd={:<6} ssth={:<6} {} sack={:?}{} {:?}",
             self.t.as_secs_f64(),
             self.dir,
             s.seq,
@@ -114,6 +114,8 @@ impl fmt::Display for Line {
             ssthresh,
             self.ca,
             s.sack.as_slice(),
+            // The AccECN option: its number of fields.
+            s.accecn.map_or(String::new(), |o| format!(" accecn={}", o.fields)),
             self.fate
         )
     }
