@@ -297,6 +297,22 @@ pub struct TcpConfig {
     /// cwnd = ssthresh at once (RFC 6675 §5, RFC 3168 §6.1.2).
     #[serde(default)]
     pub prr: bool,
+    /// Without SACK, every duplicate ACK counts as one segment SACKed, as
+    /// Linux emulates SACK for a connection without it (`tcp_add_reno_sack`,
+    /// `tcp_remove_reno_sacks`): the segment leaves the pipe and counts as
+    /// delivered, and a fast retransmit marks the first unacknowledged
+    /// segment lost (`tcp_newreno_mark_lost`). A NewReno recovery then
+    /// sends by pipe = FlightSize − dupACKed − lost + retransmitted against
+    /// cwnd, without inflating cwnd by the duplicate ACKs; with `prr` PRR
+    /// sets cwnd on every ACK of it, each duplicate ACK delivering one
+    /// segment (RFC 6937 §3, Linux `tcp_cwnd_reduction`), else cwnd =
+    /// ssthresh. In Disorder and CWR the dupACKed segments leave the pipe
+    /// too (which is what Limited Transmit's room does here). Off: RFC 6582
+    /// (cwnd inflated by one SMSS per duplicate ACK, deflated on a partial
+    /// ACK). Applies to `newreno` (and `sack` without SACK); `reno` and
+    /// `tahoe` keep their own recovery. `recovery.rs`.
+    #[serde(default)]
+    pub dupacks_as_sacks: bool,
     /// RACK's loss marking in SACK recovery (RFC 8985 §6.2 with no
     /// reordering, `rack.rs`): a hole below any SACKed segment is lost, and a
     /// retransmission is lost once data sent after it is SACKed, and is sent
@@ -490,6 +506,7 @@ impl Default for TcpConfig {
             sack_after_rto: false,
             rto_keeps_recovery_ssthresh: false,
             prr: false,
+            dupacks_as_sacks: false,
             rack: false,
             tlp: false,
             idle_restart: crate::idle::IdleRestart::Rfc5681,

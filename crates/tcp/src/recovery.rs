@@ -53,6 +53,22 @@
 //! (RFC 3168 §6.1.2: "reduces its congestion window for any reason"); with
 //! `ecn_on_retransmit` (ns-2) on the next data segment, a retransmission too.
 //! An ICMP Source Quench is handled like ECE, with its own counters (`quench.rs`).
+//!
+//! With `dupacks_as_sacks` (Linux's SACK emulation for a connection without
+//! SACK) a NewReno sender counts every duplicate ACK as one segment SACKed
+//! (`tcp_add_reno_sack`, at most FlightSize less one segment) and a
+//! cumulative ACK as one segment delivered plus whatever it covers beyond
+//! the counted ones (`tcp_remove_reno_sacks`); outside a recovery a new ACK
+//! clears the count, as does a timeout (after which nothing is counted until
+//! the Loss phase ends). Those segments leave the pipe: in Disorder and CWR
+//! the pipe makes the room Limited Transmit would, and a fast retransmit or
+//! a partial ACK marks the first unacknowledged segment lost
+//! (`tcp_newreno_mark_lost`), which goes first when pipe < cwnd. cwnd is not
+//! inflated or deflated; with `prr`, PRR sets it on every ACK of the
+//! recovery from the segments delivered (RFC 6937 §3 estimates DeliveredData
+//! from duplicate ACKs without SACK, as Linux does), else it is ssthresh from
+//! the fast retransmit on. Not modelled: Linux holding Recovery while snd_una
+//! equals `recover` exactly (`tcp_is_non_sack_preventing_reopen`), and undo.
 
 use crate::cc::{Ack, Congestion, CongestionControl, Feedback};
 use crate::config::{NewRenoTimer, Recovery};
@@ -73,6 +89,10 @@ impl Sender {
         if let Some((una, sacked)) = before_tlp {
             self.on_probe_ack(ack, ack > una, seg.payload_len > 0, self.sb.sacked_bytes() > sacked, st);
         }
+        // Without SACK, Linux counts duplicate ACKs as SACKed segments (`dupacks_as_sacks`).
+        let (una, reno) = (self.una, self.counts_reno_sacks());
+        let was_recovering = matches!(self.win.phase, Phase::Recovery { .. });
+        let prr_delivered = if reno { self.reno_sacks_on_ack(ack, seg) } else { delivered };
         // RFC 3168 ECE, or AccECN: new CE marks learnt from the ACE field (`accecn.rs`).
         let ece = match self.accecn.as_mut() {
             Some(a) => {
@@ -85,7 +105,38 @@ impl Sender {
             None => seg.flags.ece(),
         };
         self.on_ack_phases(now, ece, seg, ack, st);
-        self.prr_step(delivered);
+        if reno && ack > una && !matches!(self.win.phase, Phase::Recovery { .. }) {
+            self.reno_sacked = 0; // tcp_reset_reno_sack: outside a recovery a new ACK clears the count
+        }
+        // Linux grows PRR's slow-start part only on an ACK that advanced snd_una
+        // without marking a new loss; without SACK a partial ACK marks the next
+        // segment lost. (The SACK path adds the segment on every ACK.)
+        let ssrb_grows = !reno || (ack > una && !was_recovering);
+        self.prr_step(prr_delivered, ssrb_grows);
+    }
+
+    /// `dupacks_as_sacks`: Linux's SACK emulation for a connection without it;
+    /// returns RFC 6937's DeliveredData of the ACK (bytes, one segment per
+    /// duplicate ACK). A duplicate ACK counts one segment SACKed, while at
+    /// least one segment stays unSACKed (`tcp_add_reno_sack`,
+    /// `tcp_limit_reno_sacked`); a cumulative ACK takes its first segment as
+    /// the hole filled and the rest as segments the duplicate ACKs counted
+    /// already: it delivers max(acked − counted, one segment) and uncounts
+    /// acked − one segment (`tcp_remove_reno_sacks`).
+    fn reno_sacks_on_ack(&mut self, ack: u64, seg: &Segment) -> u64 {
+        let mss = u64::from(self.win.mss);
+        if ack > self.una {
+            let acked = ack - self.una;
+            let delivered = acked.saturating_sub(self.reno_sacked).max(acked.min(mss));
+            self.reno_sacked -= acked.saturating_sub(mss).min(self.reno_sacked);
+            delivered
+        } else if is_dupack(seg, ack, self.una, self.max) {
+            let before = self.reno_sacked;
+            self.reno_sacked = (before + mss).min(self.flight_size().saturating_sub(mss));
+            self.reno_sacked.saturating_sub(before)
+        } else {
+            0
+        }
     }
 
     /// `tcp_process_tlp_ack` (`tlp.rs`): the probe's ACK ends the episode, or
@@ -183,11 +234,12 @@ impl Sender {
 
     /// RFC 6937 on an ACK during a reduction (`prr.rs`): cwnd = pipe + sndcnt;
     /// once it is over (the phase is Open again), cwnd = ssthresh.
-    fn prr_step(&mut self, delivered: u64) {
+    fn prr_step(&mut self, delivered: u64, ssrb_grows: bool) {
         let Some(mut prr) = self.prr else { return };
+        let reno = self.counts_reno_sacks();
         match self.win.phase {
             Phase::Cwr { .. } => {}
-            Phase::Recovery { .. } if self.use_sack => {}
+            Phase::Recovery { .. } if self.use_sack || reno => {}
             Phase::Open | Phase::Disorder => {
                 self.prr = None;
                 self.win.cwnd = self.win.ssthresh; // tcp_end_cwnd_reduction
@@ -198,9 +250,15 @@ impl Sender {
                 return;
             }
         }
-        let pipe = if self.use_sack { self.sb.pipe(&self.space()) } else { self.flight_size() };
+        let pipe = if self.use_sack {
+            self.sb.pipe(&self.space())
+        } else if reno {
+            self.reno_pipe()
+        } else {
+            self.flight_size()
+        };
         let mss = u64::from(self.win.mss);
-        let cwnd = prr.on_ack(delivered, pipe, u64::from(self.win.ssthresh), mss);
+        let cwnd = prr.on_ack(delivered, pipe, u64::from(self.win.ssthresh), mss, ssrb_grows);
         self.win.cwnd = cwnd.min(u64::from(u32::MAX)) as u32;
         self.prr = Some(prr);
     }
@@ -339,10 +397,12 @@ impl Sender {
         u64::from(cwnd).min(u64::from(self.peer_rwnd))
     }
 
-    /// Recoveries whose window is inflated by duplicate ACKs.
+    /// Recoveries whose window is inflated by duplicate ACKs (not with
+    /// `dupacks_as_sacks`, where they leave the pipe instead).
     fn inflates(&self) -> bool {
-        matches!(self.recovery, Recovery::Reno | Recovery::NewReno)
-            || (self.recovery == Recovery::Sack && !self.use_sack)
+        let newreno_like = matches!(self.recovery, Recovery::Reno | Recovery::NewReno)
+            || (self.recovery == Recovery::Sack && !self.use_sack);
+        newreno_like && !self.counts_reno_sacks()
     }
 
     /// An ACK of new data that made no ECN reduction. RFC 3168 §6.1.2: "The
@@ -403,6 +463,9 @@ impl Sender {
     /// The ACK restarted the timer unless `keeps_timer_on_partial_ack` said not to.
     fn partial_ack(&mut self, acked: u64) {
         self.rtx_next = Some(self.una);
+        if self.counts_reno_sacks() {
+            return; // the new first segment is lost (`tcp_newreno_mark_lost`); PRR sets cwnd
+        }
         if self.ns2_window {
             return self.ns2_partial_deflation(acked);
         }
@@ -439,10 +502,7 @@ impl Sender {
             }
             Phase::Disorder | Phase::Cwr { .. } => self.maybe_enter_recovery(now, st),
             // RFC 5681 §3.2 step 4 (and RFC 6582): inflate by one SMSS per dupACK.
-            Phase::Recovery { .. } if matches!(self.recovery, Recovery::Reno | Recovery::NewReno) => {
-                self.win.cwnd = self.win.cwnd.saturating_add(self.win.mss);
-            }
-            Phase::Recovery { .. } if self.recovery == Recovery::Sack && !self.use_sack => {
+            Phase::Recovery { .. } if self.inflates() => {
                 self.win.cwnd = self.win.cwnd.saturating_add(self.win.mss);
             }
             Phase::Recovery { .. } | Phase::Loss { .. } => {}
@@ -517,6 +577,16 @@ impl Sender {
                 self.sb.start_episode(self.una);
                 self.rtx_next = Some(self.una);
             }
+            // `dupacks_as_sacks`: no inflation; the first segment is lost and
+            // goes when the pipe leaves room (`tcp_newreno_mark_lost`).
+            Recovery::NewReno | Recovery::Sack if self.counts_reno_sacks() => {
+                if self.prr_on {
+                    self.start_prr();
+                } else {
+                    self.win.cwnd = base;
+                }
+                self.rtx_next = Some(self.una);
+            }
             Recovery::Reno | Recovery::NewReno | Recovery::Sack => {
                 self.win.cwnd = base.saturating_add(self.win.dupthresh * mss);
                 self.rtx_next = Some(self.una);
@@ -571,6 +641,7 @@ impl Sender {
         }
         self.win.cwnd = self.win.mss;
         self.win.dupacks = 0;
+        self.reno_sacked = 0; // tcp_timeout_mark_lost: tcp_reset_reno_sack
         self.win.recover = self.max;
         self.win.rto_recover = self.max;
         self.win.phase = Phase::Loss { recover: self.max };

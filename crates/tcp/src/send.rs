@@ -129,6 +129,10 @@ pub(crate) struct Sender {
     /// `TcpConfig::prr`, and the reduction in progress (`prr.rs`).
     pub(crate) prr_on: bool,
     pub(crate) prr: Option<Prr>,
+    /// `TcpConfig::dupacks_as_sacks`, and the bytes duplicate ACKs count as
+    /// SACKed (Linux's `sacked_out` without SACK, one segment each).
+    pub(crate) dupacks_as_sacks: bool,
+    pub(crate) reno_sacked: u64,
     /// `TcpConfig::idle_restart` (`idle.rs`), the IW it restarts at, and when
     /// the last data segment was sent.
     pub(crate) idle_restart: IdleRestart,
@@ -193,6 +197,8 @@ impl Sender {
             rto_keeps_recovery_ssthresh: cfg.rto_keeps_recovery_ssthresh,
             prr_on: cfg.prr,
             prr: None,
+            dupacks_as_sacks: cfg.dupacks_as_sacks,
+            reno_sacked: 0,
             idle_restart: cfg.idle_restart,
             iw_segments: cfg.init_cwnd_segments,
             last_data_sent: None,
@@ -271,6 +277,9 @@ impl Sender {
         if self.tlp_due {
             return Some(self.probe_tx());
         }
+        if self.counts_reno_sacks() {
+            return self.reno_next();
+        }
         if let Some(seq) = self.rtx_next {
             return Some(self.tx_at(seq));
         }
@@ -281,6 +290,44 @@ impl Sender {
             return self.sack_next();
         }
         self.window_next(self.nxt - self.una)
+    }
+
+    /// `dupacks_as_sacks` in use: no SACK, a NewReno recovery, and not after a
+    /// timeout (Linux counts no duplicate ACKs in its Loss state).
+    pub(crate) fn counts_reno_sacks(&self) -> bool {
+        self.dupacks_as_sacks
+            && !self.use_sack
+            && matches!(self.recovery, Recovery::NewReno | Recovery::Sack)
+            && !matches!(self.win.phase, Phase::Loss { .. })
+    }
+
+    /// Linux's `tcp_packets_in_flight` without SACK: what was sent and not
+    /// acknowledged, less the segments duplicate ACKs counted as SACKed, less
+    /// the segment a fast retransmit or partial ACK marked lost until it is
+    /// sent again (`lost_out` − `retrans_out`).
+    pub(crate) fn reno_pipe(&self) -> u64 {
+        let lost = match self.rtx_next {
+            Some(s) => u64::from(self.tx_at(s).len),
+            None => 0,
+        };
+        (self.nxt - self.una).saturating_sub(self.reno_sacked + lost)
+    }
+
+    /// With `dupacks_as_sacks`: the lost segment first, then new data, both
+    /// only while pipe leaves room in cwnd (Linux `tcp_xmit_retransmit_queue`
+    /// stops once `tcp_packets_in_flight` reaches cwnd; `tcp_write_xmit`).
+    fn reno_next(&self) -> Option<Tx> {
+        let pipe = self.reno_pipe();
+        if let Some(seq) = self.rtx_next {
+            let tx = self.tx_at(seq);
+            return (pipe + u64::from(tx.len) <= u64::from(self.win.cwnd)).then_some(tx);
+        }
+        if self.timer.is_hold() {
+            return None; // RFC 3168 §6.1.2: wait for the timer before sending
+        }
+        // cwnd against the pipe; the receiver's window against all that is unacknowledged.
+        let rwnd = u64::from(self.peer_rwnd);
+        self.window_next(pipe).filter(|tx| tx.len == 0 || self.nxt - self.una + u64::from(tx.len) <= rwnd)
     }
 
     /// In Loss after a timeout with the scoreboard kept (`sack_after_rto`):
@@ -314,7 +361,8 @@ impl Sender {
             }
             Phase::Open | Phase::Recovery { .. } => false,
         };
-        if !self.limited_transmit || !phase_ok {
+        // With `dupacks_as_sacks` the duplicate ACKs make that room in the pipe.
+        if !self.limited_transmit || !phase_ok || self.counts_reno_sacks() {
             return 0;
         }
         self.win.dupacks.min(2) as u64 * self.win.mss as u64
@@ -520,5 +568,53 @@ impl Sender {
         self.win.cwnd = cwnd;
         self.win.ssthresh = if open { new_ssthresh } else { ssthresh }; // tcp_current_ssthresh
         self.last_data_sent = Some(now); // checked: one restart per idle period
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accecn::EcnFeedback;
+
+    const MSS: u64 = 1000;
+
+    /// A NewReno sender with `dupacks_as_sacks` in recovery: 20 segments out,
+    /// 5 counted SACKed by duplicate ACKs, the first one lost and not resent.
+    fn in_recovery() -> Sender {
+        let cfg = TcpConfig {
+            recovery: Recovery::NewReno,
+            dupacks_as_sacks: true,
+            prr: true,
+            mss: MSS as u32,
+            rwnd_bytes: 1 << 20,
+            ..TcpConfig::default()
+        };
+        let mut s = Sender::new(&cfg);
+        s.establish(&cfg, MSS as u32, false, EcnFeedback::Off, 1 << 20);
+        s.app = AppData::Unlimited;
+        s.max = 1 + 20 * MSS;
+        s.nxt = s.max;
+        s.win.phase = Phase::Recovery { recover: s.max };
+        s.reno_sacked = 5 * MSS;
+        s.rtx_next = Some(1);
+        s
+    }
+
+    /// Linux `tcp_packets_in_flight` without SACK: packets out − SACKed (duplicate
+    /// ACKs) − lost + retransmitted; `tcp_xmit_retransmit_queue` sends the lost
+    /// segment only while that is below cwnd.
+    #[test]
+    fn test_reno_pipe_and_the_lost_segment_waits_for_cwnd() {
+        let mut s = in_recovery();
+        assert_eq!(s.reno_pipe(), 14 * MSS, "20 out − 5 SACKed − 1 lost");
+        s.win.cwnd = (14 * MSS) as u32;
+        assert_eq!(s.next_tx(), None, "no room: the retransmission waits");
+        s.win.cwnd = (15 * MSS) as u32;
+        assert_eq!(s.next_tx().map(|t| (t.seq, t.retransmit)), Some((1, true)));
+        s.rtx_next = None; // sent: back in the pipe
+        assert_eq!(s.reno_pipe(), 15 * MSS);
+        assert_eq!(s.next_tx(), None, "pipe = cwnd: no new data either");
+        s.win.cwnd = (16 * MSS) as u32;
+        assert_eq!(s.next_tx().map(|t| (t.seq, t.retransmit)), Some((1 + 20 * MSS, false)));
     }
 }

@@ -1,7 +1,8 @@
 //! Linux's rules where it departs from the RFCs (the linux personality's
-//! `ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`),
-//! each pinned by a packet trace against the RFC behaviour it replaces, with
-//! and without delayed ACKs. Setting as in `trace.rs` (harness::config).
+//! `ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`,
+//! `dupacks_as_sacks`), each pinned by a packet trace against the RFC
+//! behaviour it replaces, with and without delayed ACKs. Setting as in `trace.rs`
+//! (harness::config).
 
 mod harness;
 
@@ -20,6 +21,7 @@ fn linux(mut cfg: TcpConfig) -> TcpConfig {
     cfg.rto_keeps_recovery_ssthresh = true;
     cfg.prr = true;
     cfg.rack = true;
+    cfg.dupacks_as_sacks = true;
     cfg
 }
 
@@ -210,6 +212,116 @@ fn test_prr_in_cwr() {
 #[test]
 fn test_prr_in_cwr_delack() {
     prr_in_cwr(true)
+}
+
+// ---------------------------------------------------------------- NewReno without SACK
+/// The linux rules with NewReno (no SACK), Linux's SACK emulation on or off.
+fn newreno(delack: bool, dupacks_as_sacks: bool) -> TcpConfig {
+    let mut cfg = linux(config(Recovery::NewReno, delack));
+    cfg.dupacks_as_sacks = dupacks_as_sacks;
+    cfg
+}
+
+/// Data segments the Client sent on each ACK it received from `from` on, while
+/// the ACKs acknowledge nothing new (the duplicate ACKs of a recovery).
+fn sent_per_dupack(net: &Net, from: Instant) -> Vec<usize> {
+    let arrivals: Vec<_> = net.c_arrivals.iter().filter(|a| a.0 >= from).collect();
+    let una = arrivals.first().expect("an ACK at recovery entry").1;
+    arrivals.iter().take_while(|a| a.1 == una).map(|a| net.data().filter(|l| l.t == a.0).count()).collect()
+}
+
+/// Without SACK Linux counts each duplicate ACK as one segment SACKed
+/// (`tcp_add_reno_sack`) and runs PRR (`tcp_cwnd_reduction`) on every ACK of
+/// a NewReno recovery. RFC 6937 §3 estimates DeliveredData without SACK in
+/// the same way (one SMSS per duplicate ACK; on the next partial or full ACK
+/// the advance of snd.una less what the duplicate ACKs counted), and its
+/// proportional part sends sndcnt = CEIL(prr_delivered · ssthresh /
+/// RecoverFS) − prr_out while pipe exceeds ssthresh. Segment 40 dropped: after
+/// k duplicate ACKs of the recovery, max(⌈k·SMSS·ssthresh/prior_cwnd⌉, SMSS)
+/// bytes may have been sent (the first is the fast retransmit); once pipe is
+/// down to ssthresh no duplicate ACK releases more than the one segment it
+/// delivered (Linux adds PRR-SSRB's extra segment only on an ACK that advanced
+/// snd_una); cwnd never exceeds its value before the loss, and the recovery
+/// ends with cwnd = ssthresh. RFC 6582 (the rule off) instead sets cwnd = ssthresh + 3·SMSS
+/// and inflates it by one SMSS per duplicate ACK, beyond the window before
+/// the loss.
+fn prr_in_newreno_recovery(delack: bool) {
+    let faults = vec![drop(Target::Seq(seg(40)))];
+    let rfc = Net::transfer(newreno(delack, false), 200_000, faults.clone());
+    let (_, at) = recovery_entry(&rfc);
+    check(&rfc, at.cwnd == at.ssthresh + 3 * MSS, "RFC 6582: cwnd = ssthresh + 3·SMSS");
+    let (before, _) = recovery_entry(&rfc);
+    let peak = rfc.cc_log.iter().filter(|p| p.ca == CaState::Recovery).map(|p| p.cwnd).max().unwrap();
+    check(&rfc, peak > before.cwnd, "RFC 6582: inflated beyond the window before the loss");
+
+    let net = Net::transfer(newreno(delack, true), 200_000, faults);
+    let (before, at) = recovery_entry(&net);
+    let (prior, ssthresh, mss) = (u64::from(before.cwnd), u64::from(at.ssthresh), u64::from(MSS));
+    check(&net, prior >= 16 * mss && ssthresh == prior / 2, "a grown window, halved");
+    let per_ack = sent_per_dupack(&net, at.t);
+    check(&net, per_ack.len() >= 8, "duplicate ACKs through the recovery");
+    let mut sent = 0;
+    for (i, n) in per_ack.iter().take(8).enumerate() {
+        sent += *n as u64;
+        let k = i as u64 + 1;
+        let allowed = (k * mss * ssthresh).div_ceil(prior).max(mss);
+        check(&net, sent == allowed / mss, &format!("after {k} duplicate ACKs {sent} segments sent"));
+    }
+    check(&net, per_ack.iter().all(|&n| n <= 1), "at most one segment per duplicate ACK");
+    let recovery: Vec<_> = net.cc_log.iter().filter(|p| p.ca == CaState::Recovery).collect();
+    check(&net, recovery.iter().all(|p| p.cwnd <= before.cwnd), "no inflation");
+    let exit = net.cc_log.iter().find(|p| p.t > at.t && p.ca == CaState::Open).expect("recovery ends");
+    check(&net, exit.cwnd == at.ssthresh, "cwnd = ssthresh when recovery ends (tcp_end_cwnd_reduction)");
+    let st = net.c.stats();
+    check(&net, (st.fast_retransmits, st.retransmits, st.timeouts) == (1, 1, 0), "one fast retransmit, nothing else");
+    check(&net, net.s.bytes_received() == 200_000, "everything delivered");
+}
+
+#[test]
+fn test_prr_in_newreno_recovery() {
+    prr_in_newreno_recovery(false)
+}
+
+#[test]
+fn test_prr_in_newreno_recovery_delack() {
+    prr_in_newreno_recovery(true)
+}
+
+/// NewReno's partial ACK (RFC 6582 §3.2 step 5: "retransmit the first
+/// unacknowledged segment") with Linux's SACK emulation: the partial ACK
+/// marks the new first segment lost (`tcp_newreno_mark_lost`) and delivers
+/// one segment plus whatever it covers beyond the duplicate ACKs counted
+/// (`tcp_remove_reno_sacks`); PRR leaves room for the retransmission, which
+/// leaves on that ACK. Segments 40 and 47 dropped: one recovery, each
+/// retransmitted once, no timeout, no inflation, cwnd = ssthresh at the end.
+fn newreno_partial_ack(delack: bool) {
+    let faults = vec![drop(Target::Seq(seg(40))), drop(Target::Seq(seg(47)))];
+    let net = Net::transfer(newreno(delack, true), 200_000, faults.clone());
+    let (before, at) = recovery_entry(&net);
+    let partial = net.c_arrivals.iter().find(|a| a.1 == seg(47)).expect("a partial ACK").0;
+    let resend = net.data().find(|l| l.seg.retransmit && l.seg.seq == seg(47)).expect("47 resent");
+    check(&net, resend.t == partial, "the next hole goes on the partial ACK");
+    let recovery: Vec<_> = net.cc_log.iter().filter(|p| p.ca == CaState::Recovery).collect();
+    check(&net, recovery.iter().all(|p| p.cwnd <= before.cwnd), "no inflation");
+    let exit = net.cc_log.iter().find(|p| p.t > at.t && p.ca == CaState::Open).expect("recovery ends");
+    check(&net, exit.cwnd == at.ssthresh, "cwnd = ssthresh when recovery ends");
+    let st = net.c.stats();
+    check(&net, (st.fast_retransmits, st.retransmits, st.timeouts) == (1, 2, 0), "one recovery, two retransmissions");
+    check(&net, net.s.bytes_received() == 200_000, "everything delivered");
+    let rfc = Net::transfer(newreno(delack, false), 200_000, faults);
+    let (before, _) = recovery_entry(&rfc);
+    let peak = rfc.cc_log.iter().filter(|p| p.ca == CaState::Recovery).map(|p| p.cwnd).max().unwrap();
+    check(&rfc, peak > before.cwnd, "RFC 6582: inflated beyond the window before the loss");
+}
+
+#[test]
+fn test_newreno_partial_ack() {
+    newreno_partial_ack(false)
+}
+
+#[test]
+fn test_newreno_partial_ack_delack() {
+    newreno_partial_ack(true)
 }
 
 // ---------------------------------------------------------------- RACK (RFC 8985)

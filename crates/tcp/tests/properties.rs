@@ -44,7 +44,8 @@ struct Case {
     rate_mbps: u64,
     faults: Vec<Fault>,
     /// RFC 3465 L (0: per ACK), Limited Transmit, Impatient NewReno, CUBIC (else Reno),
-    /// Linux's rules (`ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`, `tlp`).
+    /// Linux's rules (`ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`, `tlp`,
+    /// `dupacks_as_sacks`).
     options: (u32, bool, bool, bool, bool),
 }
 
@@ -96,6 +97,7 @@ fn with_options(mut cfg: TcpConfig, c: &Case) -> TcpConfig {
     cfg.prr = linux;
     cfg.rack = linux;
     cfg.tlp = linux;
+    cfg.dupacks_as_sacks = linux;
     cfg.cc = if cubic { CcKind::Cubic } else { CcKind::Reno };
     cfg.limited_transmit = lt;
     cfg.newreno_timer = if impatient { NewRenoTimer::Impatient } else { NewRenoTimer::SlowButSteady };

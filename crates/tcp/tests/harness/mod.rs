@@ -156,6 +156,8 @@ pub struct Net {
     /// Client ECN reductions: (snd_una, highest data sent) when each happened.
     pub ecn_reductions: Vec<(u64, u64)>,
     pub log: Vec<Line>,
+    /// Every segment the Client received: (arrival time, its ack field, its payload length).
+    pub c_arrivals: Vec<(Instant, u64, u32)>,
     pub cc_log: Vec<CcPoint>,
     pub c_events: Vec<AppEvent>,
     pub s_events: Vec<AppEvent>,
@@ -198,6 +200,7 @@ impl Net {
             ack_tx: 0,
             ecn_reductions: Vec::new(),
             log: Vec::new(),
+            c_arrivals: Vec::new(),
             cc_log: Vec::new(),
             c_events: Vec::new(),
             s_events: Vec::new(),
@@ -265,6 +268,7 @@ impl Net {
                 self.after_input(Dir::S2C, None);
             }
             Dir::S2C => {
+                self.c_arrivals.push((self.now, seg.ack, seg.payload_len));
                 self.c.on_segment(self.now, seg);
                 self.after_input(Dir::C2S, Some(seg.ack));
             }
