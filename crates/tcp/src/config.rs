@@ -313,6 +313,13 @@ pub struct TcpConfig {
     /// `tahoe` keep their own recovery. `recovery.rs`.
     #[serde(default)]
     pub dupacks_as_sacks: bool,
+    /// The FIN rides on the last data segment when the application closed
+    /// before that segment was sent, as Linux's `tcp_send_fin` sets FIN on
+    /// the tail segment still queued; that segment carries data, so it is
+    /// ECT with ECN. Off: the FIN is a segment of its own, without data and
+    /// so Not-ECT, as RFC 3168 §6.1.4 has packets without data. `send.rs`.
+    #[serde(default)]
+    pub fin_with_data: bool,
     /// RACK's loss marking in SACK recovery (RFC 8985 §6.2 with no
     /// reordering, `rack.rs`): a hole below any SACKed segment is lost, and a
     /// retransmission is lost once data sent after it is SACKed, and is sent
@@ -507,6 +514,7 @@ impl Default for TcpConfig {
             rto_keeps_recovery_ssthresh: false,
             prr: false,
             dupacks_as_sacks: false,
+            fin_with_data: false,
             rack: false,
             tlp: false,
             idle_restart: crate::idle::IdleRestart::Rfc5681,

@@ -1,7 +1,8 @@
 //! The send half: sequence state, application data, and which segment goes next.
 //!
 //! Sequence numbers: the SYN is 0 (handled by `conn.rs`), data occupies
-//! `[1, data_end)`, the FIN (once `close()` was called) is `data_end`.
+//! `[1, data_end)`, the FIN (once `close()` was called) is `data_end`: a
+//! segment of its own, or with `fin_with_data` on the last data segment.
 //! `una ≤ nxt ≤ max`: `nxt` is the next byte to send and drops back to `una`
 //! after a timeout (go-back-N); `max` is one past the highest byte ever sent.
 //! Every data segment starts at `1 + k·mss`, so retransmissions re-cut the same
@@ -133,6 +134,8 @@ pub(crate) struct Sender {
     /// SACKed (Linux's `sacked_out` without SACK, one segment each).
     pub(crate) dupacks_as_sacks: bool,
     pub(crate) reno_sacked: u64,
+    /// `TcpConfig::fin_with_data`.
+    pub(crate) fin_with_data: bool,
     /// `TcpConfig::idle_restart` (`idle.rs`), the IW it restarts at, and when
     /// the last data segment was sent.
     pub(crate) idle_restart: IdleRestart,
@@ -199,6 +202,7 @@ impl Sender {
             prr: None,
             dupacks_as_sacks: cfg.dupacks_as_sacks,
             reno_sacked: 0,
+            fin_with_data: cfg.fin_with_data,
             idle_restart: cfg.idle_restart,
             iw_segments: cfg.init_cwnd_segments,
             last_data_sent: None,
@@ -261,6 +265,10 @@ impl Sender {
         }
     }
 
+    /// The segment at `seq`. With `fin_with_data` the last data segment carries
+    /// the FIN once the application has closed (Linux `tcp_send_fin` sets FIN on
+    /// the tail segment not yet sent; a retransmission of that segment after
+    /// close carries it too, as Linux's retransmit collapses the FIN into it).
     fn tx_at(&self, seq: u64) -> Tx {
         let end = self.data_end();
         let retransmit = seq < self.max;
@@ -268,7 +276,8 @@ impl Sender {
             Tx { seq: end, len: 0, fin: true, retransmit }
         } else {
             let len = (end - seq).min(self.win.mss as u64) as u32;
-            Tx { seq, len, fin: false, retransmit }
+            let fin = self.fin_with_data && self.fin == FinState::Queued && seq + u64::from(len) == end;
+            Tx { seq, len, fin, retransmit }
         }
     }
 

@@ -1,6 +1,6 @@
 //! Linux's rules where it departs from the RFCs (the linux personality's
 //! `ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`,
-//! `dupacks_as_sacks`), each pinned by a packet trace against the RFC
+//! `dupacks_as_sacks`, `fin_with_data`), each pinned by a packet trace against the RFC
 //! behaviour it replaces, with and without delayed ACKs. Setting as in `trace.rs`
 //! (harness::config).
 
@@ -22,6 +22,7 @@ fn linux(mut cfg: TcpConfig) -> TcpConfig {
     cfg.prr = true;
     cfg.rack = true;
     cfg.dupacks_as_sacks = true;
+    cfg.fin_with_data = true;
     cfg
 }
 
@@ -322,6 +323,44 @@ fn test_newreno_partial_ack() {
 #[test]
 fn test_newreno_partial_ack_delack() {
     newreno_partial_ack(true)
+}
+
+// ---------------------------------------------------------------- FIN on the last data segment
+/// Linux's `tcp_send_fin` sets FIN on the last segment still queued instead
+/// of sending a FIN of its own, so with ECN the FIN is ECT like any data; RFC
+/// 3168 §6.1.4 has packets without data Not-ECT, so a FIN of its own is one a
+/// marking router drops. A 5 500-byte transfer (the last segment 500 bytes)
+/// and the router "marking" the Client's FIN: on the last data segment it is
+/// CE-marked and delivered; on its own it is dropped and waits for the
+/// retransmission timer.
+fn fin_with_data(delack: bool) {
+    let mut cfg = config(Recovery::Sack, delack);
+    cfg.fin_with_data = true;
+    let faults = vec![mark(Target::Fin(1))];
+    let net = Net::transfer(cfg.clone(), 5_500, faults.clone());
+    let fins: Vec<_> = net.log.iter().filter(|l| l.dir == Dir::C2S && l.seg.flags.fin()).collect();
+    check(&net, fins.len() == 1, "one FIN");
+    let f = fins[0];
+    check(&net, f.seg.payload_len == 500 && f.seg.seq == seg(6) && f.fate == Fate::Marked, "on the last data, CE");
+    let st = net.c.stats();
+    check(&net, (st.retransmits, st.timeouts) == (0, 0), "nothing resent");
+    check(&net, net.s.bytes_received() == 5_500 && net.c.is_closed() && net.s.is_closed(), "done");
+    cfg.fin_with_data = false;
+    let rfc = Net::transfer(cfg, 5_500, faults);
+    let fin = rfc.log.iter().find(|l| l.dir == Dir::C2S && l.seg.flags.fin()).unwrap();
+    check(&rfc, fin.seg.payload_len == 0 && !fin.seg.ecn.is_ect() && fin.fate == Fate::Dropped, "a FIN of its own");
+    check(&rfc, rfc.c.stats().timeouts == 1, "the FIN waits for the timer");
+    check(&rfc, rfc.c.is_closed() && rfc.s.is_closed(), "done after the timeout");
+}
+
+#[test]
+fn test_fin_with_data() {
+    fin_with_data(false)
+}
+
+#[test]
+fn test_fin_with_data_delack() {
+    fin_with_data(true)
 }
 
 // ---------------------------------------------------------------- RACK (RFC 8985)

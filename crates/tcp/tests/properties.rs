@@ -45,7 +45,7 @@ struct Case {
     faults: Vec<Fault>,
     /// RFC 3465 L (0: per ACK), Limited Transmit, Impatient NewReno, CUBIC (else Reno),
     /// Linux's rules (`ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`, `tlp`,
-    /// `dupacks_as_sacks`).
+    /// `dupacks_as_sacks`, `fin_with_data`).
     options: (u32, bool, bool, bool, bool),
 }
 
@@ -98,6 +98,7 @@ fn with_options(mut cfg: TcpConfig, c: &Case) -> TcpConfig {
     cfg.rack = linux;
     cfg.tlp = linux;
     cfg.dupacks_as_sacks = linux;
+    cfg.fin_with_data = linux;
     cfg.cc = if cubic { CcKind::Cubic } else { CcKind::Reno };
     cfg.limited_transmit = lt;
     cfg.newreno_timer = if impatient { NewRenoTimer::Impatient } else { NewRenoTimer::SlowButSteady };

@@ -41,6 +41,8 @@ pub enum Target {
     SynAck(u32),
     /// The n-th (1-based) Server → Client transmission that is not a SYN-ACK.
     AckTx(u32),
+    /// The n-th (1-based) Client → Server transmission carrying FIN, with data or without.
+    Fin(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +152,7 @@ pub struct Net {
     in_flight: Vec<Option<(Option<Dir>, Segment)>>,
     faults: Vec<Fault>,
     data_tx: u32,
+    fin_tx: u32,
     synack_tx: u32,
     c_high: u64,
     ack_tx: u32,
@@ -195,6 +198,7 @@ impl Net {
             in_flight: Vec::new(),
             faults,
             data_tx: 0,
+            fin_tx: 0,
             synack_tx: 0,
             c_high: 1,
             ack_tx: 0,
@@ -333,13 +337,20 @@ impl Net {
 
     fn fault_for(&mut self, dir: Dir, seg: &Segment) -> Option<Action> {
         let mut hit = None;
+        let fin = (dir == Dir::C2S && seg.flags.fin()).then(|| {
+            self.fin_tx += 1;
+            Target::Fin(self.fin_tx)
+        });
         if dir == Dir::C2S && seg.payload_len > 0 {
             self.data_tx += 1;
             let n = self.data_tx;
-            hit = self
-                .faults
-                .iter()
-                .find(|f| f.target == Target::DataTx(n) || (f.target == Target::Seq(seg.seq) && !seg.retransmit));
+            hit = self.faults.iter().find(|f| {
+                f.target == Target::DataTx(n)
+                    || (f.target == Target::Seq(seg.seq) && !seg.retransmit)
+                    || Some(f.target) == fin
+            });
+        } else if let Some(fin) = fin {
+            hit = self.faults.iter().find(|f| f.target == fin);
         } else if dir == Dir::S2C && seg.flags.syn() {
             self.synack_tx += 1;
             let n = self.synack_tx;
