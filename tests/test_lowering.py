@@ -174,6 +174,8 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "sack_after_rto": False,
         "rto_keeps_recovery_ssthresh": False,
         "prr": False,
+        "dupacks_as_sacks": False,
+        "fin_with_data": False,
         "rack": False,
         "ect_all_packets": False,
         "idle_restart": "rfc5681",

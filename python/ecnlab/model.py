@@ -121,6 +121,8 @@ class TcpSpec:
     sack_after_rto: bool = False
     rto_keeps_recovery_ssthresh: bool = False
     prr: bool = False
+    dupacks_as_sacks: bool = False
+    fin_with_data: bool = False
     rack: bool = False
     tlp: bool = False
     sack_recover_guard: bool = True
@@ -155,6 +157,8 @@ NS2_RULE_KEYS = (
     "sack_after_rto",
     "rto_keeps_recovery_ssthresh",
     "prr",
+    "dupacks_as_sacks",
+    "fin_with_data",
     "rack",
     "tlp",
     "sack_recover_guard",

@@ -102,6 +102,8 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "sack_after_rto": ("sack_after_rto", boolean),
     "rto_keeps_recovery_ssthresh": ("rto_keeps_recovery_ssthresh", boolean),
     "prr": ("prr", boolean),
+    "dupacks_as_sacks": ("dupacks_as_sacks", boolean),
+    "fin_with_data": ("fin_with_data", boolean),
     "rack": ("rack", boolean),
     "tlp": ("tlp", boolean),
     "sack_recover_guard": ("sack_recover_guard", boolean),

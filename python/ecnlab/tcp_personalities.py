@@ -17,7 +17,8 @@ Sack1 ``dupack_action``, ``reset_rtx_timer``, ``send_one``);
 ``tcp_slow_start``, ``tcp_add_reno_sack``, ``tcp_enter_cwr``, ``TCP_RTO_MIN``,
 ``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``, ``tcp_reno_ssthresh``,
 ``tcp_enter_loss``/``tcp_timeout_mark_lost``, ``tcp_cwnd_reduction``, ``tcp_rack_detect_loss``,
-``tcp_schedule_loss_probe``, ``tcp_fastretrans_alert``). ``abc = 100``
+``tcp_schedule_loss_probe``, ``tcp_fastretrans_alert``, ``tcp_add_reno_sack``/``tcp_remove_reno_sacks``,
+``tcp_send_fin``). ``abc = 100``
 stands for Linux's segment counting, which has no per-ACK limit.
 
 Not modelled yet (docs/model.md lists them): ns-2's data-less pseudo-SYN; Linux's RACK before recovery
@@ -54,6 +55,8 @@ _NOT_LINUX = {
     "sack_after_rto": False,
     "rto_keeps_recovery_ssthresh": False,
     "prr": False,
+    "dupacks_as_sacks": False,
+    "fin_with_data": False,
     "rack": False,
     "tlp": False,
     "sack_recover_guard": True,
@@ -118,6 +121,8 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "sack_after_rto": True,
         "rto_keeps_recovery_ssthresh": True,
         "prr": True,
+        "dupacks_as_sacks": True,  # tcp_add_reno_sack, tcp_remove_reno_sacks: PRR in NewReno recovery too
+        "fin_with_data": True,  # tcp_send_fin: FIN on the last data segment
         "rack": True,
         "tlp": True,
         "sack_recover_guard": False,
