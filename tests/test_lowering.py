@@ -177,6 +177,8 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "dupacks_as_sacks": False,
         "fin_with_data": False,
         "rack": False,
+        "tlp": False,
+        "sack_recover_guard": True,
         "ect_all_packets": False,
         "idle_restart": "rfc5681",
         "pacing": False,
