@@ -134,3 +134,39 @@ def test_engine_cubic_regains_w_max_as_the_closed_form_says():
     assert r.cubic_w_max == pytest.approx(r.w_max * (1 + BETA) / 2, rel=0.01), "fast convergence"
     assert r.regain_s is not None and r.closed_form_s is not None
     assert r.regain_s == pytest.approx(r.closed_form_s, rel=0.02), r
+
+
+def test_cubic_w_max_follows_linux_integer_windows_and_double_reductions():
+    """Linux keeps cwnd and ssthresh in whole segments (ssthresh = ⌊cwnd·717/1024⌋): a flow
+    reduced at 101 segments every time leaves ssthresh 70 every time (70/β = 100 is short of
+    101) and, 101 not being below 101, never fast convergence. A double reduction (a second
+    mark one RTT into the first: 377 → 264 → 184) is two reductions, the second below the
+    first's W_max, so fast convergence: W_max = 263·(1 + β)/2."""
+    cycle = [(0.0, 101), (0.1, 70), (3.0, 101), (3.1, 101)]
+    rows = [(k * 3.1 + t, w) for k in range(3) for t, w in cycle]
+    t, w = _series(rows, step=0.01)
+    sst = [None if x < 0.1 else 70.0 for x in t]
+    reds = reductions(t, w, ssthresh=sst, srtt_s=[0.12] * len(t))
+    assert len(reds) == 3 and all(r.cubic_w_max == 101 for r in reds), [r.cubic_w_max for r in reds]
+    t, w = _series([(0, 377), (0.09, 264), (0.18, 184), (1.0, 200)], step=0.01)
+    sst = [None if x < 0.01 else 264.0 if x < 0.1 else 184.0 for x in t]
+    (r,) = reductions(t, w, ssthresh=sst)
+    assert r.w_max == 377 and r.trough == 184
+    assert r.cubic_w_max == pytest.approx(184 / BETA * (1 + BETA) / 2)
+
+
+def test_frame_reductions_counts_whole_segments():
+    """A simulated window 101.6 segments before the fall has W_max 101 and has regained it at
+    101.2: the sender can have whole segments in flight only."""
+    frame = pd.DataFrame(
+        {
+            "flow": "a",
+            "t_s": [0.0, 0.1, 0.2, 0.3, 0.4],
+            "cwnd_bytes": [101.6 * 1460, 71.1 * 1460, 90.0 * 1460, 100.9 * 1460, 101.2 * 1460],
+            "ssthresh_bytes": [None, 71.1 * 1460, 71.1 * 1460, 71.1 * 1460, 71.1 * 1460],
+            "srtt_ms": 100.0,
+        }
+    )
+    (r,) = frame_reductions(frame, mss=1460)
+    assert (r.w_max, r.trough) == (101, 71) and r.regain_s == pytest.approx(0.3)
+    assert r.cubic_w_max == pytest.approx(101.571, abs=1e-3), "ssthresh/β, above the rounded-down sample"
