@@ -114,6 +114,8 @@ def test_runs_are_compared_by_their_means():
     m = Measure.mean([a, b])
     assert (m.goodput_bps, m.signals, m.retransmits, m.timeouts, m.avg_qlen_pkts) == (1.5e7, 12.5, 1.5, 0.5, 25.0)
     assert len(m.reductions) == 3 and m.regain_s == pytest.approx(2.0)
+    row = format_row({"point": Point(10, 20, 1, "red", True), "sim": m, "emu": a, "verdict": "ok"})
+    assert "| 12.5 / 10 marks |" in row and "| 1.5 / 1 | 0.5 / 0 |" in row
 
 
 @pytest.mark.emulation

@@ -340,6 +340,11 @@ def _regain_cells(sim: Measure, emu: Measure) -> str:
     return f"{side(sim)} / {side(emu)} | {delta} | {rfc}"
 
 
+def _count(x: float) -> str:
+    """A count, or a mean of counts over several runs (one decimal)."""
+    return f"{x:.0f}" if x == int(x) else f"{x:.1f}"
+
+
 def format_row(row: dict[str, Any]) -> str:
     p: Point = row["point"]
     sim: Measure = row["sim"]
@@ -350,9 +355,9 @@ def format_row(row: dict[str, Any]) -> str:
     return (
         f"| {p.cc} | {p.recovery} | {q} | {p.rate_mbit}M | {p.rtt_ms} ms | {p.flows} | "
         f"{sim.goodput_bps / 1e6:.2f} / {emu.goodput_bps / 1e6:.2f} | {g:+.1%} | "
-        f"{sim.signals:g} / {emu.signals:g} {kind} | {_ratio(sim.signals, emu.signals):.2f} | "
-        f"{sim.avg_qlen_pkts:.1f} / {emu.avg_qlen_pkts:.1f} | {sim.retransmits:g} / {emu.retransmits:g} | "
-        f"{sim.timeouts:g} / {emu.timeouts:g} | {_regain_cells(sim, emu)} | {row['verdict']} |"
+        f"{_count(sim.signals)} / {_count(emu.signals)} {kind} | {_ratio(sim.signals, emu.signals):.2f} | "
+        f"{sim.avg_qlen_pkts:.1f} / {emu.avg_qlen_pkts:.1f} | {_count(sim.retransmits)} / {_count(emu.retransmits)} | "
+        f"{_count(sim.timeouts)} / {_count(emu.timeouts)} | {_regain_cells(sim, emu)} | {row['verdict']} |"
     )
 
 
