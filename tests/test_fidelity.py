@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from ecnlab.bench.fidelity import Measure, Point, grid, measure_emu, measure_sim, scenario, verdict
+from ecnlab.analysis.regain import Reduction
+from ecnlab.bench.fidelity import Measure, Point, format_row, grid, measure_emu, measure_sim, scenario, verdict
 from ecnlab.cli import main
 from ecnlab.config import load_scenario
 
@@ -66,6 +67,33 @@ def test_verdict_tolerances():
     assert verdict(nosack, _m(0.89e7, 3), _m(1e7, 0)) == "goodput -11.0%", "without SACK: goodput only"
 
 
+def _regains(*times: float | None) -> tuple[Reduction, ...]:
+    return tuple(Reduction("f", 5.0 + i, 100.0, 70.0, t) for i, t in enumerate(times))
+
+
+def test_cubic_verdict_judges_the_median_regain_time():
+    cubic = Point(10, 20, 1, "red", True, cc="cubic")
+    m = Measure(1e7, 10, 0, 0, 0.0, _regains(2.0, 2.2, None))
+    assert m.regain_s == pytest.approx(2.1) and m.regained == 2
+    assert verdict(cubic, m, Measure(1e7, 10, 0, 0, 0.0, _regains(2.0, 2.3))) == "ok"
+    assert verdict(cubic, m, Measure(1e7, 10, 0, 0, 0.0, _regains(2.5))) == "regain -16%"
+    assert verdict(cubic, m, Measure(1e7, 10, 0, 0, 0.0, _regains(None))) == "regain on the simulator side only"
+    assert verdict(cubic, _m(1e7, 10), _m(1e7, 10)) == "ok", "neither side regained: not judged"
+    reno = Point(10, 20, 1, "red", True)
+    assert verdict(reno, m, Measure(1e7, 10, 0, 0, 0.0, _regains(2.5))) == "ok", "judged for CUBIC only"
+    row = format_row({"point": cubic, "sim": m, "emu": _m(1e7, 10), "verdict": "x"})
+    assert "| 10 / 10 marks |" in row and "| 2.10 (2/3) / — (0/0) | — | — / — | x |" in row
+
+
+def test_sim_side_measures_regain_times_after_the_warmup():
+    """CUBIC through RED at 10 Mbit/s, 20 ms: every flow's reductions after the warm-up from
+    the simulator's cwnd series, most of them regaining W_max before the next."""
+    m = measure_sim(Point(10, 20, 1, "red", True, cc="cubic"), 20, 5)
+    assert len(m.reductions) >= 3 and all(r.t_drop >= 5 for r in m.reductions)
+    assert m.regain_s is not None and 0.3 < m.regain_s < 10
+    assert m.closed_form_ratio is not None
+
+
 def test_sim_side_counts_signals_after_the_warmup_only():
     p = Point(10, 20, 1, "red", True)
     whole = measure_sim(p, 6, 0.001)
@@ -73,9 +101,21 @@ def test_sim_side_counts_signals_after_the_warmup_only():
     assert 0 < after.signals < whole.signals
 
 
-def test_bad_seconds_is_refused(capsys):
+def test_bad_seconds_and_runs_are_refused(capsys):
     assert main(["bench", "fidelity", "--seconds", "1"]) == 2
     assert "--seconds = 1.0" in capsys.readouterr().err
+    assert main(["bench", "fidelity", "--runs", "0"]) == 2
+    assert "--runs = 0" in capsys.readouterr().err
+
+
+def test_runs_are_compared_by_their_means():
+    a = Measure(1e7, 10, 1, 0, 20.0, _regains(1.0))
+    b = Measure(2e7, 15, 2, 1, 30.0, _regains(None, 3.0))
+    m = Measure.mean([a, b])
+    assert (m.goodput_bps, m.signals, m.retransmits, m.timeouts, m.avg_qlen_pkts) == (1.5e7, 12.5, 1.5, 0.5, 25.0)
+    assert len(m.reductions) == 3 and m.regain_s == pytest.approx(2.0)
+    row = format_row({"point": Point(10, 20, 1, "red", True), "sim": m, "emu": a, "verdict": "ok"})
+    assert "| 12.5 / 10 marks |" in row and "| 1.5 / 1 | 0.5 / 0 |" in row
 
 
 @pytest.mark.emulation

@@ -46,6 +46,12 @@ def add_parsers(sub: Any) -> None:
     fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
     fidelity.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table to FILE")
     fidelity.add_argument("--points", metavar="TEXT", help="only the points whose name contains TEXT (e.g. 50M-80ms)")
+    fidelity.add_argument(
+        "--series", type=Path, metavar="DIR", help="write each point's flow time series (sim and Linux) into DIR"
+    )
+    fidelity.add_argument(
+        "--runs", type=int, default=1, metavar="N", help="runs per point and side (seeds 1..N), compared by means"
+    )
     scaling = bsub.add_parser(
         "scaling", help="ecnlab's cost per packet: flows 10 -> 1 000 000, rate 10M -> 100G, fat trees"
     )
@@ -278,6 +284,9 @@ def _fidelity(args: argparse.Namespace) -> int:
     if args.seconds is not None and not 3 <= args.seconds <= 3600:
         print(f"ecnlab: error: --seconds = {args.seconds}: must be between 3 and 3600", file=sys.stderr)
         return 2
+    if not 1 <= args.runs <= 100:
+        print(f"ecnlab: error: --runs = {args.runs}: must be between 1 and 100", file=sys.stderr)
+        return 2
     if os.geteuid() != 0:
         print("ecnlab: error: bench fidelity emulates through network namespaces: run it as root", file=sys.stderr)
         return 2
@@ -287,7 +296,10 @@ def _fidelity(args: argparse.Namespace) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    for row in run_fidelity(args.cc, args.quick, log, seconds=args.seconds, only=args.points):
+    points = run_fidelity(
+        args.cc, args.quick, log, seconds=args.seconds, only=args.points, series=args.series, runs=args.runs
+    )
+    for row in points:
         rows.append(row)
         print(format_row(row), flush=True)
     table = format_table(rows)

@@ -16,7 +16,12 @@ Measured after the warm-up, on both sides alike:
 - congestion signals at the bottleneck queue: CE marks when the flows use ECN,
   drops when they do not (the simulator's queue time series sampled at the
   warm-up's end; the router's counters noted at the same moment);
-- retransmitted segments and timeouts (whole run; Linux's from ``nstat``).
+- retransmitted segments and timeouts (whole run; Linux's from ``nstat``);
+- the time to regain W_max after a window reduction (``ecnlab.analysis.regain``: its one
+  definition), from each flow's cwnd sampled every ``SAMPLE_S`` (the simulator's flow time
+  series; Linux's ``TCP_INFO`` in the sending program, ``timeseries-flows.parquet``): the
+  median over the reductions after the warm-up that regained, with how many did; and, for
+  the simulator, that median against RFC 9438's closed form (K = ∛(W_max·(1 − β)/C), §4.2).
 
 The grids (issue 15 for Reno, issue 17 for CUBIC):
 
@@ -33,8 +38,9 @@ The grids (issue 15 for Reno, issue 17 for CUBIC):
 Each row also shows the bottleneck's mean queue (packets, after the warm-up).
 
 Targets (issue 15): with SACK, goodput within 5 % and signals within 1.5× at
-every point; NewReno without SACK, goodput within 10 %. The verdict of a point
-names what missed.
+every point; NewReno without SACK, goodput within 10 %; CUBIC (issue 17) also the
+median regain time within 10 % (not judged where neither side regained W_max after
+the warm-up). The verdict of a point names what missed.
 """
 
 from __future__ import annotations
@@ -44,7 +50,12 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ecnlab.analysis.regain import Reduction, frame_reductions, median_regain_s
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "Point",
@@ -62,6 +73,10 @@ BOTTLENECK = "R1->R2"
 GOODPUT_TOL = 0.05
 GOODPUT_TOL_NOSACK = 0.10
 SIGNAL_RATIO = 1.5
+REGAIN_TOL = 0.10
+#: Sampling interval of the queue and flow time series, seconds (each regain time is measured
+#: to within one interval at either end).
+SAMPLE_S = 0.01
 
 # RED as in scenarios/emulate-reno-ecn.toml: 30/90 packets, max_p 0.1, wq 2^-5 (Linux
 # `tc red`'s weight for its recommended burst), gentle, a limit well above max_th.
@@ -92,10 +107,41 @@ class Point:
 @dataclass(frozen=True)
 class Measure:
     goodput_bps: float
-    signals: int  # marks after the warm-up when ECN is on, else drops
-    retransmits: int
-    timeouts: int
+    signals: float  # marks after the warm-up when ECN is on, else drops
+    retransmits: float
+    timeouts: float
     avg_qlen_pkts: float  # the bottleneck's mean queue after the warm-up
+    reductions: tuple[Reduction, ...] = ()  # every flow's window reductions after the warm-up
+
+    @property
+    def regain_s(self) -> float | None:
+        """Median time to regain W_max over the reductions that regained it (None: none did)."""
+        return median_regain_s(self.reductions)
+
+    @property
+    def regained(self) -> int:
+        return sum(r.regain_s is not None for r in self.reductions)
+
+    @property
+    def closed_form_ratio(self) -> float | None:
+        """Median of regain time / RFC 9438's closed form over the reductions that regained."""
+        import statistics
+
+        ratios = [r.regain_s / r.closed_form_s for r in self.reductions if r.regain_s and r.closed_form_s]
+        return statistics.median(ratios) if ratios else None
+
+    @staticmethod
+    def mean(runs: list[Measure]) -> Measure:
+        """Several runs of one point: the means of the counts, every run's reductions."""
+        n = len(runs)
+        return Measure(
+            sum(m.goodput_bps for m in runs) / n,
+            sum(m.signals for m in runs) / n,
+            sum(m.retransmits for m in runs) / n,
+            sum(m.timeouts for m in runs) / n,
+            sum(m.avg_qlen_pkts for m in runs) / n,
+            tuple(r for m in runs for r in m.reductions),
+        )
 
 
 def step_k(rate_mbit: int, rtt_ms: int) -> int:
@@ -130,14 +176,14 @@ def _queue(p: Point) -> dict[str, Any]:
     return {"kind": p.queue}
 
 
-def scenario(p: Point, seconds: float, warmup: float) -> dict[str, Any]:
-    """The scenario both sides run (see the module doc)."""
+def scenario(p: Point, seconds: float, warmup: float, seed: int = 1) -> dict[str, Any]:
+    """The scenario both sides run (see the module doc); ``seed``: the queues' random streams."""
     return {
         "name": f"fidelity-{p.name}",
-        "seed": 1,
+        "seed": seed,
         "duration": seconds,
         "warmup": warmup,
-        "sample_interval": warmup,  # the queue's marks and drops at the warm-up's end
+        "sample_interval": SAMPLE_S,  # the queue's marks and drops at the warm-up's end; cwnd
         "topology": {
             "kind": "dumbbell",
             "pairs": 1,
@@ -148,7 +194,7 @@ def scenario(p: Point, seconds: float, warmup: float) -> dict[str, Any]:
             "bottleneck_queue": _queue(p),
         },
         "tcp": {"personality": "linux", "recovery": p.recovery, "cc": p.cc, "ecn": p.ecn, "rwnd": "16MiB"},
-        "output": {"timeseries_links": [BOTTLENECK], "timeseries_flows": []},
+        "output": {"timeseries_links": [BOTTLENECK], "timeseries_flows": ["*"]},
         "flows": [{"name": "bulk", "from": "s1", "to": "r1", "count": p.flows}],
     }
 
@@ -164,31 +210,51 @@ def _flow_totals(summary: dict[str, Any]) -> tuple[float, int, int]:
     return goodput, int(sum(f["retransmits"] for f in flows)), int(sum(f["timeouts"] for f in flows))
 
 
-def measure_sim(p: Point, seconds: float, warmup: float) -> Measure:
+def _reductions(flows: pd.DataFrame, mss: float, warmup: float, keep: Path | None) -> tuple[Reduction, ...]:
+    """The window reductions after the warm-up; ``keep``: also write the flow series there."""
+    if keep is not None:
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        flows.to_parquet(keep, index=False)
+    return tuple(frame_reductions(flows, mss=mss, after_s=warmup))
+
+
+def measure_sim(p: Point, seconds: float, warmup: float, keep: Path | None = None, seed: int = 1) -> Measure:
+    """The simulator's side; ``keep``: write its flow time series to this Parquet file."""
+    from ecnlab.config import load_scenario
     from ecnlab.runner import run
     from ecnlab.timeseries import QUEUES_FILE
 
-    res = run(scenario(p, seconds, warmup))
+    sc = scenario(p, seconds, warmup, seed)
+    res = run(sc)
     q = next(x for x in res.summary["queues"] if x["link"] == BOTTLENECK)
     series = res.series[QUEUES_FILE].to_pydict()
     at = next(i for i, t in enumerate(series["t_s"]) if t >= warmup - 1e-9)
     key = "marks" if p.ecn else "drops"
     total = q["marks"] if p.ecn else q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
     goodput, rtx, tos = _flow_totals(res.summary)
-    return Measure(goodput, int(total - series[key][at]), rtx, tos, float(q["avg_qlen_pkts"]))
+    reds = _reductions(res.flow_timeseries, load_scenario(sc).flows[0].tcp.mss, warmup, keep)
+    return Measure(goodput, int(total - series[key][at]), rtx, tos, float(q["avg_qlen_pkts"]), reds)
 
 
-def measure_emu(p: Point, seconds: float, warmup: float) -> Measure:
+def measure_emu(p: Point, seconds: float, warmup: float, keep: Path | None = None, seed: int = 1) -> Measure:
+    """Real Linux's side; ``keep``: write its flow time series (``TCP_INFO`` samples) there."""
     from ecnlab.emu.run import emulate
 
-    sc = scenario(p, seconds, warmup)
-    del sc["output"]  # the live router samples no queue series; it notes the counters at the warm-up
+    sc = scenario(p, seconds, warmup, seed)
+    # The live router samples no queue series (it notes the counters at the warm-up); the
+    # senders sample their TCP_INFO.
+    sc["output"] = {"timeseries_flows": ["*"]}
     with tempfile.TemporaryDirectory(prefix="ecnlab-fidelity-") as tmp:
-        s = emulate(sc, out=Path(tmp) / "out").summary
+        res = emulate(sc, out=Path(tmp) / "out")
+    s = res.summary
     after = s["emulation"]["router"]["after_warmup"][BOTTLENECK]
     goodput, rtx, tos = _flow_totals(s)
     q = next(x for x in s["queues"] if x["link"] == BOTTLENECK)
-    return Measure(goodput, int(after["marks" if p.ecn else "drops"]), rtx, tos, float(q["avg_qlen_pkts"]))
+    # cwnd_bytes = tcpi_snd_cwnd · tcpi_snd_mss (1448 with timestamps): back to segments by the same MSS.
+    mss = next(iter(s["emulation"]["flows"].values()))["tcp_info"]["snd_mss"]
+    reds = _reductions(res.flow_timeseries, mss, warmup, keep)
+    signals = int(after["marks" if p.ecn else "drops"])
+    return Measure(goodput, signals, rtx, tos, float(q["avg_qlen_pkts"]), reds)
 
 
 def _ratio(a: float, b: float) -> float:
@@ -199,7 +265,8 @@ def _ratio(a: float, b: float) -> float:
 
 
 def verdict(p: Point, sim: Measure, emu: Measure) -> str:
-    """ "ok" or what missed its target (goodput beyond tolerance, signals beyond 1.5×)."""
+    """ "ok" or what missed its target (goodput beyond tolerance, signals beyond 1.5×, CUBIC's
+    regain time beyond 10 % or measured on one side only)."""
     miss = []
     g = _ratio(sim.goodput_bps, emu.goodput_bps)
     if abs(g - 1) > p.goodput_tol:
@@ -207,30 +274,75 @@ def verdict(p: Point, sim: Measure, emu: Measure) -> str:
     s = _ratio(sim.signals, emu.signals)
     if p.recovery == "sack" and not 1 / SIGNAL_RATIO <= s <= SIGNAL_RATIO:
         miss.append(f"signals ×{s:.2f}")
+    if p.cc == "cubic":
+        a, b = sim.regain_s, emu.regain_s
+        if a is not None and b is not None and abs(a / b - 1) > REGAIN_TOL:
+            miss.append(f"regain {a / b - 1:+.0%}")
+        elif (a is None) != (b is None):
+            miss.append(f"regain on the {'Linux' if a is None else 'simulator'} side only")
     return "ok" if not miss else "; ".join(miss)
 
 
 def run_fidelity(
-    kind: str, quick: bool, log: Callable[[str], None], *, seconds: float | None = None, only: str | None = None
+    kind: str,
+    quick: bool,
+    log: Callable[[str], None],
+    *,
+    seconds: float | None = None,
+    only: str | None = None,
+    series: Path | None = None,
+    runs: int = 1,
 ) -> Iterator[dict[str, Any]]:
     """Each point's row (both sides' measures, the ratios and the verdict), as it finishes;
-    ``only``: the points whose name contains it."""
+    ``only``: the points whose name contains it; ``series``: a directory for each point's flow
+    time series (``NAME-sim.parquet``, ``NAME-linux.parquet``, ``-K`` before the suffix for
+    run K when ``runs`` > 1); ``runs``: runs per side, seeds 1 … runs (the queues' random
+    streams; Linux's timing differs run to run anyway), compared by their means."""
     secs = seconds if seconds is not None else (10.0 if quick else 30.0)
     warm = min(5.0, secs / 3)
     for p in grid(kind, quick):
         if only is not None and only not in p.name:
             continue
-        log(f"  {p.name}: simulating, then emulating {secs:g} s")
-        sim = measure_sim(p, secs, warm)
-        emu = measure_emu(p, secs, warm)
-        yield {"point": p, "sim": sim, "emu": emu, "verdict": verdict(p, sim, emu), "seconds": secs, "warmup": warm}
+        sims, emus = [], []
+        for seed in range(1, runs + 1):
+            of = f" (seed {seed} of {runs})" if runs > 1 else ""
+            log(f"  {p.name}: simulating, then emulating {secs:g} s{of}")
+            tag = "" if runs == 1 else f"-{seed}"
+            keep = {
+                side: None if series is None else series / f"{p.name}-{side}{tag}.parquet" for side in ("sim", "linux")
+            }
+            sims.append(measure_sim(p, secs, warm, keep["sim"], seed))
+            emus.append(measure_emu(p, secs, warm, keep["linux"], seed))
+        sim, emu = Measure.mean(sims), Measure.mean(emus)
+        row = {"point": p, "sim": sim, "emu": emu, "verdict": verdict(p, sim, emu), "seconds": secs, "warmup": warm}
+        yield {**row, "runs": runs}
 
 
 HEADER = (
     "| cc | recovery | queue | rate | RTT | flows | goodput sim / Linux (Mbit/s) | Δ | "
-    "signals sim / Linux | ratio | queue sim / Linux (pkts) | rtx sim / Linux | timeouts sim / Linux | verdict |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "signals sim / Linux | ratio | queue sim / Linux (pkts) | rtx sim / Linux | timeouts sim / Linux | "
+    "regain W_max sim / Linux (s; regained/reductions) | Δ | ÷ RFC 9438 sim / Linux | verdict |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
+
+
+def _regain_cells(sim: Measure, emu: Measure) -> str:
+    def side(m: Measure) -> str:
+        med = "—" if m.regain_s is None else f"{m.regain_s:.2f}"
+        return f"{med} ({m.regained}/{len(m.reductions)})"
+
+    def ratio(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f}"
+
+    a, b = sim.regain_s, emu.regain_s
+    delta = "—" if a is None or b is None else f"{a / b - 1:+.0%}"
+    rfc = f"{ratio(sim.closed_form_ratio)} / {ratio(emu.closed_form_ratio)}"
+    return f"{side(sim)} / {side(emu)} | {delta} | {rfc}"
+
+
+def _count(x: float) -> str:
+    """A count, or a mean of counts over several runs (one decimal)."""
+    return f"{x:.0f}" if x == int(x) else f"{x:.1f}"
 
 
 def format_row(row: dict[str, Any]) -> str:
@@ -243,9 +355,9 @@ def format_row(row: dict[str, Any]) -> str:
     return (
         f"| {p.cc} | {p.recovery} | {q} | {p.rate_mbit}M | {p.rtt_ms} ms | {p.flows} | "
         f"{sim.goodput_bps / 1e6:.2f} / {emu.goodput_bps / 1e6:.2f} | {g:+.1%} | "
-        f"{sim.signals} / {emu.signals} {kind} | {_ratio(sim.signals, emu.signals):.2f} | "
-        f"{sim.avg_qlen_pkts:.1f} / {emu.avg_qlen_pkts:.1f} | {sim.retransmits} / {emu.retransmits} | "
-        f"{sim.timeouts} / {emu.timeouts} | {row['verdict']} |"
+        f"{_count(sim.signals)} / {_count(emu.signals)} {kind} | {_ratio(sim.signals, emu.signals):.2f} | "
+        f"{sim.avg_qlen_pkts:.1f} / {emu.avg_qlen_pkts:.1f} | {_count(sim.retransmits)} / {_count(emu.retransmits)} | "
+        f"{_count(sim.timeouts)} / {_count(emu.timeouts)} | {_regain_cells(sim, emu)} | {row['verdict']} |"
     )
 
 

@@ -210,7 +210,22 @@ def _flow_extra(f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
     """What only the real stack shows: last TCP_INFO and `ss -tino` of the data sender."""
     snd = raw["ends"][(f.id, "src")]
     last = snd.get("last_info") or (snd["infos"][-1] if snd["infos"] else {})
-    keep = ("rtt_us", "min_rtt_us", "snd_cwnd", "snd_ssthresh", "delivered_ce", "bytes_retrans", "ecn_seen")
+    keep = (
+        "rtt_us",
+        "min_rtt_us",
+        "snd_mss",
+        "snd_cwnd",
+        "snd_ssthresh",
+        "delivered_ce",
+        "bytes_retrans",
+        "ecn_seen",
+        # What limited the sender (µs of the connection's life): data outstanding at all, and of
+        # that the receiver's window and the send buffer (the rest is cwnd); the peer's window.
+        "busy_time_us",
+        "rwnd_limited_us",
+        "sndbuf_limited_us",
+        "snd_wnd",
+    )
     return {"ss": snd["ss"], "tcp_info": {k: last[k] for k in keep if k in last}}
 
 

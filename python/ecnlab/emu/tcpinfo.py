@@ -18,6 +18,7 @@ _FIELDS = (
     ("options", "B", 5),
     ("rto_us", "I", 8),
     ("snd_mss", "I", 16),
+    ("unacked", "I", 24),
     ("lost", "I", 32),
     ("rtt_us", "I", 68),
     ("rttvar_us", "I", 72),
@@ -28,18 +29,25 @@ _FIELDS = (
     ("bytes_received", "Q", 128),
     ("segs_out", "I", 136),
     ("segs_in", "I", 140),
+    ("notsent_bytes", "I", 144),
     ("min_rtt_us", "I", 148),
     ("data_segs_in", "I", 152),
     ("data_segs_out", "I", 156),
+    # The sender's chrono stats (tcp_get_info_chrono_stats), µs: time with data outstanding, and of
+    # that the time limited by the receiver's window and by the send buffer (the rest: by cwnd).
+    ("busy_time_us", "Q", 168),
+    ("rwnd_limited_us", "Q", 176),
+    ("sndbuf_limited_us", "Q", 184),
     ("delivered", "I", 192),
     ("delivered_ce", "I", 196),
     ("bytes_sent", "Q", 200),
     ("bytes_retrans", "Q", 208),
 )
 _SIZE = 216
-#: tcpi_total_rto (u16 at 240: retransmission timeouts of the connection, SYN/SYN-ACK ones included),
-#: in kernels from 6.7 on, whose struct tcp_info is 248 bytes; None before.
-_TOTAL_RTO = ("total_rto", "H", 240, 248)
+#: (name, format, offset, struct size needed) of fields newer kernels add; None before:
+#: tcpi_snd_wnd (u32 at 228: the peer's advertised window, bytes; kernel 5.4 on) and tcpi_total_rto
+#: (u16 at 240: retransmission timeouts of the connection, SYN/SYN-ACK ones included; 6.7 on).
+_OPTIONAL = (("snd_wnd", "I", 228, 232), ("total_rto", "H", 240, 248))
 
 
 def tcp_info(sock: socket.socket) -> dict[str, Any]:
@@ -48,8 +56,8 @@ def tcp_info(sock: socket.socket) -> dict[str, Any]:
     if len(raw) < _SIZE:
         raise OSError(f"TCP_INFO returned {len(raw)} bytes, need {_SIZE} (kernel too old)")
     info = {name: struct.unpack_from("=" + fmt, raw, off)[0] for name, fmt, off in _FIELDS}
-    name, fmt, off, need = _TOTAL_RTO
-    info[name] = struct.unpack_from("=" + fmt, raw, off)[0] if len(raw) >= need else None
+    for name, fmt, off, need in _OPTIONAL:
+        info[name] = struct.unpack_from("=" + fmt, raw, off)[0] if len(raw) >= need else None
     info["ecn"] = bool(info["options"] & TCPI_OPT_ECN)
     info["ecn_seen"] = bool(info["options"] & TCPI_OPT_ECN_SEEN)
     return info

@@ -37,6 +37,8 @@ from ecnlab.emu.tcpinfo import tcp_info
 CHUNK = 1 << 16
 PAYLOAD = b"\x5a" * CHUNK
 POLL_S = 0.02
+#: The shortest blocking wait of the send loop.
+MIN_WAIT_S = 0.0005
 #: Web servers accept many connections at once; a full accept queue would drop SYNs itself.
 LISTEN_BACKLOG = 1024
 
@@ -73,15 +75,25 @@ class Sampler:
         self.rows.append([round(now - self.t0, 6), i["snd_cwnd"] * mss, ssthresh, srtt, in_flight, acked])
         self.next += self.every * (1 + int((now - self.next) / self.every))
 
+    def wait_s(self) -> float:
+        """How long the send loop may block before the next sample is due (at least
+        ``MIN_WAIT_S``: a zero timeout would make the socket non-blocking)."""
+        if self.every <= 0:
+            return POLL_S
+        return max(MIN_WAIT_S, self.next - time.monotonic())
+
 
 def _send(sock: socket.socket, n: int | None, deadline: float, sampler: Sampler | None = None) -> int:
-    """Send ``n`` bytes (None: until the deadline); returns bytes handed to TCP."""
+    """Send ``n`` bytes (None: until the deadline); returns bytes handed to TCP. A blocked send
+    wakes when the next sample is due, so samples keep to the grid (within the wake-up latency)."""
     sent = 0
     while n is None or sent < n:
+        wait = POLL_S
         if sampler is not None:
             sampler.poll(sock)
+            wait = min(wait, sampler.wait_s())
         try:
-            sock.settimeout(min(POLL_S, _remaining(deadline)))
+            sock.settimeout(min(wait, _remaining(deadline)))
         except Deadline:
             break
         want = CHUNK if n is None else min(CHUNK, n - sent)
