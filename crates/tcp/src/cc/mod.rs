@@ -19,6 +19,7 @@
 //! (`python/ecnlab/params.py`, `TCP_CCS`). `docs/architecture.md` lists them.
 
 mod cubic;
+mod cubic_linux;
 mod dctcp;
 mod hystart;
 mod prague;
