@@ -170,3 +170,24 @@ def test_linux_personality_uses_linux_cubic_arithmetic() -> None:
     assert load_scenario(base, []).flows[0].tcp.cubic_arith == "rfc9438"
     given = load_scenario(base, ['tcp.personality="linux"', 'tcp.cubic_arith="rfc9438"'])
     assert given.flows[0].tcp.cubic_arith == "rfc9438"
+
+
+@pytest.mark.parametrize("arith", ["rfc9438", "linux"])
+def test_time_series_carry_w_max_and_the_epoch(arith: str) -> None:
+    """The flow series' `cubic_w_max_segments` and `cubic_epoch_s` (issue 17 item 8): W_max is 0
+    until the loss, then the reduced window (ssthresh = β·W_max, whole segments with Linux's
+    arithmetic); the epoch is null from the reduction until growth resumes after recovery,
+    then starts within a few RTTs of it and stays put until the next reduction."""
+    sc = {**SCENARIO, "tcp": {**SCENARIO["tcp"], "cubic_arith": arith}, "duration": "4s", "sample_interval": "10ms"}
+    s = ecnlab.run(sc).flow_timeseries
+    red = int(np.argmax(s["ssthresh_bytes"].notna().to_numpy()))
+    w_max, epoch = s["cubic_w_max_segments"].to_numpy(), s["cubic_epoch_s"].to_numpy()
+    assert (w_max[:red] == 0).all()
+    assert w_max[-1] == pytest.approx(s["ssthresh_bytes"].iloc[red] / 1000 / BETA, abs=1.5)
+    if arith == "linux":
+        assert w_max[-1] == int(w_max[-1])
+    after = epoch[red:]
+    started = int(np.argmax(~np.isnan(after)))
+    t_red = s["t_s"].iloc[red]
+    assert np.isnan(after[0]) and t_red < after[started] < t_red + 0.5
+    assert (after[started:] == after[started]).all(), "one epoch until the next reduction"

@@ -43,6 +43,7 @@ mod tlp;
 mod window;
 
 pub use accecn::EcnFeedback;
+pub use cc::CubicState;
 pub use config::{
     window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, EcnMode, HyStartMode, NewRenoTimer, Recovery,
     RtoArith, SsthreshBasis, TcpConfig, WindowArith,

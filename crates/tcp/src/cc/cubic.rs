@@ -40,7 +40,7 @@
 
 use super::cubic_linux::LinuxCubic;
 use super::hystart::{HyStart, Verdict, CSS_GROWTH_DIVISOR};
-use super::{Ack, Congestion, CongestionControl, Feedback};
+use super::{Ack, Congestion, CongestionControl, CubicState, Feedback};
 use crate::config::{CubicArith, HyStartMode, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::Instant;
@@ -179,6 +179,13 @@ impl CongestionControl for Cubic {
         }
         self.cwnd_segments = u64::from(w.cwnd / w.mss.max(1));
         self.in_slow_start = w.cwnd < w.ssthresh;
+    }
+
+    fn cubic_state(&self) -> Option<CubicState> {
+        Some(match self.linux.as_deref() {
+            Some(l) => l.state(),
+            None => CubicState { w_max_segments: self.w_max, epoch_start: self.epoch.map(|e| e.start) },
+        })
     }
 
     fn on_feedback(&mut self, fb: &Feedback) {

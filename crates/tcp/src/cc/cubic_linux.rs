@@ -46,7 +46,7 @@
 //! senders are never idle); `tcp_is_cwnd_limited` (the engine grows cwnd on every ACK of new
 //! data, as elsewhere).
 
-use super::{Congestion, Feedback};
+use super::{Congestion, CubicState, Feedback};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::Instant;
 
@@ -239,6 +239,12 @@ impl LinuxCubic {
     #[cfg(test)]
     pub(crate) fn w_max(&self) -> u32 {
         self.last_max_cwnd
+    }
+
+    /// W_max and the epoch's start (its jiffy's beginning), for the time series.
+    pub(crate) fn state(&self) -> CubicState {
+        let epoch_start = self.epoch_start.map(|j| Instant::from_nanos(j * JIFFY_NS));
+        CubicState { w_max_segments: f64::from(self.last_max_cwnd), epoch_start }
     }
 }
 
