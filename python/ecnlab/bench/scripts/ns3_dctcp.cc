@@ -75,6 +75,9 @@ struct AckCounts
     uint64_t bytes = 0;
     uint64_t ece_bytes = 0;
     std::map<const TcpSocketBase*, SequenceNumber32> last;
+    // Per sender: bytes newly acknowledged and those by ACKs with ECE (which flows
+    // hear of their marks).
+    std::map<const TcpSocketBase*, std::pair<uint64_t, uint64_t>> per_sender;
 } g_acks;
 
 void
@@ -99,8 +102,12 @@ OnSenderRx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocke
     it->second = ack;
     if (g_acks.on)
     {
+        uint64_t ece = (header.GetFlags() & TcpHeader::ECE) ? n : 0;
         g_acks.bytes += n;
-        g_acks.ece_bytes += (header.GetFlags() & TcpHeader::ECE) ? n : 0;
+        g_acks.ece_bytes += ece;
+        auto& mine = g_acks.per_sender[PeekPointer(socket)];
+        mine.first += n;
+        mine.second += ece;
     }
 }
 
@@ -112,6 +119,19 @@ HookSocket(Ptr<BulkSendApplication> app)
     {
         s->TraceConnectWithoutContext("Rx", MakeCallback(&OnSenderRx));
     }
+}
+
+std::string
+PerSender()
+{
+    std::ostringstream o;
+    bool first = true;
+    for (const auto& [sock, counts] : g_acks.per_sender)
+    {
+        o << (first ? "" : ", ") << "[" << counts.first << ", " << counts.second << "]";
+        first = false;
+    }
+    return o.str();
 }
 
 } // namespace
@@ -368,6 +388,7 @@ main(int argc, char** argv)
     out << "], \"instances\": " << ProbedDctcp::all.size() << ", \"avg_qlen_pkts\": " << g_q.area / span
         << ", \"alpha_mean\": " << (g_alpha.n ? g_alpha.sum / double(g_alpha.n) : -1.0)
         << ", \"acked_bytes\": " << g_acks.bytes << ", \"ece_bytes\": " << g_acks.ece_bytes
+        << ", \"per_sender\": [" << PerSender() << "]"
         << ", \"marks\": " << Count(st.nMarkedPackets) - Count(st0.nMarkedPackets)
         << ", \"drops\": " << Count(st.nDroppedPacketsBeforeEnqueue) - Count(st0.nDroppedPacketsBeforeEnqueue)
         << ", \"arrivals\": " << st.nTotalReceivedPackets - st0.nTotalReceivedPackets
