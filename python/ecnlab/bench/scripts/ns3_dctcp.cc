@@ -139,6 +139,10 @@ PerSender()
 namespace ns3
 {
 
+// ssthresh_floor_segments > 0 (a diagnostic, 0 in the bench): ECN and loss reductions leave
+// at least that many segments, as Linux's and ecnlab's two; stock TcpDctcp has no floor.
+uint32_t g_ssthresh_floor_segments = 0;
+
 // TcpDctcp that keeps the α of its last observation window (CongestionEstimate)
 // so the program can sample every sender's α; every instance registers itself
 // (a socket creates its own, a listening socket forks copies), and only those
@@ -184,6 +188,12 @@ class ProbedDctcp : public TcpDctcp
         return "EcnlabProbedDctcp";
     }
 
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        uint32_t s = TcpDctcp::GetSsThresh(tcb, bytesInFlight);
+        return std::max(s, g_ssthresh_floor_segments * tcb->m_segmentSize);
+    }
+
     Ptr<TcpCongestionOps> Fork() override
     {
         return CopyObject<ProbedDctcp>(this);
@@ -199,11 +209,17 @@ class ProbedDctcp : public TcpDctcp
             sender = true;
         }
         TcpDctcp::PktsAcked(tcb, segmentsAcked, rtt);
+        cwnd_segments = double(tcb->m_cWnd.Get()) / tcb->m_segmentSize;
     }
 
     double alpha = 1.0; // DctcpAlphaOnInit
+    double cwnd_segments = 0;
     bool sender = false;
     uint64_t windows = 0;
+    // Per-sender samples after the warm-up (every alpha_sample_s): α, cwnd, and how
+    // often cwnd was below two segments.
+    double alpha_sum = 0, cwnd_sum = 0;
+    uint64_t samples = 0, below_two = 0;
 
   private:
     void Connect()
@@ -246,6 +262,10 @@ SampleAlpha(double every)
         {
             g_alpha.sum += p->alpha;
             ++g_alpha.n;
+            p->alpha_sum += p->alpha;
+            p->cwnd_sum += p->cwnd_segments;
+            p->below_two += p->cwnd_segments < 2.0;
+            ++p->samples;
         }
     }
     Simulator::Schedule(Seconds(every), &SampleAlpha, every);
@@ -349,6 +369,25 @@ Count(const M& m)
 
 } // namespace
 
+// Per sending TcpDctcp: [mean α, mean cwnd (segments), share of samples with cwnd < 2 segments].
+std::string
+PerCc()
+{
+    std::ostringstream o;
+    bool first = true;
+    for (auto* p : ProbedDctcp::all)
+    {
+        if (p != nullptr && p->sender && p->samples > 0)
+        {
+            double n = double(p->samples);
+            o << (first ? "" : ", ") << "[" << p->alpha_sum / n << ", " << p->cwnd_sum / n << ", "
+              << double(p->below_two) / n << "]";
+            first = false;
+        }
+    }
+    return o.str();
+}
+
 int
 main(int argc, char** argv)
 {
@@ -359,6 +398,7 @@ main(int argc, char** argv)
         return 2;
     }
     Params P = ReadParams("ns3_dctcp", argv[1]);
+    g_ssthresh_floor_segments = uint32_t(P.Num("ssthresh_floor_segments"));
     Built b = Build(P);
     double warmup = P.Num("warmup");
     double span = P.Num("duration") - warmup;
@@ -388,7 +428,7 @@ main(int argc, char** argv)
     out << "], \"instances\": " << ProbedDctcp::all.size() << ", \"avg_qlen_pkts\": " << g_q.area / span
         << ", \"alpha_mean\": " << (g_alpha.n ? g_alpha.sum / double(g_alpha.n) : -1.0)
         << ", \"acked_bytes\": " << g_acks.bytes << ", \"ece_bytes\": " << g_acks.ece_bytes
-        << ", \"per_sender\": [" << PerSender() << "]"
+        << ", \"per_sender\": [" << PerSender() << "], \"per_cc\": [" << PerCc() << "]"
         << ", \"marks\": " << Count(st.nMarkedPackets) - Count(st0.nMarkedPackets)
         << ", \"drops\": " << Count(st.nDroppedPacketsBeforeEnqueue) - Count(st0.nDroppedPacketsBeforeEnqueue)
         << ", \"arrivals\": " << st.nTotalReceivedPackets - st0.nTotalReceivedPackets
