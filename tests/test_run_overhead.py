@@ -41,7 +41,7 @@ def test_engine_columns_become_exact_arrow_columns() -> None:
     for c in ENGINE_FLOW_COLUMNS:
         assert got[c] == [None if isinstance(v, float) and math.isnan(v) else v for v in data[c]], c
     assert [str(t) for t in table.schema.types] == [
-        "string", "double", "uint32", "uint32", "double", "uint64", "uint64", "double"
+        "string", "double", "uint32", "uint32", "double", "uint64", "uint64", "double", "double", "double"
     ]  # fmt: skip
     assert table.column("cwnd_bytes").null_count == 1
 
