@@ -31,6 +31,8 @@ def test_engine_columns_become_exact_arrow_columns() -> None:
         "in_flight_bytes": [0, 2**52, 3, 4, 5],
         "delivered_bytes": [0, 1460, 0, 0, 2920],
         "dctcp_alpha": [nan, nan, 1.0, 0.0625, nan],
+        "cubic_w_max_segments": [0.0, 12.0, nan, nan, nan],
+        "cubic_epoch_s": [nan, 0.05, nan, nan, nan],
     }
     flows.update({c: _f64(v) for c, v in data.items()})
     empty = {"names": [], "counts": []}
