@@ -132,3 +132,62 @@ def test_hystart_with_another_cc_is_refused_naming_the_key() -> None:
     with pytest.raises(ScenarioError) as e:
         load_scenario(ROOT / "scenarios" / "dumbbell-cubic.toml", ['tcp.cc="reno"', 'tcp.hystart="linux"'])
     assert "tcp.hystart" in str(e.value) and "cc = cubic" in str(e.value), str(e.value)
+
+
+def _regain_after_the_loss(arith: str) -> tuple[float, float]:
+    """The one-loss run with ``tcp.cubic_arith``: (seconds from the reduction until cwnd is
+    back at the window before it, RFC 9438's K for that reduction)."""
+    sc = {**SCENARIO, "tcp": {**SCENARIO["tcp"], "cubic_arith": arith}, "sample_interval": "10ms"}
+    s = ecnlab.run(sc).flow_timeseries
+    t = s["t_s"].to_numpy()
+    w = np.floor(s["cwnd_bytes"].to_numpy() / 1000)
+    i = int(np.argmax(s["ssthresh_bytes"].notna().to_numpy()))
+    # The window reduced (slow start's last, between two samples): ssthresh = β·W (RFC 9438
+    # §4.6; Linux ⌊W·717/1024⌋, within a segment of it).
+    w_max = np.floor(s["ssthresh_bytes"].iloc[i] / 1000 / BETA)
+    k = (w_max * (1 - BETA) / C) ** (1 / 3)
+    back = np.nonzero((t > t[i] + 0.5) & (w >= w_max))[0]
+    return float(t[back[0]] - t[i]), k
+
+
+def test_linux_arithmetic_regains_w_max_before_k() -> None:
+    """`tcp.cubic_arith = "linux"` (crates/tcp/src/cc/cubic_linux.rs): tcp_cubic.c's target
+    is a whole number of segments, origin − ⌊C·(K − t)³⌋, so it equals W_max once C·(K − t)³ < 1,
+    ∛(1/C) ≈ 1.36 s before K, and the whole window is back about then (K − 1.25 s here). RFC
+    9438's real-valued window closes on W_max along the flat part of the curve and has the
+    last whole segment only after K (K + 0.9 s here)."""
+    rfc, k = _regain_after_the_loss("rfc9438")
+    linux, _ = _regain_after_the_loss("linux")
+    assert k <= rfc <= k + 1.4, (rfc, k)
+    assert k - 1.5 <= linux <= k - 0.9, (linux, k)
+
+
+def test_linux_personality_uses_linux_cubic_arithmetic() -> None:
+    from ecnlab.config import load_scenario
+
+    base = ROOT / "scenarios" / "dumbbell-cubic.toml"
+    assert load_scenario(base, ['tcp.personality="linux"']).flows[0].tcp.cubic_arith == "linux"
+    assert load_scenario(base, []).flows[0].tcp.cubic_arith == "rfc9438"
+    given = load_scenario(base, ['tcp.personality="linux"', 'tcp.cubic_arith="rfc9438"'])
+    assert given.flows[0].tcp.cubic_arith == "rfc9438"
+
+
+@pytest.mark.parametrize("arith", ["rfc9438", "linux"])
+def test_time_series_carry_w_max_and_the_epoch(arith: str) -> None:
+    """The flow series' `cubic_w_max_segments` and `cubic_epoch_s` (issue 17 item 8): W_max is 0
+    until the loss, then the reduced window (ssthresh = β·W_max, whole segments with Linux's
+    arithmetic); the epoch is null from the reduction until growth resumes after recovery,
+    then starts within a few RTTs of it and stays put until the next reduction."""
+    sc = {**SCENARIO, "tcp": {**SCENARIO["tcp"], "cubic_arith": arith}, "duration": "4s", "sample_interval": "10ms"}
+    s = ecnlab.run(sc).flow_timeseries
+    red = int(np.argmax(s["ssthresh_bytes"].notna().to_numpy()))
+    w_max, epoch = s["cubic_w_max_segments"].to_numpy(), s["cubic_epoch_s"].to_numpy()
+    assert (w_max[:red] == 0).all()
+    assert w_max[-1] == pytest.approx(s["ssthresh_bytes"].iloc[red] / 1000 / BETA, abs=1.5)
+    if arith == "linux":
+        assert w_max[-1] == int(w_max[-1])
+    after = epoch[red:]
+    started = int(np.argmax(~np.isnan(after)))
+    t_red = s["t_s"].iloc[red]
+    assert np.isnan(after[0]) and t_red < after[started] < t_red + 0.5
+    assert (after[started:] == after[started]).all(), "one epoch until the next reduction"

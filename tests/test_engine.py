@@ -92,9 +92,10 @@ def test_documented_tcp_defaults_are_the_engines() -> None:
     from ecnlab import _core
 
     # DCTCP's keys go to the engine with cc = "dctcp" only, Prague's with cc = "prague", the AccECN
-    # option's with ecn = "accecn" and HyStart's with cc = "cubic"; their defaults must agree as well.
+    # option's with ecn = "accecn" and HyStart's and CUBIC's arithmetic with cc = "cubic"; their
+    # defaults must agree as well.
     t = TcpSpec()
-    only_with = {k: getattr(t, k) for k in (*DCTCP_KEYS, *PRAGUE_KEYS, *ACCECN_KEYS, "hystart")}
+    only_with = {k: getattr(t, k) for k in (*DCTCP_KEYS, *PRAGUE_KEYS, *ACCECN_KEYS, "hystart", "cubic_arith")}
     assert json.loads(_core.default_tcp_config()) == {**tcp_engine(t), **only_with}
 
 

@@ -31,6 +31,8 @@ def test_engine_columns_become_exact_arrow_columns() -> None:
         "in_flight_bytes": [0, 2**52, 3, 4, 5],
         "delivered_bytes": [0, 1460, 0, 0, 2920],
         "dctcp_alpha": [nan, nan, 1.0, 0.0625, nan],
+        "cubic_w_max_segments": [0.0, 12.0, nan, nan, nan],
+        "cubic_epoch_s": [nan, 0.05, nan, nan, nan],
     }
     flows.update({c: _f64(v) for c, v in data.items()})
     empty = {"names": [], "counts": []}
@@ -41,7 +43,7 @@ def test_engine_columns_become_exact_arrow_columns() -> None:
     for c in ENGINE_FLOW_COLUMNS:
         assert got[c] == [None if isinstance(v, float) and math.isnan(v) else v for v in data[c]], c
     assert [str(t) for t in table.schema.types] == [
-        "string", "double", "uint32", "uint32", "double", "uint64", "uint64", "double"
+        "string", "double", "uint32", "uint32", "double", "uint64", "uint64", "double", "double", "double"
     ]  # fmt: skip
     assert table.column("cwnd_bytes").null_count == 1
 

@@ -282,5 +282,5 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         **({k: getattr(t, k) for k in DCTCP_KEYS} if t.cc == "dctcp" else {}),
         **({k: getattr(t, k) for k in PRAGUE_KEYS} if t.cc == "prague" else {}),
         **({k: getattr(t, k) for k in ACCECN_KEYS} if t.accecn else {}),
-        **({"hystart": t.hystart} if t.cc == "cubic" else {}),
+        **({"hystart": t.hystart, "cubic_arith": t.cubic_arith} if t.cc == "cubic" else {}),
     }

@@ -139,6 +139,7 @@ class TcpSpec:
     accecn_option: int = 2  # AccECN option: Linux tcp_ecn_option, 0 off, 1 minimum, 2 full (every segment)
     accecn_option_beacon: int = 3  # with 1: the option at least this many times per RTT (tcp_ecn_option_beacon)
     hystart: str = "off"  # CUBIC's slow-start exit: off, linux (HyStart) or hystart++ (RFC 9406)
+    cubic_arith: str = "rfc9438"  # CUBIC in real numbers (RFC 9438) or Linux's integer tcp_cubic.c
 
 
 #: TcpSpec fields named alike in the scenario, the resolved scenario and the engine JSON, copied

@@ -44,6 +44,8 @@ TCP_ECN_MODES = ("off", "classic", "ecn+", "accecn")
 ACCECN_OPTIONS = {"off": 0, "minimum": 1, "full": 2}
 # ``tcp.hystart``: how CUBIC leaves slow start (crates/tcp/src/cc/hystart.rs).
 HYSTARTS = ("off", "linux", "hystart++")
+# ``tcp.cubic_arith``: CUBIC's arithmetic (crates/tcp/src/cc/cubic.rs, cubic_linux.rs).
+CUBIC_ARITHS = ("rfc9438", "linux")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
 RED_MODES = ("packet", "byte")
 # What RED does to a packet it selects early: drop it, CE-mark it (= ecn = true), or forward it
@@ -118,6 +120,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "accecn_option": ("accecn_option", lambda v, p: _accecn_option(v, p)),
     "accecn_option_beacon": ("accecn_option_beacon", integer(0, 3)),
     "hystart": ("hystart", choice(HYSTARTS)),
+    "cubic_arith": ("cubic_arith", choice(CUBIC_ARITHS)),
 }
 
 
@@ -219,7 +222,7 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
     from ecnlab.lower import tcp_engine
 
     # With every key, DCTCP's and Prague's too (lowering leaves them out for other congestion controls).
-    keys = (*DCTCP_KEYS, *PRAGUE_KEYS, "hystart", *ACCECN_KEYS)
+    keys = (*DCTCP_KEYS, *PRAGUE_KEYS, "hystart", "cubic_arith", *ACCECN_KEYS)
     err = _core.check_tcp(json.dumps({**tcp_engine(tcp), **{k: getattr(tcp, k) for k in keys}}))
     if err is None:
         return

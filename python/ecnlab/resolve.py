@@ -95,7 +95,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         **{k: getattr(t, k) for k in DCTCP_KEYS},
         **(_prague_resolved(t) if t.cc == "prague" else {}),
         **({k: getattr(t, k) for k in ACCECN_KEYS} if t.accecn else {}),
-        **({"hystart": t.hystart} if t.cc == "cubic" else {}),
+        **({"hystart": t.hystart, "cubic_arith": t.cubic_arith} if t.cc == "cubic" else {}),
     }
 
 

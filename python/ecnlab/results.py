@@ -156,7 +156,8 @@ class RunResult:
     @property
     def flow_timeseries(self) -> pd.DataFrame:
         """Sampled senders, long form: ``flow``, ``t_s``, ``cwnd_bytes``, ``ssthresh_bytes``,
-        ``srtt_ms``, ``in_flight_bytes``, ``delivered_bytes`` and, simulated, ``dctcp_alpha``."""
+        ``srtt_ms``, ``in_flight_bytes``, ``delivered_bytes`` and, simulated, ``dctcp_alpha``,
+        ``cubic_w_max_segments``, ``cubic_epoch_s``."""
         return self._series(timeseries.FLOWS_FILE, ["flow", "t_s", *timeseries.FLOW_COLUMNS])
 
     def _series(self, name: str, columns: list[str]) -> pd.DataFrame:

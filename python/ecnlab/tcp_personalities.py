@@ -18,7 +18,7 @@ Sack1 ``dupack_action``, ``reset_rtx_timer``, ``send_one``);
 ``TCP_TIMEOUT_INIT``, ``TCP_RTO_MAX``, ``TCP_DELACK_MIN``, ``tcp_reno_ssthresh``,
 ``tcp_enter_loss``/``tcp_timeout_mark_lost``, ``tcp_cwnd_reduction``, ``tcp_rack_detect_loss``,
 ``tcp_schedule_loss_probe``, ``tcp_fastretrans_alert``, ``tcp_add_reno_sack``/``tcp_remove_reno_sacks``,
-``tcp_send_fin``). ``abc = 100``
+``tcp_send_fin``, ``tcp_cubic.c``). ``abc = 100``
 stands for Linux's segment counting, which has no per-ACK limit.
 
 Not modelled yet (docs/model.md lists them): ns-2's data-less pseudo-SYN; Linux's RACK before recovery
@@ -60,6 +60,7 @@ _NOT_LINUX = {
     "rack": False,
     "tlp": False,
     "sack_recover_guard": True,
+    "cubic_arith": "rfc9438",
 }
 
 # personality -> {TcpSpec attribute: value}
@@ -126,6 +127,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "rack": True,
         "tlp": True,
         "sack_recover_guard": False,
+        "cubic_arith": "linux",  # tcp_cubic.c: whole segments, jiffies, the target one delay_min ahead
         "idle_restart": "linux",  # tcp_slow_start_after_idle = 1: tcp_cwnd_restart
     },
 }

@@ -14,7 +14,10 @@ Two long-form tables, one row per sample:
   (null while the flow has no open connection), ``delivered_bytes``
   (cumulative payload at the receiving application); simulated runs also
   ``dctcp_alpha`` (DCTCP's α at the sender, RFC 8257 §3.3; null for other
-  congestion controls and while no connection is open).
+  congestion controls and while no connection is open), ``cubic_w_max_segments``
+  and ``cubic_epoch_s`` (CUBIC's W_max, 0 before the first reduction, and the
+  start of its congestion-avoidance epoch, RFC 9438 §4.2's t_epoch, null between
+  a reduction and the first growth after it; null for other congestion controls).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ FLOWS_FILE = "timeseries-flows.parquet"
 QUEUE_COLUMNS = ("qlen_pkts", "avg_pkts", "delay_ms", "prob", "marks", "drops")
 FLOW_COLUMNS = ("cwnd_bytes", "ssthresh_bytes", "srtt_ms", "in_flight_bytes", "delivered_bytes")
 # The engine's flow columns beyond FLOW_COLUMNS (the emulator's TCP_INFO rows do not have them).
-ENGINE_FLOW_COLUMNS = (*FLOW_COLUMNS, "dctcp_alpha")
+ENGINE_FLOW_COLUMNS = (*FLOW_COLUMNS, "dctcp_alpha", "cubic_w_max_segments", "cubic_epoch_s")
 _TYPES = {
     "qlen_pkts": "uint32",
     "avg_pkts": "float64",
@@ -58,6 +61,8 @@ _TYPES = {
     "in_flight_bytes": "uint64",
     "delivered_bytes": "uint64",
     "dctcp_alpha": "float64",
+    "cubic_w_max_segments": "float64",
+    "cubic_epoch_s": "float64",
 }
 
 

@@ -209,6 +209,12 @@ pub struct FlowSeries {
     /// absent for flows that never had a DCTCP sender.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dctcp_alpha: Option<Vec<Option<f64>>>,
+    /// CUBIC's W_max (segments) at the sender; absent for flows that never had a CUBIC sender.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cubic_w_max_segments: Option<Vec<Option<f64>>>,
+    /// The start of CUBIC's current epoch (s), null between a reduction and the growth after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cubic_epoch_s: Option<Vec<Option<f64>>>,
 }
 
 /// Columnar samples of one queue: instantaneous length and the AQM's average

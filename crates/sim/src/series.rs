@@ -16,6 +16,10 @@
 //! flow's payload bytes delivered to its dst application so far. DCTCP
 //! senders also: α (`dctcp_alpha`, RFC 8257 §3.3); the column is absent from a
 //! flow's JSON series when no sample had a DCTCP sender, NaN in the columns.
+//! CUBIC senders also: W_max (`cubic_w_max_segments`, 0 before the first
+//! reduction) and the start of the congestion-avoidance epoch (`cubic_epoch_s`,
+//! null between a reduction and the first growth after it; RFC 9438 §4.2's
+//! t_epoch), absent and NaN the same way.
 
 use crate::error::Error;
 use crate::output::{FlowSeries, QueueSeries};
@@ -75,6 +79,8 @@ pub(crate) struct FlowSamples {
     in_flight: Vec<Option<u64>>,
     delivered: Vec<u64>,
     alpha: Vec<Option<f64>>,
+    w_max: Vec<Option<f64>>,
+    epoch: Vec<Option<f64>>,
 }
 
 impl FlowSamples {
@@ -87,6 +93,9 @@ impl FlowSamples {
         self.in_flight.push(sender.map(Connection::bytes_in_flight));
         self.delivered.push(delivered);
         self.alpha.push(sender.and_then(Connection::dctcp_alpha));
+        let cubic = sender.and_then(Connection::cubic_state);
+        self.w_max.push(cubic.map(|c| c.w_max_segments));
+        self.epoch.push(cubic.and_then(|c| c.epoch_start).map(Instant::as_secs_f64));
     }
 
     pub(crate) fn finish(self, flow: String) -> FlowSeries {
@@ -99,6 +108,8 @@ impl FlowSamples {
             in_flight_bytes: self.in_flight,
             delivered_bytes: self.delivered,
             dctcp_alpha: self.alpha.iter().any(Option::is_some).then_some(self.alpha),
+            cubic_epoch_s: self.w_max.iter().any(Option::is_some).then_some(self.epoch),
+            cubic_w_max_segments: self.w_max.iter().any(Option::is_some).then_some(self.w_max),
         }
     }
 }
@@ -168,6 +179,22 @@ fn column<'a, T: 'a + Copy>(
     (name, parts.flat_map(|p| p.iter().map(|&v| f(v))).collect())
 }
 
+/// A column only some flows' series have: NaN for the others.
+fn optional<'a>(
+    name: &'static str,
+    flows: &'a [FlowSeries],
+    get: impl Fn(&'a FlowSeries) -> &'a Option<Vec<Option<f64>>>,
+) -> (&'static str, Vec<f64>) {
+    let values = flows
+        .iter()
+        .flat_map(|s| match get(s) {
+            Some(a) => a.iter().map(|&v| opt(v)).collect(),
+            None => vec![f64::NAN; s.t_s.len()],
+        })
+        .collect();
+    (name, values)
+}
+
 fn opt<T: Into<f64>>(v: Option<T>) -> f64 {
     v.map_or(f64::NAN, Into::into)
 }
@@ -208,15 +235,9 @@ impl crate::output::TimeSeriesOut {
                     v.map_or(f64::NAN, |x| x as f64)
                 }),
                 column("delivered_bytes", f.iter().map(|s| s.delivered_bytes.as_slice()), |v| v as f64),
-                (
-                    "dctcp_alpha",
-                    f.iter()
-                        .flat_map(|s| match &s.dctcp_alpha {
-                            Some(a) => a.iter().map(|&v| opt(v)).collect(),
-                            None => vec![f64::NAN; s.t_s.len()],
-                        })
-                        .collect(),
-                ),
+                optional("dctcp_alpha", f, |s| &s.dctcp_alpha),
+                optional("cubic_w_max_segments", f, |s| &s.cubic_w_max_segments),
+                optional("cubic_epoch_s", f, |s| &s.cubic_epoch_s),
             ],
         }
     }

@@ -372,6 +372,21 @@ pub struct TcpConfig {
     /// How CUBIC leaves slow start before a loss (`cc/hystart.rs`).
     #[serde(default)]
     pub hystart: HyStartMode,
+    /// CUBIC's arithmetic: RFC 9438 in real numbers (`cc/cubic.rs`) or Linux's
+    /// integer `tcp_cubic.c` (`cc/cubic_linux.rs`).
+    #[serde(default)]
+    pub cubic_arith: CubicArith,
+}
+
+/// `TcpConfig::cubic_arith`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicArith {
+    /// RFC 9438: windows and the curve in real numbers, RTT the smoothed RTT.
+    #[default]
+    Rfc9438,
+    /// Linux `tcp_cubic.c`: whole segments, jiffies, the target one minimum RTT ahead.
+    Linux,
 }
 
 /// `TcpConfig::hystart`.
@@ -527,6 +542,7 @@ impl Default for TcpConfig {
             accecn_option: AccEcnOptionPolicy::Full,
             accecn_option_beacon: 3,
             hystart: HyStartMode::Off,
+            cubic_arith: CubicArith::Rfc9438,
         }
     }
 }

@@ -708,6 +708,10 @@ impl Connection {
     pub fn dctcp_alpha(&self) -> Option<f64> {
         self.snd.cc.alpha()
     }
+    /// CUBIC's W_max and epoch of the send half; `None` for other congestion controls.
+    pub fn cubic_state(&self) -> Option<crate::CubicState> {
+        self.snd.cc.cubic_state()
+    }
     /// The congestion control's name (`cc` in results).
     pub fn cc_name(&self) -> &'static str {
         self.snd.cc.name()

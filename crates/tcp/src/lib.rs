@@ -43,9 +43,10 @@ mod tlp;
 mod window;
 
 pub use accecn::EcnFeedback;
+pub use cc::CubicState;
 pub use config::{
-    window_shift, AccEcnOptionPolicy, CcKind, ConfigError, EcnMode, NewRenoTimer, Recovery, RtoArith, SsthreshBasis,
-    TcpConfig, WindowArith,
+    window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, EcnMode, HyStartMode, NewRenoTimer, Recovery,
+    RtoArith, SsthreshBasis, TcpConfig, WindowArith,
 };
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;

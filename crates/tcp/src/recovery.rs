@@ -411,7 +411,15 @@ impl Sender {
     /// (recovery's own bookkeeping still runs).
     fn on_new_ack(&mut self, ack: &Ack, acked: u64, ece: bool) {
         let Phase::Recovery { recover } = self.win.phase else {
-            // Linux tcp_cong_control: no growth while PRR reduces the window.
+            // Linux tcp_cong_control: no growth while PRR reduces the window; the ACK
+            // that ended the reduction (tcp_fastretrans_alert: tcp_end_cwnd_reduction,
+            // CA_Open) grows it from ssthresh as any other. (Prague's reference has a
+            // cong_control of its own: not there.)
+            let ended = matches!(self.win.phase, Phase::Open | Phase::Disorder);
+            if self.prr.is_some() && ended && !self.cc.grows_on_marked_acks() {
+                self.prr = None;
+                self.win.cwnd = self.win.ssthresh;
+            }
             if !ece && self.prr.is_none() {
                 self.cc.on_ack(&mut self.win, ack);
             }

@@ -148,6 +148,7 @@ def ns3_params(case: Case, ours: dict[str, Any]) -> dict[str, Any]:
         "warmup": ours["warmup_s"],
         "alpha_sample_s": SAMPLE_S,
         "flow_starts": ours["starts_s"],
+        "ssthresh_floor_segments": 0,  # stock TcpDctcp (the program's diagnostic floor off)
     }
 
 

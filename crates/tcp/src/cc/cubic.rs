@@ -34,10 +34,14 @@
 //!
 //! ∛ is Newton's method in basic IEEE arithmetic, so results do not depend on the
 //! platform's libm (determinism across machines).
+//!
+//! `cubic_arith = "linux"` (the `linux` personality) replaces this real-valued arithmetic
+//! by Linux's integer `tcp_cubic.c` (`cubic_linux.rs`); HyStart is the same either way.
 
+use super::cubic_linux::LinuxCubic;
 use super::hystart::{HyStart, Verdict, CSS_GROWTH_DIVISOR};
-use super::{Ack, Congestion, CongestionControl, Feedback};
-use crate::config::{HyStartMode, TcpConfig};
+use super::{Ack, Congestion, CongestionControl, CubicState, Feedback};
+use crate::config::{CubicArith, HyStartMode, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::Instant;
 
@@ -68,6 +72,8 @@ pub(crate) struct Cubic {
     /// cwnd in segments and slow start, as the last ACK left them.
     cwnd_segments: u64,
     in_slow_start: bool,
+    /// Linux's integer arithmetic instead of the fields above (`cubic_arith = "linux"`).
+    linux: Option<Box<LinuxCubic>>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -91,6 +97,7 @@ impl Cubic {
             verdict: Verdict::SlowStart,
             cwnd_segments: 0,
             in_slow_start: true,
+            linux: (cfg.cubic_arith == CubicArith::Linux).then(Box::default),
         }
     }
 
@@ -157,7 +164,15 @@ impl CongestionControl for Cubic {
                 w.ssthresh = w.cwnd; // HyStart found the exit: ssthresh = cwnd
             }
         }
-        if w.cwnd < w.ssthresh {
+        if let Some(l) = self.linux.as_mut() {
+            let mut acked = ack.acked.div_ceil(u64::from(w.mss.max(1))).min(u64::from(u32::MAX)) as u32;
+            if w.cwnd < w.ssthresh {
+                acked = LinuxCubic::slow_start(w, acked);
+            }
+            if acked > 0 {
+                l.congestion_avoidance(w, ack.now, acked);
+            }
+        } else if w.cwnd < w.ssthresh {
             self.slow_start(w, ack);
         } else {
             self.congestion_avoidance(w, ack);
@@ -166,7 +181,17 @@ impl CongestionControl for Cubic {
         self.in_slow_start = w.cwnd < w.ssthresh;
     }
 
+    fn cubic_state(&self) -> Option<CubicState> {
+        Some(match self.linux.as_deref() {
+            Some(l) => l.state(),
+            None => CubicState { w_max_segments: self.w_max, epoch_start: self.epoch.map(|e| e.start) },
+        })
+    }
+
     fn on_feedback(&mut self, fb: &Feedback) {
+        if let Some(l) = self.linux.as_mut() {
+            l.on_feedback(fb);
+        }
         if let Some(h) = self.hystart.as_mut().filter(|_| self.in_slow_start) {
             self.verdict = h.on_feedback(fb, self.cwnd_segments);
         }
@@ -183,6 +208,9 @@ impl CongestionControl for Cubic {
             } else {
                 h.leave();
             }
+        }
+        if let Some(l) = self.linux.as_mut() {
+            return l.ssthresh(w, kind, flight, self.abe);
         }
         if kind == Congestion::Timeout {
             self.w_max = 0.0; // Linux bictcp_reset on TCP_CA_Loss

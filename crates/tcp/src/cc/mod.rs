@@ -19,6 +19,7 @@
 //! (`python/ecnlab/params.py`, `TCP_CCS`). `docs/architecture.md` lists them.
 
 mod cubic;
+mod cubic_linux;
 mod dctcp;
 mod hystart;
 mod prague;
@@ -67,6 +68,15 @@ pub(crate) struct Feedback {
     pub(crate) ack_rtt: Option<Duration>,
 }
 
+/// CUBIC's state for the time series: W_max (segments; 0 before the first
+/// reduction and after a timeout) and the start of the congestion-avoidance
+/// epoch (`None` between a reduction and the first growth after it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicState {
+    pub w_max_segments: f64,
+    pub epoch_start: Option<Instant>,
+}
+
 /// Why the window is being reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Congestion {
@@ -96,6 +106,10 @@ pub(crate) trait CongestionControl {
     fn on_feedback(&mut self, _fb: &Feedback) {}
     /// DCTCP's congestion estimate α in [0, 1], for those that keep one.
     fn alpha(&self) -> Option<f64> {
+        None
+    }
+    /// CUBIC's W_max and epoch (time series), for CUBIC only.
+    fn cubic_state(&self) -> Option<CubicState> {
         None
     }
     /// Grow on the unmarked bytes of an ACK that reports CE marks, and on the
@@ -146,6 +160,9 @@ macro_rules! registry {
             }
             fn alpha(&self) -> Option<f64> {
                 match self { $(AnyCc::$kind(c) => c.alpha()),* }
+            }
+            fn cubic_state(&self) -> Option<CubicState> {
+                match self { $(AnyCc::$kind(c) => c.cubic_state()),* }
             }
             #[inline]
             fn grows_on_marked_acks(&self) -> bool {

@@ -75,6 +75,9 @@ struct AckCounts
     uint64_t bytes = 0;
     uint64_t ece_bytes = 0;
     std::map<const TcpSocketBase*, SequenceNumber32> last;
+    // Per sender: bytes newly acknowledged and those by ACKs with ECE (which flows
+    // hear of their marks).
+    std::map<const TcpSocketBase*, std::pair<uint64_t, uint64_t>> per_sender;
 } g_acks;
 
 void
@@ -99,8 +102,12 @@ OnSenderRx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocke
     it->second = ack;
     if (g_acks.on)
     {
+        uint64_t ece = (header.GetFlags() & TcpHeader::ECE) ? n : 0;
         g_acks.bytes += n;
-        g_acks.ece_bytes += (header.GetFlags() & TcpHeader::ECE) ? n : 0;
+        g_acks.ece_bytes += ece;
+        auto& mine = g_acks.per_sender[PeekPointer(socket)];
+        mine.first += n;
+        mine.second += ece;
     }
 }
 
@@ -114,10 +121,27 @@ HookSocket(Ptr<BulkSendApplication> app)
     }
 }
 
+std::string
+PerSender()
+{
+    std::ostringstream o;
+    bool first = true;
+    for (const auto& [sock, counts] : g_acks.per_sender)
+    {
+        o << (first ? "" : ", ") << "[" << counts.first << ", " << counts.second << "]";
+        first = false;
+    }
+    return o.str();
+}
+
 } // namespace
 
 namespace ns3
 {
+
+// ssthresh_floor_segments > 0 (a diagnostic, 0 in the bench): ECN and loss reductions leave
+// at least that many segments, as Linux's and ecnlab's two; stock TcpDctcp has no floor.
+uint32_t g_ssthresh_floor_segments = 0;
 
 // TcpDctcp that keeps the α of its last observation window (CongestionEstimate)
 // so the program can sample every sender's α; every instance registers itself
@@ -164,6 +188,12 @@ class ProbedDctcp : public TcpDctcp
         return "EcnlabProbedDctcp";
     }
 
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        uint32_t s = TcpDctcp::GetSsThresh(tcb, bytesInFlight);
+        return std::max(s, g_ssthresh_floor_segments * tcb->m_segmentSize);
+    }
+
     Ptr<TcpCongestionOps> Fork() override
     {
         return CopyObject<ProbedDctcp>(this);
@@ -179,11 +209,17 @@ class ProbedDctcp : public TcpDctcp
             sender = true;
         }
         TcpDctcp::PktsAcked(tcb, segmentsAcked, rtt);
+        cwnd_segments = double(tcb->m_cWnd.Get()) / tcb->m_segmentSize;
     }
 
     double alpha = 1.0; // DctcpAlphaOnInit
+    double cwnd_segments = 0;
     bool sender = false;
     uint64_t windows = 0;
+    // Per-sender samples after the warm-up (every alpha_sample_s): α, cwnd, and how
+    // often cwnd was below two segments.
+    double alpha_sum = 0, cwnd_sum = 0;
+    uint64_t samples = 0, below_two = 0;
 
   private:
     void Connect()
@@ -226,6 +262,10 @@ SampleAlpha(double every)
         {
             g_alpha.sum += p->alpha;
             ++g_alpha.n;
+            p->alpha_sum += p->alpha;
+            p->cwnd_sum += p->cwnd_segments;
+            p->below_two += p->cwnd_segments < 2.0;
+            ++p->samples;
         }
     }
     Simulator::Schedule(Seconds(every), &SampleAlpha, every);
@@ -329,6 +369,25 @@ Count(const M& m)
 
 } // namespace
 
+// Per sending TcpDctcp: [mean α, mean cwnd (segments), share of samples with cwnd < 2 segments].
+std::string
+PerCc()
+{
+    std::ostringstream o;
+    bool first = true;
+    for (auto* p : ProbedDctcp::all)
+    {
+        if (p != nullptr && p->sender && p->samples > 0)
+        {
+            double n = double(p->samples);
+            o << (first ? "" : ", ") << "[" << p->alpha_sum / n << ", " << p->cwnd_sum / n << ", "
+              << double(p->below_two) / n << "]";
+            first = false;
+        }
+    }
+    return o.str();
+}
+
 int
 main(int argc, char** argv)
 {
@@ -339,6 +398,7 @@ main(int argc, char** argv)
         return 2;
     }
     Params P = ReadParams("ns3_dctcp", argv[1]);
+    g_ssthresh_floor_segments = uint32_t(P.Num("ssthresh_floor_segments"));
     Built b = Build(P);
     double warmup = P.Num("warmup");
     double span = P.Num("duration") - warmup;
@@ -368,6 +428,7 @@ main(int argc, char** argv)
     out << "], \"instances\": " << ProbedDctcp::all.size() << ", \"avg_qlen_pkts\": " << g_q.area / span
         << ", \"alpha_mean\": " << (g_alpha.n ? g_alpha.sum / double(g_alpha.n) : -1.0)
         << ", \"acked_bytes\": " << g_acks.bytes << ", \"ece_bytes\": " << g_acks.ece_bytes
+        << ", \"per_sender\": [" << PerSender() << "], \"per_cc\": [" << PerCc() << "]"
         << ", \"marks\": " << Count(st.nMarkedPackets) - Count(st0.nMarkedPackets)
         << ", \"drops\": " << Count(st.nDroppedPacketsBeforeEnqueue) - Count(st0.nDroppedPacketsBeforeEnqueue)
         << ", \"arrivals\": " << st.nTotalReceivedPackets - st0.nTotalReceivedPackets
