@@ -152,6 +152,19 @@ impl FlowState {
     }
 
     /// The endpoint at the src host (the data source).
+    /// Starts loading the fields an application event reads (`on_event`; `prefetch.rs`).
+    #[inline]
+    pub fn prefetch(&self) {
+        use crate::prefetch::lines;
+        lines(&self.initiator);
+        lines(&self.app);
+        lines(&self.delivered);
+        lines(&self.completion);
+        lines(&self.telnet);
+        lines(&self.incast);
+        lines(&self.web);
+    }
+
     pub fn source_end(&self) -> End {
         match self.initiator {
             Initiator::Src => End::Client,

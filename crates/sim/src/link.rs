@@ -14,6 +14,7 @@
 
 use crate::packet::QueuedRef;
 use crate::rng::SimRng;
+use crate::sched::End;
 use ecnlab_aqm::AqmQueue;
 use ecnlab_wire::{Duration, Instant};
 use std::collections::VecDeque;
@@ -56,6 +57,16 @@ pub struct InFlight {
     pub at: Instant,
     pub seq: u64,
     pub idx: u32,
+}
+
+/// A packet on its last link, and the connection endpoint and flow it is for (`ahead.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct Delivery {
+    pub slot: u32,
+    pub end: End,
+    pub flow: u32,
+    /// The packet (slab index).
+    pub pkt: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
