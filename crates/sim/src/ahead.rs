@@ -10,7 +10,7 @@
 //! more than a megabyte of other state); prefetched only when the delivery
 //! is the next event, too late to hide the latency. Kept here in arrival
 //! order, the next `DEPTH` deliveries are prefetched while the events before
-//! them run: several misses overlap, and each lands shortly before its use.
+//! them run (about five events per delivery here, so some forty events ahead): several misses overlap, and each lands shortly before its use.
 //!
 //! Nothing here decides anything the simulation computes: a wrong or stale
 //! entry costs a wasted prefetch, never a different result.
@@ -22,7 +22,7 @@ use ecnlab_wire::Instant;
 use std::collections::VecDeque;
 
 /// How many deliveries ahead are prefetched.
-const DEPTH: usize = 4;
+const DEPTH: usize = 8;
 
 /// Pending deliveries by arrival time (pushed when a packet starts its last
 /// link; links of equal delay keep them nearly in order, and order is only a hint).
@@ -71,13 +71,13 @@ mod tests {
     use crate::sched::End;
 
     fn d(slot: u32) -> Delivery {
-        Delivery { slot, end: End::Server, flow: 0, pkt: 0 }
+        Delivery { slot, end: End::Server, flow: 0, pkt: 0, data: true }
     }
 
     #[test]
     fn test_each_delivery_prefetched_once_depth_ahead() {
         let mut a = Ahead::default();
-        for (i, t) in [10, 20, 30, 40, 50, 60].into_iter().enumerate() {
+        for (i, t) in (10..=100).step_by(10).enumerate() {
             a.push(Instant(t), d(i as u32));
         }
         let slots = |a: &mut Ahead, now| {
@@ -85,11 +85,11 @@ mod tests {
             a.advance(Instant(now), |d| v.push(d.slot));
             v
         };
-        assert_eq!(slots(&mut a, 5), vec![0, 1, 2, 3]);
+        assert_eq!(slots(&mut a, 5), (0..8).collect::<Vec<_>>(), "DEPTH = 8 ahead");
         assert_eq!(slots(&mut a, 10), Vec::<u32>::new(), "nothing delivered yet");
-        assert_eq!(slots(&mut a, 11), vec![4], "one delivered: one more ahead");
-        assert_eq!(slots(&mut a, 45), vec![5]);
-        assert_eq!(slots(&mut a, 100), Vec::<u32>::new());
+        assert_eq!(slots(&mut a, 11), vec![8], "one delivered: one more ahead");
+        assert_eq!(slots(&mut a, 45), vec![9], "three more delivered, one left to prefetch");
+        assert_eq!(slots(&mut a, 101), Vec::<u32>::new());
         assert!(a.queue.is_empty() && a.prefetched == 0);
     }
 

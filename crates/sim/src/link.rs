@@ -67,6 +67,8 @@ pub struct Delivery {
     pub flow: u32,
     /// The packet (slab index).
     pub pkt: u32,
+    /// The packet carries payload (only then does the application react).
+    pub data: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]

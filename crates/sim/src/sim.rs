@@ -118,8 +118,8 @@ impl Simulation {
 
     /// With many flows (`Ahead::worth_it`), starts loading the state that the
     /// next events will touch while this one runs (`prefetch.rs`): the
-    /// deliveries a few ahead (`ahead.rs`), and the slot of a timer event
-    /// that is next. That state is then not in the cache, and waiting for it
+    /// deliveries a few ahead (`ahead.rs`), and the slot and endpoint of a
+    /// timer event that is next. That state is then not in the cache, and waiting for it
     /// one event at a time is most of the cost.
     #[inline]
     fn prefetch_ahead(&mut self, now: Instant) {
@@ -131,12 +131,12 @@ impl Simulation {
             if let Some(c) = census.get(d.flow as usize) {
                 crate::prefetch::lines(c);
             }
-            if let Some(f) = flows.get(d.flow as usize) {
-                f.prefetch();
+            if let Some(f) = flows.get(d.flow as usize).filter(|_| d.data) {
+                f.prefetch(); // only data has the application react
             }
         });
-        if let Some(Event::ConnTimer { slot, .. }) = self.sched.next_hint() {
-            self.conns.prefetch_slot(slot);
+        if let Some(Event::ConnTimer { slot, end, .. }) = self.sched.next_hint() {
+            self.conns.prefetch(slot, end); // the endpoint too: a timer that fires reads it
         }
     }
 
@@ -290,7 +290,10 @@ impl Simulation {
             p.seg.ecn = q.ecn; // a mark made in the queue (a quench quotes its segment unchanged)
         }
         if let Some(ahead) = self.ahead.as_mut().filter(|_| self.topo.ends[li as usize].1 == p.dst) {
-            ahead.push(arrive, Delivery { slot: p.slot, end: p.to, flow: p.flow, pkt: q.idx });
+            ahead.push(
+                arrive,
+                Delivery { slot: p.slot, end: p.to, flow: p.flow, pkt: q.idx, data: p.seg.payload_len > 0 },
+            );
         }
         if let Some(t) = self.tap_of[li as usize] {
             let tap = &mut self.taps[t as usize];
