@@ -17,12 +17,24 @@
 
 use crate::app::FlowState;
 use crate::conn::Live;
-use crate::link::Delivery;
+use crate::sched::End;
 use ecnlab_wire::Instant;
 use std::collections::VecDeque;
 
 /// How many deliveries ahead are prefetched.
 const DEPTH: usize = 8;
+
+/// A packet on its last link, and the connection endpoint and flow it is for.
+#[derive(Clone, Copy, Debug)]
+pub struct Delivery {
+    pub slot: u32,
+    pub end: End,
+    pub flow: u32,
+    /// The packet (slab index).
+    pub pkt: u32,
+    /// The packet carries payload (only then does the application react).
+    pub data: bool,
+}
 
 /// Pending deliveries by arrival time (pushed when a packet starts its last
 /// link; links of equal delay keep them nearly in order, and order is only a hint).
@@ -68,7 +80,6 @@ impl Ahead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::End;
 
     fn d(slot: u32) -> Delivery {
         Delivery { slot, end: End::Server, flow: 0, pkt: 0, data: true }

@@ -151,7 +151,6 @@ impl FlowState {
         self.dctcp_alpha = src.dctcp_alpha().or(self.dctcp_alpha);
     }
 
-    /// The endpoint at the src host (the data source).
     /// Starts loading the fields an application event reads (`on_event`; `prefetch.rs`).
     #[inline]
     pub fn prefetch(&self) {
@@ -165,6 +164,7 @@ impl FlowState {
         lines(&self.web);
     }
 
+    /// The endpoint at the src host (the data source).
     pub fn source_end(&self) -> End {
         match self.initiator {
             Initiator::Src => End::Client,

@@ -14,7 +14,6 @@
 
 use crate::packet::QueuedRef;
 use crate::rng::SimRng;
-use crate::sched::End;
 use ecnlab_aqm::AqmQueue;
 use ecnlab_wire::{Duration, Instant};
 use std::collections::VecDeque;
@@ -57,18 +56,6 @@ pub struct InFlight {
     pub at: Instant,
     pub seq: u64,
     pub idx: u32,
-}
-
-/// A packet on its last link, and the connection endpoint and flow it is for (`ahead.rs`).
-#[derive(Clone, Copy, Debug)]
-pub struct Delivery {
-    pub slot: u32,
-    pub end: End,
-    pub flow: u32,
-    /// The packet (slab index).
-    pub pkt: u32,
-    /// The packet carries payload (only then does the application react).
-    pub data: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -2,12 +2,12 @@
 //! parallel. `Simulation::new` validates and builds everything; `run` pops
 //! events until the end time and returns the results.
 
-use crate::ahead::Ahead;
+use crate::ahead::{Ahead, Delivery};
 use crate::app::{AppAction, FlowCensus, FlowState};
 use crate::conn::{end_index, peer, ConnTable, Live};
 use crate::error::Error;
 use crate::fault::Fault;
-use crate::link::{Delivery, InFlight, Link};
+use crate::link::{InFlight, Link};
 use crate::net::{Topology, NO_ROUTE};
 use crate::packet::{Packet, PacketSlab, QueuedRef};
 use crate::pcap::PcapTap;
@@ -119,8 +119,8 @@ impl Simulation {
     /// With many flows (`Ahead::worth_it`), starts loading the state that the
     /// next events will touch while this one runs (`prefetch.rs`): the
     /// deliveries a few ahead (`ahead.rs`), and the slot and endpoint of a
-    /// timer event that is next. That state is then not in the cache, and waiting for it
-    /// one event at a time is most of the cost.
+    /// timer event that is next. That state is then not in the cache, and
+    /// waiting for it one event at a time is most of the cost.
     #[inline]
     fn prefetch_ahead(&mut self, now: Instant) {
         let Some(ahead) = self.ahead.as_mut() else { return };
