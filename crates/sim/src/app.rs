@@ -151,6 +151,19 @@ impl FlowState {
         self.dctcp_alpha = src.dctcp_alpha().or(self.dctcp_alpha);
     }
 
+    /// Starts loading the fields an application event reads (`on_event`; `prefetch.rs`).
+    #[inline]
+    pub fn prefetch(&self) {
+        use crate::prefetch::lines;
+        lines(&self.initiator);
+        lines(&self.app);
+        lines(&self.delivered);
+        lines(&self.completion);
+        lines(&self.telnet);
+        lines(&self.incast);
+        lines(&self.web);
+    }
+
     /// The endpoint at the src host (the data source).
     pub fn source_end(&self) -> End {
         match self.initiator {

@@ -2,7 +2,9 @@
 //! built or written for a spec that fails), then build links, flows, faults,
 //! pcap taps and the first events.
 
+use crate::ahead::Ahead;
 use crate::app::FlowState;
+use crate::conn::ConnTable;
 use crate::error::Error;
 use crate::fault::{Fault, Target};
 use crate::link::{Link, LinkCounters};
@@ -216,6 +218,8 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         sched.schedule(Instant(spec.warmup_ns), Event::WarmupEnd);
     }
     let flows_len = flows.len();
+    let mut conns = ConnTable::default();
+    conns.reserve(flows_len);
     Ok(Simulation {
         end: Instant(spec.duration_ns),
         warmup: Instant(spec.warmup_ns),
@@ -224,7 +228,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         topo,
         links,
         pkts: Default::default(),
-        conns: Default::default(),
+        conns,
         flows,
         flow_ids,
         faults,
@@ -236,6 +240,7 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         census: Default::default(),
         flow_census: vec![Default::default(); flows_len],
         pending_flows: flows_len,
+        ahead: Ahead::worth_it(flows_len).then(Ahead::default),
         drop_buf: Vec::new(),
     })
 }

@@ -14,6 +14,7 @@
 //! - [`output`]: the result; [`groups`], [`flow_table`]: large flow groups as one
 //!   summary each and every flow's results as columns.
 
+mod ahead;
 pub mod app;
 pub mod arrivals;
 mod build;
@@ -28,6 +29,7 @@ pub mod net;
 pub mod output;
 pub mod packet;
 pub mod pcap;
+mod prefetch;
 mod quench;
 mod radix;
 mod report;

@@ -192,6 +192,13 @@ impl PacketSlab {
     pub fn get_mut(&mut self, i: u32) -> &mut Packet {
         &mut self.slots[i as usize]
     }
+    /// Starts loading packet `i` into the cache (a hint; `prefetch.rs`).
+    #[inline]
+    pub fn prefetch(&self, i: u32) {
+        if let Some(p) = self.slots.get(i as usize) {
+            crate::prefetch::lines(p);
+        }
+    }
     /// Removes and returns the packet; the index may be reused afterwards.
     pub fn take(&mut self, i: u32) -> Packet {
         self.free.push(i);

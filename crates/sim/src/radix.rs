@@ -129,6 +129,21 @@ impl<T: Copy> RadixHeap<T> {
         self.top.map(|e| (e.t, e.seq))
     }
 
+    /// A likely next value, found without changing anything: `top`, or the
+    /// lowest bucket's entry when it holds only one; `None` when finding it
+    /// would take a scan. A hint only (for prefetching): an entry pushed
+    /// before the next pop may come first.
+    #[inline]
+    pub fn peek_hint(&self) -> Option<&T> {
+        if let Some(e) = &self.top {
+            return Some(&e.v);
+        }
+        match &self.buckets[(self.occupied.trailing_zeros() as usize).min(63)][..] {
+            [e] => Some(&e.v),
+            _ => None,
+        }
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(u64, u64, T)> {
         self.refill();
@@ -228,6 +243,25 @@ mod tests {
             }
             prop_assert_eq!(mine.pop(), None);
         }
+    }
+
+    #[test]
+    fn test_peek_hint_is_the_next_value_when_cheap_to_find() {
+        let mut h = RadixHeap::default();
+        assert_eq!(h.peek_hint(), None);
+        h.push(10, 1, 'a');
+        assert_eq!(h.peek_hint(), Some(&'a'), "one entry in the lowest bucket");
+        h.push(12, 2, 'b');
+        h.push(9, 3, 'c');
+        assert_eq!(h.peek_hint(), None, "three entries share the lowest bucket: no scan");
+        assert_eq!(h.pop(), Some((9, 3, 'c')));
+        assert_eq!(h.peek_hint(), Some(&'a'));
+        assert_eq!(h.len(), 2, "a hint changes nothing");
+        assert_eq!(h.pop(), Some((10, 1, 'a')));
+        assert_eq!(h.peek_hint(), Some(&'b'));
+        h.push(12, 4, 'd');
+        assert_eq!(h.pop(), Some((12, 2, 'b')));
+        assert_eq!(h.peek_hint(), Some(&'d'), "a tie waits in top");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! parallel. `Simulation::new` validates and builds everything; `run` pops
 //! events until the end time and returns the results.
 
+use crate::ahead::{Ahead, Delivery};
 use crate::app::{AppAction, FlowCensus, FlowState};
 use crate::conn::{end_index, peer, ConnTable, Live};
 use crate::error::Error;
@@ -45,6 +46,9 @@ pub struct Simulation {
     pub(crate) census: Census,
     /// Flows that have not finished their work (for `stop_when_complete`).
     pub(crate) pending_flows: usize,
+    /// Packets on their last link, for prefetching what their delivery touches
+    /// (`None` with few flows, whose state stays in the cache).
+    pub(crate) ahead: Option<Ahead>,
     /// Scratch for the packets a queue dropped after enqueueing them.
     pub(crate) drop_buf: Vec<(QueuedRef, DropReason)>,
 }
@@ -95,6 +99,7 @@ impl Simulation {
             _ => return false,
         }
         let Some((now, ev)) = self.sched.pop() else { return false };
+        self.prefetch_ahead(now);
         match ev {
             Event::TxDone { link } => self.on_tx_done(link, now),
             Event::Arrive { link } => self.on_arrive(link, now),
@@ -109,6 +114,30 @@ impl Simulation {
 
     pub fn now(&self) -> Instant {
         self.sched.now()
+    }
+
+    /// With many flows (`Ahead::worth_it`), starts loading the state that the
+    /// next events will touch while this one runs (`prefetch.rs`): the
+    /// deliveries a few ahead (`ahead.rs`), and the slot and endpoint of a
+    /// timer event that is next. That state is then not in the cache, and
+    /// waiting for it one event at a time is most of the cost.
+    #[inline]
+    fn prefetch_ahead(&mut self, now: Instant) {
+        let Some(ahead) = self.ahead.as_mut() else { return };
+        let (pkts, conns, census, flows) = (&self.pkts, &self.conns, &self.flow_census, &self.flows);
+        ahead.advance(now, |d| {
+            pkts.prefetch(d.pkt);
+            conns.prefetch(d.slot, d.end);
+            if let Some(c) = census.get(d.flow as usize) {
+                crate::prefetch::lines(c);
+            }
+            if let Some(f) = flows.get(d.flow as usize).filter(|_| d.data) {
+                f.prefetch(); // only data has the application react
+            }
+        });
+        if let Some(Event::ConnTimer { slot, end, .. }) = self.sched.next_hint() {
+            self.conns.prefetch(slot, end); // the endpoint too: a timer that fires reads it
+        }
     }
 
     pub fn census(&self) -> Census {
@@ -259,6 +288,12 @@ impl Simulation {
         let p = self.pkts.get_mut(q.idx);
         if p.quench.is_none() {
             p.seg.ecn = q.ecn; // a mark made in the queue (a quench quotes its segment unchanged)
+        }
+        if let Some(ahead) = self.ahead.as_mut().filter(|_| self.topo.ends[li as usize].1 == p.dst) {
+            ahead.push(
+                arrive,
+                Delivery { slot: p.slot, end: p.to, flow: p.flow, pkt: q.idx, data: p.seg.payload_len > 0 },
+            );
         }
         if let Some(t) = self.tap_of[li as usize] {
             let tap = &mut self.taps[t as usize];
@@ -512,7 +547,7 @@ impl Simulation {
             return;
         }
         if let Some(c) = self.conns.remove(slot) {
-            self.flows[c.flow as usize].add_connection_stats(&c);
+            self.flows[c.flow as usize].add_connection_stats(c);
         }
     }
 
