@@ -240,11 +240,7 @@ impl Sender {
         match self.win.phase {
             Phase::Cwr { .. } => {}
             Phase::Recovery { .. } if self.use_sack || reno => {}
-            Phase::Open | Phase::Disorder => {
-                self.prr = None;
-                self.win.cwnd = self.win.ssthresh; // tcp_end_cwnd_reduction
-                return;
-            }
+            Phase::Open | Phase::Disorder => return self.end_prr(),
             _ => {
                 self.prr = None;
                 return;
@@ -261,6 +257,12 @@ impl Sender {
         let cwnd = prr.on_ack(delivered, pipe, u64::from(self.win.ssthresh), mss, ssrb_grows);
         self.win.cwnd = cwnd.min(u64::from(u32::MAX)) as u32;
         self.prr = Some(prr);
+    }
+
+    /// The reduction is over: cwnd = ssthresh (`tcp_end_cwnd_reduction`).
+    fn end_prr(&mut self) {
+        self.prr = None;
+        self.win.cwnd = self.win.ssthresh;
     }
 
     /// A reduction starts (`prr`): cwnd is left to PRR, from its value now.
@@ -412,13 +414,13 @@ impl Sender {
     fn on_new_ack(&mut self, ack: &Ack, acked: u64, ece: bool) {
         let Phase::Recovery { recover } = self.win.phase else {
             // Linux tcp_cong_control: no growth while PRR reduces the window; the ACK
-            // that ended the reduction (tcp_fastretrans_alert: tcp_end_cwnd_reduction,
-            // CA_Open) grows it from ssthresh as any other. (Prague's reference has a
-            // cong_control of its own: not there.)
+            // that ended CWR (tcp_fastretrans_alert: tcp_end_cwnd_reduction, CA_Open)
+            // grows it from ssthresh as any other. (Prague's reference has a
+            // cong_control of its own: not there. The ACK that ends a SACK recovery
+            // does not grow it here: not modelled.)
             let ended = matches!(self.win.phase, Phase::Open | Phase::Disorder);
             if self.prr.is_some() && ended && !self.cc.grows_on_marked_acks() {
-                self.prr = None;
-                self.win.cwnd = self.win.ssthresh;
+                self.end_prr();
             }
             if !ece && self.prr.is_none() {
                 self.cc.on_ack(&mut self.win, ack);
