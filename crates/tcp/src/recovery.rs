@@ -104,7 +104,7 @@ impl Sender {
             }
             None => seg.flags.ece(),
         };
-        self.on_ack_phases(now, ece, seg, ack, st);
+        self.on_ack_phases(now, ece, seg, ack, delivered, st);
         if reno && ack > una && !matches!(self.win.phase, Phase::Recovery { .. }) {
             self.reno_sacked = 0; // tcp_reset_reno_sack: outside a recovery a new ACK clears the count
         }
@@ -175,7 +175,8 @@ impl Sender {
     }
 
     /// [`Self::on_ack`] without PRR: the phases and what they do to the window.
-    fn on_ack_phases(&mut self, now: Instant, ece: bool, seg: &Segment, ack: u64, st: &mut TcpStats) {
+    /// `delivered`: RFC 6937's DeliveredData of the ACK (counted with `prr` or AccECN).
+    fn on_ack_phases(&mut self, now: Instant, ece: bool, seg: &Segment, ack: u64, delivered: u64, st: &mut TcpStats) {
         if ack > self.una {
             let acked = ack - self.una;
             self.una = ack;
@@ -215,12 +216,13 @@ impl Sender {
             if ece && self.ece_allowed() {
                 self.ecn_reduce(now, st);
                 if grows {
-                    self.on_new_ack(&Ack { now, acked: data, rtt }, acked, false);
+                    self.on_new_ack(&Ack { now, acked: data, rtt }, acked, delivered, false);
                 }
             } else {
                 // After a timeout the window slow-starts on ECE ACKs too (module doc).
                 let after_timeout = matches!(self.win.phase, Phase::Loss { .. });
-                self.on_new_ack(&Ack { now, acked: data, rtt }, acked, ece && !grows && !after_timeout);
+                let ece = ece && !grows && !after_timeout;
+                self.on_new_ack(&Ack { now, acked: data, rtt }, acked, delivered, ece);
             }
         } else {
             if ece && self.ece_allowed() {
@@ -411,13 +413,12 @@ impl Sender {
     /// sending TCP SHOULD NOT increase the congestion window in response to
     /// the receipt of an ECN-Echo ACK packet": with `ece` cwnd does not grow
     /// (recovery's own bookkeeping still runs).
-    fn on_new_ack(&mut self, ack: &Ack, acked: u64, ece: bool) {
+    fn on_new_ack(&mut self, ack: &Ack, acked: u64, delivered: u64, ece: bool) {
         let Phase::Recovery { recover } = self.win.phase else {
             // Linux tcp_cong_control: no growth while PRR reduces the window; the ACK
             // that ended CWR (tcp_fastretrans_alert: tcp_end_cwnd_reduction, CA_Open)
             // grows it from ssthresh as any other. (Prague's reference has a
-            // cong_control of its own: not there. The ACK that ends a SACK recovery
-            // does not grow it here: not modelled.)
+            // cong_control of its own: not there. The end of a SACK recovery: below.)
             let ended = matches!(self.win.phase, Phase::Open | Phase::Disorder);
             if self.prr.is_some() && ended && !self.cc.grows_on_marked_acks() {
                 self.end_prr();
@@ -442,13 +443,30 @@ impl Sender {
             // RFC 6675 §5: recovery ends when RecoveryPoint is acknowledged.
             Recovery::Sack if self.use_sack => {
                 if full {
-                    self.win.cwnd = if self.ns2_window { self.win.cwnd } else { self.win.ssthresh };
                     self.win.phase = Phase::Open;
+                    if !self.ns2_window {
+                        self.win.cwnd = self.win.ssthresh;
+                    }
+                    if self.prr.take().is_some() && !ece && !self.cc.grows_on_marked_acks() {
+                        self.grow_at_recovery_end(ack, delivered);
+                    }
                 }
             }
             Recovery::NewReno | Recovery::Sack if full => self.exit_recovery(ack, ece),
             Recovery::NewReno | Recovery::Sack => self.partial_ack(acked),
         }
+    }
+
+    /// Linux with `prr`, on the ACK that ends a SACK recovery: `tcp_fastretrans_alert`
+    /// leaves Recovery (`tcp_try_undo_recovery` sets CA_Open for a SACK connection)
+    /// and sets cwnd = ssthresh (`tcp_end_cwnd_reduction`) before `tcp_cong_control`
+    /// runs, so the same ACK grows the window by the segments it delivered
+    /// (`tcp_cong_avoid(sk, ack, acked_sacked)`: newly SACKed or cumulatively acked
+    /// data not SACKed before, not the whole cumulative jump). Without SACK Linux
+    /// holds Recovery until an ACK above the recovery point (RFC 6582's guard):
+    /// not modelled, that recovery ends on the full ACK with cwnd = ssthresh.
+    fn grow_at_recovery_end(&mut self, ack: &Ack, delivered: u64) {
+        self.cc.on_ack(&mut self.win, &Ack { acked: delivered, ..*ack });
     }
 
     /// RFC 6582 §3.2 step 6, option (2): cwnd = ssthresh on a full ACK.
