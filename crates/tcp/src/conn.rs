@@ -136,24 +136,29 @@ struct Negotiated {
 }
 
 /// One TCP endpoint: a send half and a receive half (sans-IO).
+/// Fields in declaration order (`repr(C)`): what every segment reads first,
+/// the send half (hot part first) last; docs/performance.md ("Item 2").
+#[repr(C)]
 #[derive(Clone, Debug)]
 pub struct Connection {
+    // What every segment in either direction reads first.
+    state: State,
+    role: Role,
+    /// AccECN Server: the IP-ECN field of its SYN-ACK as the Client's first ACK told it.
+    handshake_fb: Option<Ecn>,
+    neg: Negotiated,
+    hs: Handshake,
     /// Shared by every connection of a flow entry (one copy, not one per endpoint).
     cfg: Arc<TcpConfig>,
-    role: Role,
-    state: State,
-    hs: Handshake,
-    neg: Negotiated,
-    snd: Sender,
-    rcv: Receiver,
-    events: VecDeque<AppEvent>,
-    stats: TcpStats,
     /// With `pacing`: no data segment before this (`pacing.rs`), and, when the last
     /// `poll_transmit` held a segment back for it, that release time (for `poll_at`).
     pace_at: Option<Instant>,
     pace_wait: Option<Instant>,
-    /// AccECN Server: the IP-ECN field of its SYN-ACK as the Client's first ACK told it.
-    handshake_fb: Option<Ecn>,
+    events: VecDeque<AppEvent>,
+    rcv: Receiver,
+    stats: TcpStats,
+    // The send half: its hot fields first (`send.rs`).
+    snd: Sender,
 }
 
 impl Connection {

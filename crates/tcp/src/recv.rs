@@ -96,30 +96,32 @@ pub(crate) struct Delivered {
     pub(crate) fin: bool,
 }
 
+/// Fields in declaration order (`repr(C)`), the ones every segment reads first.
+#[repr(C)]
 #[derive(Clone, Debug)]
 pub(crate) struct Receiver {
     pub(crate) rcv_nxt: u64,
-    ooo: Assembler,
-    sack: bool,
-    pub(crate) fin: PeerFin,
     pub(crate) ack: AckPending,
     pub(crate) echo: EcnEcho,
+    pub(crate) fin: PeerFin,
+    sack: bool,
     delayed_ack: bool,
-    delack: Duration,
     /// `TcpConfig::ack_ce_at_once`: the start of the ECE echo is ACKed at once.
     ce_at_once: bool,
     /// DCTCP feedback (module doc) instead of RFC 3168's latched echo.
     dctcp: bool,
-    /// DCTCP: the ACK owed for the data before a CE change, with the old ECE
-    /// (ack number, ece), sent before anything else.
-    prior: Option<(u64, bool)>,
-    /// AccECN negotiated: the ACE counter (`accecn.rs`) instead of the echo.
-    pub(crate) accecn: Option<AccEcnRecv>,
+    delack: Duration,
     mss: u64,
     /// A full-sized segment for the delayed ACK: the MSS, less the AccECN
     /// option's room once the peer's data carries it (`accecn.rs`).
     full: u64,
     pub(crate) bytes_received: u64,
+    /// DCTCP: the ACK owed for the data before a CE change, with the old ECE
+    /// (ack number, ece), sent before anything else.
+    prior: Option<(u64, bool)>,
+    ooo: Assembler,
+    /// AccECN negotiated: the ACE counter (`accecn.rs`) instead of the echo.
+    pub(crate) accecn: Option<AccEcnRecv>,
 }
 
 impl Receiver {

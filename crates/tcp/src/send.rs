@@ -63,41 +63,43 @@ pub(crate) struct Timing {
     pub(crate) sent_at: Instant,
 }
 
+/// Fields in declaration order (`repr(C)`), hot first: see the comments below
+/// and docs/performance.md ("Item 2").
+#[repr(C)]
 #[derive(Clone, Debug)]
 pub(crate) struct Sender {
+    // Hot: read or written on nearly every ACK and every segment sent, so that
+    // they share a few cache lines (with many flows every line is a miss).
     pub(crate) una: u64,
     pub(crate) nxt: u64,
     pub(crate) max: u64,
-    pub(crate) app: AppData,
-    pub(crate) fin: FinState,
-    pub(crate) peer_rwnd: u32,
-    /// A retransmission to send before anything else (fast retransmit, partial ACK).
-    pub(crate) rtx_next: Option<u64>,
-    pub(crate) timing: Option<Timing>,
-    pub(crate) win: Window,
-    /// The congestion control (`cc/`): growth and the ssthresh of a reduction.
-    pub(crate) cc: AnyCc,
-    pub(crate) recovery: Recovery,
-    pub(crate) sb: Scoreboard,
-    /// SACK negotiated and the recovery is `Sack`.
-    pub(crate) use_sack: bool,
-    pub(crate) rtt: RttEstimator,
-    pub(crate) timer: RtxTimer,
-    pub(crate) ecn: EcnSend,
-    /// AccECN negotiated: the ACE decoder (`accecn.rs`); no CWR is ever sent.
-    pub(crate) accecn: Option<AccEcnSend>,
     /// snd_max at the last window reduction of any kind (ECN, fast retransmit,
     /// timeout); ECE is ignored until snd_una passes it.
     pub(crate) reduced_at: u64,
+    pub(crate) app: AppData,
+    /// A retransmission to send before anything else (fast retransmit, partial ACK).
+    pub(crate) rtx_next: Option<u64>,
+    pub(crate) win: Window,
+    pub(crate) peer_rwnd: u32,
     /// `TcpConfig::ecn_min_cwnd_segments`: 1 (RFC 3168) or 2 (ns-3, Linux).
     pub(crate) ecn_min_cwnd_segments: u32,
+    pub(crate) timer: RtxTimer,
+    pub(crate) timing: Option<Timing>,
+    /// ns-2's `cwnd_` during a fast recovery: the halved window without the
+    /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
+    pub(crate) halved: u32,
+    pub(crate) iw_segments: u32,
+    pub(crate) fin: FinState,
+    /// SACK negotiated and the recovery is `Sack`.
+    pub(crate) use_sack: bool,
+    pub(crate) ecn: EcnSend,
+    pub(crate) recovery: Recovery,
     /// `TcpConfig::newreno_timer`, and whether this recovery saw a partial ACK yet.
     pub(crate) newreno_timer: NewRenoTimer,
     pub(crate) partial_seen: bool,
     /// `TcpConfig::limited_transmit` (RFC 3042), and the bytes it sent beyond
     /// cwnd since the last new ACK (left out of FlightSize at recovery entry).
     pub(crate) limited_transmit: bool,
-    pub(crate) lt_bytes: u64,
     /// `TcpConfig::recover_guard_all` (ns-2 `bugFix_` for every variant).
     pub(crate) recover_guard_all: bool,
     /// `TcpConfig::sack_recover_guard`.
@@ -118,9 +120,6 @@ pub(crate) struct Sender {
     pub(crate) guard_after_timeout: bool,
     /// `TcpConfig::timer_before_sample` (ns-2 `timerfix_` false).
     pub(crate) timer_before_sample: bool,
-    /// ns-2's `cwnd_` during a fast recovery: the halved window without the
-    /// inflation by duplicate ACKs (`window_arith = ns2`); cwnd on exit.
-    pub(crate) halved: u32,
     /// `TcpConfig::ssthresh_basis` is `Cwnd` (Linux).
     pub(crate) halve_cwnd: bool,
     /// `TcpConfig::sack_after_rto` (with SACK in use).
@@ -129,30 +128,40 @@ pub(crate) struct Sender {
     pub(crate) rto_keeps_recovery_ssthresh: bool,
     /// `TcpConfig::prr`, and the reduction in progress (`prr.rs`).
     pub(crate) prr_on: bool,
-    pub(crate) prr: Option<Prr>,
     /// `TcpConfig::dupacks_as_sacks`, and the bytes duplicate ACKs count as
     /// SACKed (Linux's `sacked_out` without SACK, one segment each).
     pub(crate) dupacks_as_sacks: bool,
-    pub(crate) reno_sacked: u64,
     /// `TcpConfig::fin_with_data`.
     pub(crate) fin_with_data: bool,
     /// `TcpConfig::idle_restart` (`idle.rs`), the IW it restarts at, and when
     /// the last data segment was sent.
     pub(crate) idle_restart: IdleRestart,
-    pub(crate) iw_segments: u32,
-    pub(crate) last_data_sent: Option<Instant>,
+    /// `TcpConfig::tlp` (`tlp.rs`), RTO_min for the probe timeout, the probe
+    /// of the current tail-loss episode, and whether a probe is due now.
+    pub(crate) tlp_on: bool,
+    pub(crate) tlp_due: bool,
+    pub(crate) rtt: RttEstimator,
     /// Send times of the data segments in flight, (end, sent at), for an RTT
     /// sample on every ACK (HyStart needs one per ACK, `cc/hystart.rs`); kept only
     /// with `hystart`, and emptied by a retransmission (Karn). Boxed so that every
     /// other Sender pays 8 bytes for it, not a VecDeque's 32 (per-flow state).
     #[allow(clippy::box_collection)]
     pub(crate) sent_times: Option<Box<std::collections::VecDeque<(u64, Instant)>>>,
-    /// `TcpConfig::tlp` (`tlp.rs`), RTO_min for the probe timeout, the probe
-    /// of the current tail-loss episode, and whether a probe is due now.
-    pub(crate) tlp_on: bool,
-    pub(crate) tlp_min_rto: Duration,
+    pub(crate) lt_bytes: u64,
+    pub(crate) reno_sacked: u64,
+    // Present only with some options or during a reduction: their tags here,
+    // their bodies mostly cold.
+    /// AccECN negotiated: the ACE decoder (`accecn.rs`); no CWR is ever sent.
+    pub(crate) accecn: Option<AccEcnSend>,
+    pub(crate) prr: Option<Prr>,
     pub(crate) tlp: Option<Probe>,
-    pub(crate) tlp_due: bool,
+    pub(crate) tlp_min_rto: Duration,
+    pub(crate) last_data_sent: Option<Instant>,
+    pub(crate) sb: Scoreboard,
+    // Last: the congestion control, of which Reno reads its first bytes and
+    // CUBIC or Prague the whole.
+    /// The congestion control (`cc/`): growth and the ssthresh of a reduction.
+    pub(crate) cc: AnyCc,
 }
 
 impl Sender {
