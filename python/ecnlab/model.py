@@ -133,6 +133,7 @@ class TcpSpec:
     pacing_ca_ratio: int = 120  # Linux tcp_pacing_ca_ratio
     dctcp_shift_g: int = 4  # DCTCP g = 2^-shift (RFC 8257 §3.3, Linux dctcp_shift_g)
     dctcp_ect: int = 0  # DCTCP's codepoint: ECT(0) or ECT(1)
+    dctcp_arith: str = "rfc8257"  # DCTCP in bytes (RFC 8257) or Linux's tcp_dctcp.c in whole segments
     prague_rtt_target_ns: int = 25_000_000  # TCP Prague's RTT-scaling target (reference RTT_TARGET)
     prague_rtt_transition: int = 4  # rounds after slow start before RTT independence (reference)
     prague_classic_fallback: bool = False  # classic-ECN-AQM detection and fallback (reference: off)
@@ -175,7 +176,7 @@ NS2_RULE_KEYS = (
 
 #: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere; the engine JSON carries
 #: them only with ``cc = "dctcp"`` (the engine refuses other values for other congestion controls).
-DCTCP_KEYS = ("dctcp_shift_g", "dctcp_ect")
+DCTCP_KEYS = ("dctcp_shift_g", "dctcp_ect", "dctcp_arith")
 #: TCP Prague's knobs (crates/tcp/src/cc/prague.rs), likewise only with ``cc = "prague"``.
 PRAGUE_KEYS = ("prague_rtt_target_ns", "prague_rtt_transition", "prague_classic_fallback")
 #: The AccECN option's policy (crates/tcp/src/accecn.rs), only with ``ecn = "accecn"``.

@@ -46,6 +46,8 @@ ACCECN_OPTIONS = {"off": 0, "minimum": 1, "full": 2}
 HYSTARTS = ("off", "linux", "hystart++")
 # ``tcp.cubic_arith``: CUBIC's arithmetic (crates/tcp/src/cc/cubic.rs, cubic_linux.rs).
 CUBIC_ARITHS = ("rfc9438", "linux")
+# ``tcp.dctcp_arith``: DCTCP's arithmetic (crates/tcp/src/cc/dctcp.rs).
+DCTCP_ARITHS = ("rfc8257", "linux")
 QUEUE_KINDS = ("droptail", "red", "red_star", "pi", *MODERN_KINDS)
 RED_MODES = ("packet", "byte")
 # What RED does to a packet it selects early: drop it, CE-mark it (= ecn = true), or forward it
@@ -100,6 +102,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "timer_before_sample": ("timer_before_sample", boolean),
     "dctcp_shift_g": ("dctcp_shift_g", integer(0, 16)),
     "dctcp_ect": ("dctcp_ect", integer(0, 1)),
+    "dctcp_arith": ("dctcp_arith", choice(DCTCP_ARITHS)),
     "ssthresh_basis": ("ssthresh_basis", choice(SSTHRESH_BASES)),
     "sack_after_rto": ("sack_after_rto", boolean),
     "rto_keeps_recovery_ssthresh": ("rto_keeps_recovery_ssthresh", boolean),

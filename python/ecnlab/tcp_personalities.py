@@ -61,6 +61,7 @@ _NOT_LINUX = {
     "tlp": False,
     "sack_recover_guard": True,
     "cubic_arith": "rfc9438",
+    "dctcp_arith": "rfc8257",
 }
 
 # personality -> {TcpSpec attribute: value}
@@ -128,6 +129,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "tlp": True,
         "sack_recover_guard": False,
         "cubic_arith": "linux",  # tcp_cubic.c: whole segments, jiffies, the target one delay_min ahead
+        "dctcp_arith": "linux",  # tcp_dctcp.c: the cut in whole segments, alpha in 1/1024
         "idle_restart": "linux",  # tcp_slow_start_after_idle = 1: tcp_cwnd_restart
     },
 }

@@ -376,6 +376,21 @@ pub struct TcpConfig {
     /// integer `tcp_cubic.c` (`cc/cubic_linux.rs`).
     #[serde(default)]
     pub cubic_arith: CubicArith,
+    /// DCTCP's arithmetic: RFC 8257 in bytes (`cc/dctcp.rs`) or Linux's
+    /// `tcp_dctcp.c` in whole segments.
+    #[serde(default)]
+    pub dctcp_arith: DctcpArith,
+}
+
+/// `TcpConfig::dctcp_arith`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DctcpArith {
+    /// RFC 8257: the window cut in bytes, α in 2^-20 units.
+    #[default]
+    Rfc8257,
+    /// Linux `tcp_dctcp.c`: whole segments, α in 2^-10 units.
+    Linux,
 }
 
 /// `TcpConfig::cubic_arith`.
@@ -543,6 +558,7 @@ impl Default for TcpConfig {
             accecn_option_beacon: 3,
             hystart: HyStartMode::Off,
             cubic_arith: CubicArith::Rfc9438,
+            dctcp_arith: DctcpArith::Rfc8257,
         }
     }
 }

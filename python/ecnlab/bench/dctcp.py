@@ -89,7 +89,15 @@ def scenario(case: Case, quick: bool = False) -> dict[str, Any]:
             "bottleneck_queue": {"kind": "step", "limit": 1000, "threshold": case.k, "ecn": True},
         },
         # PRR off: ns-3 runs TcpClassicRecovery, cwnd = ssthresh at once after ECE (as ecnlab without PRR).
-        "tcp": {"personality": "linux", "recovery": "sack", "cc": "dctcp", "rwnd": "4MiB", "prr": False},
+        # RFC 8257's arithmetic: ns-3's TcpDctcp cuts the window in bytes (a double α), not Linux's segments.
+        "tcp": {
+            "personality": "linux",
+            "recovery": "sack",
+            "cc": "dctcp",
+            "rwnd": "4MiB",
+            "prr": False,
+            "dctcp_arith": "rfc8257",
+        },
         "output": {"timeseries_links": ["R1->R2"]},
         "flows": [{"name": "dctcp", "kind": "bulk", "from": "s*", "to": "r*", "start": "0s..200us"}],
     }

@@ -38,12 +38,26 @@
 //! | α at start | | 1 | RFC 8257 §3.3 ("initialized to 1"); Linux `dctcp_alpha_on_init` 1024/1024; ns-3 `DctcpAlphaOnInit` 1.0 |
 //! | `dctcp_ect` | codepoint of new data: ECT(0) or ECT(1) | 0 | Linux sets ECT(0) (`INET_ECN_xmit`); ns-3 `UseEct0` true |
 //!
+//! `dctcp_arith = "linux"` (the `linux` personality) computes as Linux's
+//! `tcp_dctcp.c` does, in whole segments and α in units of 2^-10:
+//!
+//! | | `rfc8257` (default; ns-3's `TcpDctcp` in bytes and doubles alike) | `linux` (`tcp_dctcp.c`, kernel 6.18) |
+//! |---|---|---|
+//! | reduction | ssthresh = cwnd − ⌊cwnd·α/2⌋ in bytes, ≥ 2·SMSS | ssthresh = cwnd − ⌊cwnd·α₁₀₂₄ / 2048⌋ in whole segments, ≥ 2 (`dctcp_ssthresh`): a cut of 1.9 segments is 1 |
+//! | α | 2^-20 units, α −= ⌊α/2^g⌋ | 2^-10 units (`DCTCP_MAX_ALPHA` 1024), α −= min_not_zero(α, ⌊α/2^g⌋): below 2^g it drops to 0 |
+//! | M | ⌊BytesMarked·2^(20−g) / BytesAcked⌋ | ⌊CE·2^(10−g) / delivered⌋ (segments; the same for full-sized ones; 0 when g > 10) |
+//! | window end | ACK > WindowEnd (RFC 8257 step 4) | snd_una ≥ next_seq (`!before`, `dctcp_update_alpha`): one ACK earlier |
+//!
+//! With a window of a few dozen segments the whole-segment cut is about half a
+//! segment smaller on average; Linux's window then sits higher and its queue
+//! crosses K more often (docs/dctcp.md, the fidelity grid in docs/emulation.md).
+//!
 //! The receiver's feedback (ECE iff the last data segment was CE, an immediate
 //! ACK at every change of the CE state) is `recv.rs`'s, selected by
 //! `cc = dctcp` on the receiving endpoint as Linux and ns-3 do.
 
 use super::{Congestion, CongestionControl, Feedback, Reno};
-use crate::config::TcpConfig;
+use crate::config::{DctcpArith, TcpConfig};
 use crate::window::Window;
 use ecnlab_wire::Ecn;
 
@@ -66,6 +80,8 @@ pub(crate) struct Dctcp {
     /// SND.NXT at the start of this observation window.
     window_end: u64,
     ect1: bool,
+    /// `dctcp_arith = "linux"` (module doc).
+    linux: bool,
 }
 
 impl Dctcp {
@@ -78,7 +94,27 @@ impl Dctcp {
             marked: 0,
             window_end: 0,
             ect1: cfg.dctcp_ect == 1,
+            linux: cfg.dctcp_arith == DctcpArith::Linux,
         }
+    }
+
+    /// Linux `dctcp_update_alpha` in units of 2^-10 (module doc), kept in 2^-20 units.
+    fn update_alpha_linux(&mut self) {
+        let s = self.shift_g;
+        let mut a = u64::from(self.alpha >> (ALPHA_BITS - 10));
+        let decay = a >> s;
+        a -= if decay == 0 { a } else { decay }; // min_not_zero(alpha, alpha >> g)
+        if self.marked > 0 && s <= 10 {
+            a = (a + (self.marked << (10 - s)) / self.acked.max(1)).min(1024);
+        }
+        self.alpha = (a as u32) << (ALPHA_BITS - 10);
+    }
+
+    /// Linux `dctcp_ssthresh`: whole segments, α in 2^-10 units.
+    fn ssthresh_linux(&self, w: &Window) -> u32 {
+        let segs = u64::from(w.cwnd / w.mss);
+        let cut = (segs * u64::from(self.alpha >> (ALPHA_BITS - 10))) >> 11;
+        ((segs - cut).max(2) * u64::from(w.mss)).min(u64::from(u32::MAX)) as u32
     }
 
     /// RFC 8257 §3.3 steps 5–6 in fixed point (module doc).
@@ -103,10 +139,15 @@ impl CongestionControl for Dctcp {
     fn on_feedback(&mut self, fb: &Feedback) {
         self.acked += fb.acked;
         self.marked += fb.marked;
-        if fb.una <= self.window_end {
+        let open = if self.linux { fb.una < self.window_end } else { fb.una <= self.window_end };
+        if open {
             return;
         }
-        self.update_alpha();
+        if self.linux {
+            self.update_alpha_linux();
+        } else {
+            self.update_alpha();
+        }
         self.window_end = fb.snd_nxt;
         self.acked = 0;
         self.marked = 0;
@@ -116,6 +157,9 @@ impl CongestionControl for Dctcp {
         let reno = self.reno.ssthresh(w, kind, flight); // also restarts Reno's byte count
         if kind != Congestion::Ecn {
             return reno;
+        }
+        if self.linux {
+            return self.ssthresh_linux(w);
         }
         let cut = (u64::from(w.cwnd) * u64::from(self.alpha)) >> (ALPHA_BITS + 1);
         (w.cwnd - cut as u32).max(2 * w.mss)
@@ -215,6 +259,61 @@ mod tests {
         assert_eq!(cc.ssthresh(&w, Congestion::Loss, 60_000), 30_000, "loss: FlightSize/2");
         w.cwnd = 3 * MSS;
         assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 3_000), 2 * MSS, "floor of two segments");
+    }
+
+    fn linux(shift_g: u32) -> Dctcp {
+        Dctcp { linux: true, ..dctcp(shift_g) }
+    }
+
+    /// `tcp_dctcp.c` `dctcp_ssthresh`: "max(tcp_snd_cwnd(tp) - ((tcp_snd_cwnd(tp) *
+    /// ca->dctcp_alpha) >> 11U), 2U)", cwnd in segments, α in 2^-10: 38 segments at
+    /// α = 102/1024 lose ⌊3876/2048⌋ = 1 segment (the RFC's bytes: 1.89 segments).
+    #[test]
+    fn test_linux_reduction_in_whole_segments() {
+        let (mut lx, mut rfc) = (linux(4), dctcp(4));
+        let mut w = Window::new(3);
+        w.init(MSS, 38);
+        lx.alpha = 102 << (ALPHA_BITS - 10);
+        rfc.alpha = lx.alpha;
+        assert_eq!(lx.ssthresh(&w, Congestion::Ecn, 38_000), 37 * MSS);
+        assert_eq!(rfc.ssthresh(&w, Congestion::Ecn, 38_000), 38_000 - 1892);
+        lx.alpha = ALPHA_ONE;
+        assert_eq!(lx.ssthresh(&w, Congestion::Ecn, 38_000), 19 * MSS, "α = 1 halves");
+        w.cwnd = 37 * MSS + 999; // a part segment does not count
+        assert_eq!(lx.ssthresh(&w, Congestion::Ecn, 38_000), 19 * MSS);
+        w.cwnd = 3 * MSS;
+        assert_eq!(lx.ssthresh(&w, Congestion::Ecn, 3_000), 2 * MSS, "floor of two segments");
+        assert_eq!(lx.ssthresh(&w, Congestion::Loss, 60_000), 30_000, "loss: as Reno");
+    }
+
+    /// `dctcp_update_alpha`: "alpha -= min_not_zero(alpha, alpha >> dctcp_shift_g)",
+    /// then "delivered_ce <<= (10 - dctcp_shift_g); delivered_ce /= max(1U, delivered);
+    /// alpha = min(alpha + delivered_ce, DCTCP_MAX_ALPHA)", once snd_una is not before
+    /// next_seq. With 9 segments beyond SND.UNA every window after the first holds 9
+    /// ACKs, the last one reaching WindowEnd itself (the RFC's window holds 10, the
+    /// test above); α steps as the integer EWMA and, without marks, falls to 0 once
+    /// below 2^g = 16/1024.
+    #[test]
+    fn test_linux_alpha_integer_ewma() {
+        let mut cc = linux(4);
+        let mut una = acks(&mut cc, 0, 9, [false]); // the first ACK closes the SYN's window
+        let mut a: u64 = 1024 - 64;
+        assert_eq!(cc.alpha >> (ALPHA_BITS - 10), a as u32);
+        for &m in &[0u64, 9, 5, 2, 0, 3] {
+            una = acks(&mut cc, una, 9, (0..9).map(|i| i < m));
+            let decay = if a >> 4 == 0 { a } else { a >> 4 };
+            a = (a - decay + (m << 6) / 9).min(1024);
+            assert_eq!(u64::from(cc.alpha >> (ALPHA_BITS - 10)), a, "after {m}/9 marked");
+        }
+        let before = cc.alpha;
+        una = acks(&mut cc, una, 9, [true; 8]);
+        assert_eq!(cc.alpha, before, "no update before SND.UNA reaches WindowEnd");
+        una = acks(&mut cc, una, 9, [false]);
+        assert_ne!(cc.alpha, before, "the ACK reaching WindowEnd closes the window");
+        for _ in 0..80 {
+            una = acks(&mut cc, una, 9, [false; 9]);
+        }
+        assert_eq!(cc.alpha, 0, "min_not_zero: α reaches 0 (the RFC's 2^-20 units stay above)");
     }
 
     #[test]
