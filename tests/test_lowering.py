@@ -433,3 +433,15 @@ def test_default_personality_is_rfc() -> None:
     spec = TcpSpec()
     assert spec.personality == "rfc"
     assert {k: getattr(spec, k) for k in TCP_PERSONALITIES["rfc"]} == TCP_PERSONALITIES["rfc"]
+
+
+def test_linux_personality_uses_linux_rto_arithmetic() -> None:
+    """`tcp.rto_arith = "linux"` (crates/tcp/src/rtt_linux.rs, RTO = srtt + rttvar ≥ srtt +
+    min_rto) is the linux personality's; the others keep theirs; a key beside it wins."""
+    rto = {}
+    for name in ("rfc", "ns2", "linux"):
+        spec = engine_spec(_load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{name}"\n')))
+        rto[name] = spec["flows"][0]["tcp"]["rto_arith"]
+    assert rto == {"rfc": "rfc6298", "ns2": "ns2", "linux": "linux"}
+    given = _load(SMALL.replace("[tcp]\n", '[tcp]\npersonality = "linux"\nrto_arith = "rfc6298"\n'))
+    assert given.flows[0].tcp.rto_arith == "rfc6298"

@@ -35,7 +35,7 @@ IDLE_RESTARTS = ("off", "rfc5681", "linux")
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
 WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
-RTO_ARITHS = ("rfc6298", "ns2")  # TcpConfig::rto_arith
+RTO_ARITHS = ("rfc6298", "ns2", "linux")  # TcpConfig::rto_arith
 SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+", "accecn")

@@ -130,6 +130,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "sack_recover_guard": False,
         "cubic_arith": "linux",  # tcp_cubic.c: whole segments, jiffies, the target one delay_min ahead
         "dctcp_arith": "linux",  # tcp_dctcp.c: the cut in whole segments, alpha in 1/1024
+        "rto_arith": "linux",  # tcp_set_rto: RTO = srtt + rttvar, rttvar >= rto_min
         "idle_restart": "linux",  # tcp_slow_start_after_idle = 1: tcp_cwnd_restart
     },
 }

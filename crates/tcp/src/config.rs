@@ -90,6 +90,9 @@ pub enum RtoArith {
     /// RTO = max(min_rto, ⌊srtt + 4·rttvar⌋ ticks)·backoff, expiry exactly one
     /// RTO after the timer starts.
     Ns2,
+    /// Linux `tcp_rtt_estimator`/`tcp_set_rto` (`rtt_linux.rs`): RTO = srtt + rttvar,
+    /// rttvar at least min_rto, so at least srtt + min_rto.
+    Linux,
 }
 
 /// ECN use (RFC 3168, RFC 5562).

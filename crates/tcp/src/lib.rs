@@ -35,6 +35,7 @@ mod rack;
 mod recovery;
 mod recv;
 mod rtt;
+mod rtt_linux;
 mod sack;
 mod send;
 mod stats;

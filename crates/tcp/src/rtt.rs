@@ -8,11 +8,16 @@
 //! | before any sample | initial_rto (2.1) |
 //! | expiry | RTO doubles (5.5), capped at max_rto; a new valid sample clears the backoff |
 //!
+//! `rto_arith = "linux"`: Linux's SRTT and RTO instead (`rtt_linux.rs`: RTO = SRTT +
+//! rttvar with rttvar ≥ min_rto), rounded up to ticks and backed off as here;
+//! `rto_arith = "ns2"`: ns-2.35's integer-tick estimator (`Ns2Clock` below).
+//!
 //! G is the clock granularity (`clock_granularity_ns`). RTT samples are measured in
 //! whole ticks, floored, as a tick counter would (a 250 ms RTT on a 100 ms clock
 //! reads 200 ms).
 
 use crate::config::{RtoArith, TcpConfig};
+use crate::rtt_linux::LinuxRtt;
 use crate::timer::tick_deadline;
 use ecnlab_wire::{Duration, Instant};
 
@@ -33,6 +38,8 @@ pub(crate) struct RttEstimator {
     max_rto: Duration,
     /// `rto_arith = ns2`: ns-2.35's integer-tick estimator instead (`Ns2Clock`).
     ns2: Option<Ns2Clock>,
+    /// `rto_arith = linux`: Linux's estimator for SRTT and the RTO (`rtt_linux.rs`).
+    linux: Option<LinuxRtt>,
 }
 
 /// ns-2.35's retransmission-timer arithmetic (ns2-tcp-semantics.md §5; tcp.cc
@@ -74,6 +81,7 @@ impl RttEstimator {
                 backoff: 1,
                 phase: cfg.clock_phase_ns,
             }),
+            linux: (cfg.rto_arith == RtoArith::Linux).then(LinuxRtt::new),
         }
     }
 
@@ -84,6 +92,14 @@ impl RttEstimator {
         if let Some(c) = self.ns2.as_mut() {
             let (s, r) = (sent.as_nanos() + c.phase, now.as_nanos() + c.phase);
             c.update((r / tick - s / tick).max(1) as i64, self.tick);
+            return;
+        }
+        if let Some(l) = self.linux.as_mut() {
+            l.sample(now - sent, self.min_rto);
+            self.srtt = Some(l.srtt());
+            let rto = l.rto().round_up_to(self.tick);
+            self.base_rto = rto.min(self.max_rto);
+            self.backoff = 0; // Karn: a valid sample ends the backoff, as below
             return;
         }
         let r = self.floor_to_tick(now - sent);

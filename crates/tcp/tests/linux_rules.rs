@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, IdleRestart, Recovery, SsthreshBasis, TcpConfig};
+use ecnlab_tcp::{CaState, IdleRestart, Recovery, RtoArith, SsthreshBasis, TcpConfig};
 use ecnlab_wire::{Duration, Instant};
 use harness::*;
 
@@ -502,4 +502,35 @@ fn test_sack_recover_guard() {
 #[test]
 fn test_sack_recover_guard_delack() {
     sack_recover_guard(true)
+}
+
+// ---------------------------------------------------------------- the retransmission timeout
+/// The time from the last ACK of new data to the retransmission of a lost last
+/// segment (no SACK information, no probe: the timer), and the smoothed RTT then.
+fn tail_rto(arith: RtoArith) -> (Net, Duration) {
+    let mut cfg = config(Recovery::Sack, false);
+    cfg.min_rto_ns = Duration::from_millis(200).0;
+    cfg.rto_arith = arith;
+    let net = Net::transfer(cfg, 20_000, vec![drop(Target::Seq(seg(19)))]);
+    let resend = net.data().find(|l| l.seg.retransmit).expect("the last segment resent").t;
+    let last_ack = net.c_arrivals.iter().filter(|a| a.0 < resend && a.1 == seg(19)).map(|a| a.0).max();
+    let gap = resend - last_ack.expect("the ACK that restarted the timer");
+    (net, gap)
+}
+
+/// Linux `tcp_set_rto`: "icsk_rto = (srtt_us >> 3) + rttvar_us", with rttvar never
+/// below `tcp_rto_min_us` (200 ms): after a 20 ms path's steady samples the timer
+/// waits srtt + 200 ms. RFC 6298 (2.4): "RTO = SRTT + max (G, K*RTTVAR)", "rounded up
+/// to 1 second" there and to min_rto here: 200 ms, the floor, once RTTVAR has decayed.
+#[test]
+fn test_rto_is_srtt_plus_rto_min_in_linux() {
+    let (lx, gap) = tail_rto(RtoArith::Linux);
+    check(&lx, lx.c.stats().timeouts == 1, "one timeout");
+    let srtt = Duration::from_millis(20);
+    check(&lx, gap >= srtt + Duration::from_millis(200), &format!("Linux: {gap:?} ≥ srtt + 200 ms"));
+    check(&lx, gap <= srtt + Duration::from_millis(210), &format!("Linux: {gap:?} ≈ srtt + 200 ms"));
+    let (rfc, gap) = tail_rto(RtoArith::Rfc6298);
+    check(&rfc, rfc.c.stats().timeouts == 1, "one timeout");
+    let floor = gap >= Duration::from_millis(200) && gap <= Duration::from_millis(201);
+    check(&rfc, floor, &format!("RFC 6298: {gap:?} = min_rto (expiry on the next 1 ms tick)"));
 }
