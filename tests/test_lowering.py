@@ -176,6 +176,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "prr": False,
         "dupacks_as_sacks": False,
         "fin_with_data": False,
+        "growth_arith": "rfc5681",
         "rack": False,
         "tlp": False,
         "sack_recover_guard": True,
@@ -435,13 +436,21 @@ def test_default_personality_is_rfc() -> None:
     assert {k: getattr(spec, k) for k in TCP_PERSONALITIES["rfc"]} == TCP_PERSONALITIES["rfc"]
 
 
-def test_linux_personality_uses_linux_rto_arithmetic() -> None:
+def test_linux_personality_uses_linux_rto_and_growth_arithmetic() -> None:
     """`tcp.rto_arith = "linux"` (crates/tcp/src/rtt_linux.rs, RTO = srtt + rttvar ≥ srtt +
-    min_rto) is the linux personality's; the others keep theirs; a key beside it wins."""
+    min_rto) and `tcp.growth_arith = "linux"` (crates/tcp/src/cc/reno.rs: growth by the data
+    newly delivered, slow start stopping at ssthresh) are the linux personality's; the others
+    keep theirs; a key beside it wins."""
     rto = {}
     for name in ("rfc", "ns2", "linux"):
         spec = engine_spec(_load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{name}"\n')))
         rto[name] = spec["flows"][0]["tcp"]["rto_arith"]
     assert rto == {"rfc": "rfc6298", "ns2": "ns2", "linux": "linux"}
+    growth = {n: engine_spec(_load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{n}"\n'))) for n in rto}
+    assert {n: g["flows"][0]["tcp"]["growth_arith"] for n, g in growth.items()} == {
+        "rfc": "rfc5681",
+        "ns2": "rfc5681",
+        "linux": "linux",
+    }
     given = _load(SMALL.replace("[tcp]\n", '[tcp]\npersonality = "linux"\nrto_arith = "rfc6298"\n'))
     assert given.flows[0].tcp.rto_arith == "rfc6298"

@@ -70,9 +70,9 @@ def test_fq_codel_marks_ecn_transfers_and_pie_drops_them(today: Path) -> None:
     linux = c[c["stack"] != "reno-1999"]
     fq, pie = linux[linux.aqm == "fq_codel"], linux[linux.aqm == "pie"]
     # Without ECN FQ-CoDel's drops end in dozens to a thousand timeouts per cell (fewer since
-    # Linux's RTO, srtt + rttvar >= srtt + 200 ms, came to the linux personality); with ECN
-    # next to none.
-    many = (fq.timeouts_nonecn > 50).all() and (fq.timeouts_nonecn > 20 * (fq.timeouts_ecn + 1)).all()
+    # Linux's RTO, srtt + rttvar >= srtt + 200 ms, and growth by delivered data came to the
+    # linux personality); with ECN next to none: at least 20 times as many.
+    many = (fq.timeouts_nonecn > 20 * (fq.timeouts_ecn + 1)).all()
     assert (fq.timeouts_ecn <= 2).all() and many, fq[["timeouts_ecn", "timeouts_nonecn"]]
     assert (fq.dropped_ecn <= 2).all()
     assert (pie.dropped_ecn > 100).all(), pie.dropped_ecn  # PIE drops ECT packets while p > 10 %

@@ -109,6 +109,7 @@ class TcpSpec:
     window_arith: str = "rfc5681"
     syn_immediate_ack: bool = True
     rto_arith: str = "rfc6298"
+    growth_arith: str = "rfc5681"  # how an ACK grows cwnd: RFC 5681/3465 or Linux's (acked_sacked, tcp_slow_start)
     clock_phase_ns: int = 0
     ecn_backoff: bool = False
     ack_ce_at_once: bool = True
@@ -161,6 +162,8 @@ NS2_RULE_KEYS = (
     "prr",
     "dupacks_as_sacks",
     "fin_with_data",
+    # How an ACK grows the window (crates/tcp/src/cc/reno.rs): rfc5681 or linux.
+    "growth_arith",
     "rack",
     "tlp",
     "sack_recover_guard",

@@ -36,6 +36,7 @@ IDLE_RESTARTS = ("off", "rfc5681", "linux")
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
 WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
 RTO_ARITHS = ("rfc6298", "ns2", "linux")  # TcpConfig::rto_arith
+GROWTH_ARITHS = ("rfc5681", "linux")  # TcpConfig::growth_arith
 SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+", "accecn")
@@ -92,6 +93,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "window_arith": ("window_arith", choice(WINDOW_ARITHS)),
     "syn_immediate_ack": ("syn_immediate_ack", boolean),
     "rto_arith": ("rto_arith", choice(RTO_ARITHS)),
+    "growth_arith": ("growth_arith", choice(GROWTH_ARITHS)),
     "clock_phase": ("clock_phase_ns", _dur(False)),
     "ecn_backoff": ("ecn_backoff", boolean),
     "ack_ce_at_once": ("ack_ce_at_once", boolean),

@@ -62,6 +62,7 @@ _NOT_LINUX = {
     "sack_recover_guard": True,
     "cubic_arith": "rfc9438",
     "dctcp_arith": "rfc8257",
+    "growth_arith": "rfc5681",
 }
 
 # personality -> {TcpSpec attribute: value}
@@ -131,6 +132,7 @@ TCP_PERSONALITIES: dict[str, dict[str, Any]] = {
         "cubic_arith": "linux",  # tcp_cubic.c: whole segments, jiffies, the target one delay_min ahead
         "dctcp_arith": "linux",  # tcp_dctcp.c: the cut in whole segments, alpha in 1/1024
         "rto_arith": "linux",  # tcp_set_rto: RTO = srtt + rttvar, rttvar >= rto_min
+        "growth_arith": "linux",  # tcp_cong_control: acked_sacked; tcp_slow_start stops at ssthresh
         "idle_restart": "linux",  # tcp_slow_start_after_idle = 1: tcp_cwnd_restart
     },
 }

@@ -95,6 +95,21 @@ pub enum RtoArith {
     Linux,
 }
 
+/// How an ACK of new data grows the window (`TcpConfig::growth_arith`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrowthArith {
+    /// RFC 5681 and RFC 3465: the bytes the ACK acknowledges cumulatively; in
+    /// slow start cwnd += min(N, L·SMSS), past ssthresh if N is large.
+    #[default]
+    Rfc5681,
+    /// Linux `tcp_cong_control`: the data the ACK newly delivered (cumulatively or
+    /// by SACK, not again what SACK had delivered: `acked_sacked`), and Reno's
+    /// slow start as `tcp_slow_start`: cwnd = min(cwnd + delivered, ssthresh), the
+    /// rest of the ACK into congestion avoidance (`tcp_reno_cong_avoid`).
+    Linux,
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -222,9 +237,12 @@ pub struct TcpConfig {
     /// sink with `SYN_immediate_ack_` false, as test-suite-ecn.tcl sets it).
     #[serde(default = "yes")]
     pub syn_immediate_ack: bool,
-    /// The retransmission timer's arithmetic: RFC 6298 or ns-2.35.
+    /// The retransmission timer's arithmetic: RFC 6298, ns-2.35 or Linux.
     #[serde(default = "rfc6298")]
     pub rto_arith: RtoArith,
+    /// How an ACK grows the window: RFC 5681/3465 or Linux's (`GrowthArith`).
+    #[serde(default)]
+    pub growth_arith: GrowthArith,
     /// `rto_arith = ns2`: the phase of the TCP clock, < `clock_granularity_ns`
     /// (ns-2's `boot_time_`, one uniform draw of a tick per agent).
     #[serde(default)]
@@ -532,6 +550,7 @@ impl Default for TcpConfig {
             window_arith: WindowArith::Rfc5681,
             syn_immediate_ack: true,
             rto_arith: RtoArith::Rfc6298,
+            growth_arith: GrowthArith::Rfc5681,
             clock_phase_ns: 0,
             ecn_backoff: false,
             ack_ce_at_once: true,

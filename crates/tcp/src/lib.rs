@@ -46,8 +46,8 @@ mod window;
 pub use accecn::EcnFeedback;
 pub use cc::CubicState;
 pub use config::{
-    window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, HyStartMode, NewRenoTimer,
-    Recovery, RtoArith, SsthreshBasis, TcpConfig, WindowArith,
+    window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, GrowthArith, HyStartMode,
+    NewRenoTimer, Recovery, RtoArith, SsthreshBasis, TcpConfig, WindowArith,
 };
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;

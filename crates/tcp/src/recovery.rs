@@ -161,9 +161,9 @@ impl Sender {
 
     /// Records the SACK blocks; RFC 6937 DeliveredData: bytes newly
     /// acknowledged, cumulatively or selectively.
-    /// (Counted only with `prr` or AccECN, its readers: AccECN's newlyAckedB.)
+    /// (Counted only with `prr`, `growth_arith = linux` or AccECN, its readers: AccECN's newlyAckedB.)
     fn update_scoreboard(&mut self, ack: u64, seg: &Segment) -> u64 {
-        let counted = self.prr_on || self.accecn.is_some();
+        let counted = self.prr_on || self.linux_growth || self.accecn.is_some();
         let before = if counted { self.sb.sacked_bytes() } else { 0 };
         if self.use_sack {
             self.sb.update(ack.max(self.una), seg.sack.as_slice());
@@ -424,7 +424,10 @@ impl Sender {
                 self.end_prr();
             }
             if !ece && self.prr.is_none() {
-                self.cc.on_ack(&mut self.win, ack);
+                // `growth_arith = linux`: `tcp_cong_control` grows by `acked_sacked`, the
+                // data this ACK newly delivered, not again what SACK delivered before.
+                let grow = if self.linux_growth { Ack { acked: delivered, ..*ack } } else { *ack };
+                self.cc.on_ack(&mut self.win, &grow);
             }
             return;
         };

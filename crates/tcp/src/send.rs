@@ -13,7 +13,7 @@
 
 use crate::accecn::{AccEcnSend, EcnFeedback};
 use crate::cc::{AnyCc, CongestionControl};
-use crate::config::{NewRenoTimer, Recovery, SsthreshBasis, TcpConfig, WindowArith};
+use crate::config::{GrowthArith, NewRenoTimer, Recovery, SsthreshBasis, TcpConfig, WindowArith};
 use crate::idle::{self, IdleRestart};
 use crate::prr::Prr;
 use crate::rtt::RttEstimator;
@@ -128,6 +128,8 @@ pub(crate) struct Sender {
     pub(crate) rto_keeps_recovery_ssthresh: bool,
     /// `TcpConfig::prr`, and the reduction in progress (`prr.rs`).
     pub(crate) prr_on: bool,
+    /// `TcpConfig::growth_arith` is `Linux`: ACKs grow cwnd by the data newly delivered.
+    pub(crate) linux_growth: bool,
     /// `TcpConfig::dupacks_as_sacks`, and the bytes duplicate ACKs count as
     /// SACKed (Linux's `sacked_out` without SACK, one segment each).
     pub(crate) dupacks_as_sacks: bool,
@@ -208,6 +210,7 @@ impl Sender {
             sack_after_rto: cfg.sack_after_rto,
             rto_keeps_recovery_ssthresh: cfg.rto_keeps_recovery_ssthresh,
             prr_on: cfg.prr,
+            linux_growth: cfg.growth_arith == GrowthArith::Linux,
             prr: None,
             dupacks_as_sacks: cfg.dupacks_as_sacks,
             reno_sacked: 0,

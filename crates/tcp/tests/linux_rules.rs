@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, IdleRestart, Recovery, RtoArith, SsthreshBasis, TcpConfig};
+use ecnlab_tcp::{CaState, GrowthArith, IdleRestart, Recovery, RtoArith, SsthreshBasis, TcpConfig};
 use ecnlab_wire::{Duration, Instant};
 use harness::*;
 
@@ -533,4 +533,40 @@ fn test_rto_is_srtt_plus_rto_min_in_linux() {
     check(&rfc, rfc.c.stats().timeouts == 1, "one timeout");
     let floor = gap >= Duration::from_millis(200) && gap <= Duration::from_millis(201);
     check(&rfc, floor, &format!("RFC 6298: {gap:?} = min_rto (expiry on the next 1 ms tick)"));
+}
+
+// ---------------------------------------------------------------- growth by delivered data
+/// The largest growth of cwnd from one logged point to the next after the timeout.
+fn largest_step_after_timeout(net: &Net) -> u32 {
+    let rto = net.cc_log.iter().position(|p| p.ca == CaState::Loss).expect("a timeout");
+    net.cc_log[rto..].windows(2).map(|w| w[1].cwnd.saturating_sub(w[0].cwnd)).max().unwrap_or(0)
+}
+
+/// Linux `tcp_cong_control` grows cwnd by `acked_sacked`, the data an ACK newly
+/// delivered, and `tcp_slow_start` stops at ssthresh. After the timeout in a SACK
+/// recovery (segments 21, 23, …, 27 SACKed, the holes resent one at a time), each
+/// cumulative ACK covers a hole and the SACKed segment above it: RFC 3465 (L = 100)
+/// counts both and grows cwnd by two segments, Linux by the one it delivered.
+fn growth_by_delivered_data(delack: bool) {
+    let mut cfg = linux(config(Recovery::Sack, delack));
+    cfg.rack = false; // RACK would resend the lost retransmissions before the timer
+    cfg.abc = 100;
+    let rfc = timeout_in_recovery(cfg.clone());
+    check(&rfc, largest_step_after_timeout(&rfc) >= 2 * MSS, "RFC 3465: the cumulative bytes, two segments");
+    cfg.growth_arith = GrowthArith::Linux;
+    let lx = timeout_in_recovery(cfg);
+    check(&lx, lx.c.stats().timeouts == 1, "one timeout");
+    // (The last ACK also covers the FIN, one sequence number.)
+    check(&lx, largest_step_after_timeout(&lx) <= MSS + 1, "Linux: one segment per segment delivered");
+    check(&lx, lx.s.bytes_received() == 60_000, "everything delivered");
+}
+
+#[test]
+fn test_growth_by_delivered_data() {
+    growth_by_delivered_data(false)
+}
+
+#[test]
+fn test_growth_by_delivered_data_delack() {
+    growth_by_delivered_data(true)
 }

@@ -11,6 +11,13 @@
 //! bytes_acked restarts from 0 at every congestion event (RFC 3465 §2.1
 //! resets it when cwnd is reduced).
 //!
+//! `growth_arith = "linux"` (the `linux` personality): `tcp_reno_cong_avoid`.
+//! N is the data the ACK newly delivered (recovery.rs); slow start is
+//! `tcp_slow_start`, cwnd = min(cwnd + N, ssthresh) with no L, and what is
+//! left of N goes on into congestion avoidance on the same ACK
+//! (`tcp_cong_avoid_ai`: bytes_acked += rest; while bytes_acked ≥ W, W the
+//! window before this ACK: cwnd += SMSS, bytes_acked −= W).
+//!
 //! With `window_arith = ns2` and L = 0 the avoidance step is ns-2.35's
 //! `opencwnd()` on a double: cwnd += SMSS²/cwnd with the fraction of a byte
 //! carried to the next ACK (`frac`), so many small steps add up as ns-2's do.
@@ -22,7 +29,7 @@
 //! max(FlightSize·4/5, 2·SMSS) instead.
 
 use super::{Ack, Congestion, CongestionControl};
-use crate::config::{TcpConfig, WindowArith};
+use crate::config::{GrowthArith, TcpConfig, WindowArith};
 use crate::window::{Window, CWND_MAX};
 
 #[derive(Clone, Debug, Default)]
@@ -38,6 +45,8 @@ pub(crate) struct Reno {
     exact: bool,
     frac: f64,
     frac_of: u32,
+    /// `growth_arith = linux` (module doc).
+    linux: bool,
 }
 
 impl Reno {
@@ -49,11 +58,31 @@ impl Reno {
             exact: cfg.window_arith == WindowArith::Ns2,
             frac: 0.0,
             frac_of: 0,
+            linux: cfg.growth_arith == GrowthArith::Linux,
         }
     }
 }
 
 impl Reno {
+    /// Linux `tcp_reno_cong_avoid` (module doc): slow start up to ssthresh, the rest
+    /// of the ACK into avoidance by whole windows of bytes.
+    fn open_linux(&mut self, w: &mut Window, acked: u64) {
+        let mut rest = acked;
+        if w.cwnd < w.ssthresh {
+            let ss = rest.min(u64::from(w.ssthresh - w.cwnd));
+            w.cwnd = (u64::from(w.cwnd) + ss).min(u64::from(CWND_MAX)) as u32;
+            rest -= ss;
+            if rest == 0 {
+                return;
+            }
+        }
+        let win = u64::from(w.cwnd).max(1);
+        self.bytes_acked += rest;
+        let steps = self.bytes_acked / win;
+        self.bytes_acked -= steps * win;
+        w.cwnd = (u64::from(w.cwnd) + steps * u64::from(w.mss)).min(u64::from(CWND_MAX)) as u32;
+    }
+
     /// ns-2 `opencwnd()`, congestion avoidance: cwnd_ += 1/cwnd_ in packets.
     fn open_exact(&mut self, w: &mut Window) {
         let frac = if self.frac_of == w.cwnd { self.frac } else { 0.0 };
@@ -76,6 +105,9 @@ impl CongestionControl for Reno {
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         if self.exact && self.abc == 0 && w.cwnd >= w.ssthresh {
             return self.open_exact(w);
+        }
+        if self.linux {
+            return self.open_linux(w, ack.acked);
         }
         let inc = match (self.abc, w.cwnd < w.ssthresh) {
             (0, true) => w.mss,
@@ -145,6 +177,29 @@ mod tests {
         cc.on_ack(&mut w, &acked(3000));
         assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 5000), 2500);
         assert_eq!(cc.bytes_acked, 0, "a reduction restarts the count");
+    }
+
+    /// Linux `tcp_slow_start`: "u32 cwnd = min(tcp_snd_cwnd(tp) + acked, tp->snd_ssthresh);
+    /// acked -= cwnd - tcp_snd_cwnd(tp);" and `tcp_reno_cong_avoid` hands the rest to
+    /// `tcp_cong_avoid_ai`, which adds a segment per window's worth. With 3 segments to
+    /// ssthresh, an ACK delivering 25 leaves slow start at ssthresh and puts 22 (two whole
+    /// windows of 10, and 2 over) into avoidance; RFC 3465 with L = 100 jumps 25 segments.
+    #[test]
+    fn test_linux_slow_start_stops_at_ssthresh() {
+        let mut w = Window::new(3);
+        w.init(1000, 7);
+        w.ssthresh = 10_000;
+        let mut cc = Reno { abc: 100, linux: true, ..Reno::default() };
+        cc.on_ack(&mut w, &acked(25_000));
+        assert_eq!((w.cwnd, cc.bytes_acked), (12_000, 2_000));
+        let (mut rfc, mut w2) = (Reno { abc: 100, ..Reno::default() }, Window::new(3));
+        w2.init(1000, 7);
+        w2.ssthresh = 10_000;
+        rfc.on_ack(&mut w2, &acked(25_000));
+        assert_eq!(w2.cwnd, 32_000, "RFC 3465: cwnd += min(N, L·SMSS), past ssthresh");
+        // In avoidance one segment per window of bytes, any ACK size (tcp_cong_avoid_ai).
+        cc.on_ack(&mut w, &acked(10_000));
+        assert_eq!((w.cwnd, cc.bytes_acked), (13_000, 0));
     }
 
     #[test]
