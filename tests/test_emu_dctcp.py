@@ -56,6 +56,28 @@ def test_without_the_tools_dctcp_is_refused_in_one_line(monkeypatch: pytest.Monk
         bpf.ensure_dctcp()
 
 
+def test_an_older_build_left_registered_is_replaced(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """The registration outlives ecnlab (until reboot): a program registered from another source
+    (e.g. before alpha's decay became the kernel's min_not_zero) gives way to this build's."""
+    calls: list[list[str]] = []
+    registered = {"reno", "cubic", bpf.BPF_NAME}
+    obj = tmp_path / "ecnlab_dctcp-0123456789abcdef.bpf.o"
+    monkeypatch.setattr(bpf, "REGISTERED", tmp_path / "run" / "ecnlab_dctcp.registered")
+    monkeypatch.setattr(bpf, "why_not", lambda: None)
+    monkeypatch.setattr(bpf, "available", lambda: set(registered))
+    monkeypatch.setattr(bpf, "_build", lambda cache, source: obj)
+    monkeypatch.setattr(bpf, "_run", lambda argv, what: calls.append(argv[2:4]) or "")
+    assert bpf.ensure_dctcp() == bpf.BPF_NAME  # no record of which build: replaced
+    assert calls == [["unregister", "name"], ["register", str(obj)]]
+    assert bpf.REGISTERED.read_text().strip() == obj.name
+    calls.clear()
+    assert bpf.ensure_dctcp() == bpf.BPF_NAME  # this build: kept
+    assert calls == []
+    bpf.REGISTERED.write_text("ecnlab_dctcp-fedcba9876543210.bpf.o\n")
+    assert bpf.ensure_dctcp() == bpf.BPF_NAME  # another build: replaced
+    assert calls == [["unregister", "name"], ["register", str(obj)]]
+
+
 @pytest.mark.emulation
 @pytest.mark.skipif(os.geteuid() != 0, reason="live emulation needs root (network namespaces, TUN devices)")
 def test_real_linux_dctcp_keeps_the_queue_at_k(tmp_path) -> None:

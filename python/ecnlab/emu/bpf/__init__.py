@@ -8,7 +8,8 @@ module is RFC 8257 written as a ``tcp_congestion_ops`` (its header is the spec).
 the running kernel's BTF), registers it with ``bpftool struct_ops register`` and checks that
 ``ecnlab_dctcp`` is in ``net.ipv4.tcp_available_congestion_control``. The object is cached per
 kernel release and source under ``$XDG_CACHE_HOME/ecnlab/bpf`` (default ``~/.cache``); the
-registration lasts until reboot (``bpftool struct_ops unregister name ecnlab_dctcp`` removes it).
+registration lasts until reboot (``bpftool struct_ops unregister name ecnlab_dctcp`` removes it);
+one left by another build of the source is replaced (:func:`ensure_dctcp`).
 Needs root and the Debian packages clang, libbpf-dev and bpftool (``make setup`` installs them).
 """
 
@@ -30,6 +31,8 @@ BPF_NAME = "ecnlab_dctcp"
 SOURCE = "ecnlab_dctcp.bpf.c"
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 BTF = Path("/sys/kernel/btf/vmlinux")
+#: Which object file (named by its source's and the kernel's digest) this boot registered.
+REGISTERED = Path("/run/ecnlab/bpf/ecnlab_dctcp.registered")
 
 
 def available() -> set[str]:
@@ -102,20 +105,42 @@ def why_not() -> str | None:
     return None
 
 
+def _registered_key() -> str | None:
+    """Which build of the program this boot registered (None: none recorded)."""
+    try:
+        return REGISTERED.read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _record(obj: Path) -> None:
+    REGISTERED.parent.mkdir(parents=True, exist_ok=True)
+    tmp = REGISTERED.with_suffix(".tmp")
+    tmp.write_text(obj.name + "\n")
+    tmp.replace(REGISTERED)
+
+
 def ensure_dctcp() -> str:
-    """Register ecnlab's BPF DCTCP unless a DCTCP is already there; return the kernel's name for it."""
+    """Register ecnlab's BPF DCTCP unless a DCTCP is already there; return the kernel's name for it.
+
+    A registration left by another build of the program (an older source, recorded in
+    ``REGISTERED``, which lives on a tmpfs as the registration lives until reboot) is replaced:
+    sockets that use the old one keep it, new ones get this build's."""
     have = available()
     if "dctcp" in have:
         return "dctcp"
-    if BPF_NAME in have:
-        return BPF_NAME
     why = why_not()
     if why is not None:
         raise EmulationError(f"tcp.cc = dctcp: this kernel has no DCTCP and {why}")
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ecnlab" / "bpf"
     with resources.as_file(resources.files(__name__) / SOURCE) as source:
         obj = _build(cache, Path(source))
+    if BPF_NAME in have:
+        if _registered_key() == obj.name:
+            return BPF_NAME
+        _run(["bpftool", "struct_ops", "unregister", "name", BPF_NAME], "bpftool struct_ops unregister (older build)")
     _run(["bpftool", "struct_ops", "register", str(obj)], "bpftool struct_ops register")
+    _record(obj)
     if BPF_NAME not in available():
         raise EmulationError(f"BPF DCTCP: registered, but {BPF_NAME} is not in {AVAILABLE}")
     return BPF_NAME

@@ -6,6 +6,9 @@
  *   once per window of data (snd_una passes the snd_nxt recorded at the window's start):
  *     F = CE-marked delivered / delivered in that window      (tp->delivered_ce, tp->delivered)
  *     alpha = (1 - g) * alpha + g * F,   g = 1/16, alpha starts at 1         (§3.3 steps 5-7)
+ *     in Linux's integers (tcp_dctcp.c dctcp_update_alpha): alpha -= min_not_zero(alpha, alpha >> 4),
+ *     then alpha += (delivered_ce << 6) / delivered, at most 1024; so alpha reaches 0 after a
+ *     long unmarked stretch (alpha - alpha/16 alone would stop at 15/1024)
  *   on a congestion signal: cwnd = cwnd * (1 - alpha / 2), at least 2 segments (§3.3 step 8)
  *   on loss (CA_Loss): cwnd halved, at least 2 (§3.5); growth as Reno (§3.4)
  *   alpha is kept in units of 1/1024 (Linux's DCTCP_MAX_ALPHA).
@@ -53,6 +56,16 @@ static inline __u32 max_u32(__u32 a, __u32 b)
 	return a > b ? a : b;
 }
 
+/* The kernel's min_not_zero(): the smaller of the two that are not 0. */
+static inline __u32 min_not_zero_u32(__u32 a, __u32 b)
+{
+	if (a == 0)
+		return b;
+	if (b == 0)
+		return a;
+	return a < b ? a : b;
+}
+
 static inline void start_window(struct tcp_sock *tp, struct ecnlab_dctcp *ca)
 {
 	ca->next_seq = tp->snd_nxt;
@@ -95,7 +108,7 @@ void BPF_PROG(ecnlab_dctcp_update_alpha, struct sock *sk, __u32 flags)
 		return; /* the window is not over yet */
 	delivered = tp->delivered - ca->old_delivered;
 	delivered_ce = tp->delivered_ce - ca->old_delivered_ce;
-	alpha = ca->alpha - (ca->alpha >> SHIFT_G);
+	alpha = ca->alpha - min_not_zero_u32(ca->alpha, ca->alpha >> SHIFT_G);
 	if (delivered_ce) {
 		if (!delivered)
 			delivered = 1;
