@@ -177,6 +177,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "dupacks_as_sacks": False,
         "fin_with_data": False,
         "growth_arith": "rfc5681",
+        "tso": "none",
         "rack": False,
         "tlp": False,
         "sack_recover_guard": True,
@@ -452,5 +453,22 @@ def test_linux_personality_uses_linux_rto_and_growth_arithmetic() -> None:
         "ns2": "rfc5681",
         "linux": "linux",
     }
+    # Linux's TSO bursts (crates/tcp/src/tso.rs) are an option, not the personality's yet
+    # (docs/emulation.md: at 10 Mbit/s the model holds segments that the measured Linux sends).
+    assert {n: g["flows"][0]["tcp"]["tso"] for n, g in growth.items()} == {
+        "rfc": "none",
+        "ns2": "none",
+        "linux": "none",
+    }
     given = _load(SMALL.replace("[tcp]\n", '[tcp]\npersonality = "linux"\nrto_arith = "rfc6298"\n'))
     assert given.flows[0].tcp.rto_arith == "rfc6298"
+
+
+def test_tso_reaches_the_engine_and_a_bad_value_names_the_field() -> None:
+    """`tcp.tso = "linux"` (crates/tcp/src/tso.rs) is passed to every flow's engine config;
+    anything but "none" or "linux" is refused naming the key and the allowed values."""
+    spec = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\ntso = "linux"\n')))
+    assert {f["tcp"]["tso"] for f in spec["flows"]} == {"linux"}
+    with pytest.raises(ScenarioError) as e:
+        _load(SMALL.replace("[tcp]\n", '[tcp]\ntso = "gso"\n'))
+    assert "tcp.tso" in str(e.value) and "none" in str(e.value) and "linux" in str(e.value)

@@ -110,6 +110,7 @@ class TcpSpec:
     syn_immediate_ack: bool = True
     rto_arith: str = "rfc6298"
     growth_arith: str = "rfc5681"  # how an ACK grows cwnd: RFC 5681/3465 or Linux's (acked_sacked, tcp_slow_start)
+    tso: str = "none"  # segments one by one, or in Linux's TSO/GSO bursts (tcp_tso_autosize, tcp_tso_should_defer)
     clock_phase_ns: int = 0
     ecn_backoff: bool = False
     ack_ce_at_once: bool = True
@@ -164,6 +165,8 @@ NS2_RULE_KEYS = (
     "fin_with_data",
     # How an ACK grows the window (crates/tcp/src/cc/reno.rs): rfc5681 or linux.
     "growth_arith",
+    # Bursts as Linux's TSO/GSO buffers (crates/tcp/src/tso.rs): none or linux.
+    "tso",
     "rack",
     "tlp",
     "sack_recover_guard",

@@ -63,6 +63,7 @@ _NOT_LINUX = {
     "cubic_arith": "rfc9438",
     "dctcp_arith": "rfc8257",
     "growth_arith": "rfc5681",
+    "tso": "none",
 }
 
 # personality -> {TcpSpec attribute: value}

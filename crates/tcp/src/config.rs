@@ -110,6 +110,19 @@ pub enum GrowthArith {
     Linux,
 }
 
+/// How many segments leave together (`TcpConfig::tso`, `tso.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tso {
+    /// Each segment as soon as the window has room for it (the RFC model).
+    #[default]
+    None,
+    /// Linux's TSO/GSO buffers: bursts of `tcp_tso_autosize` segments (about 1 ms
+    /// of the pacing rate, at least 2), held back by `tcp_tso_should_defer` until
+    /// the window takes the whole buffer. Not with `pacing`.
+    Linux,
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -243,6 +256,9 @@ pub struct TcpConfig {
     /// How an ACK grows the window: RFC 5681/3465 or Linux's (`GrowthArith`).
     #[serde(default)]
     pub growth_arith: GrowthArith,
+    /// Segments in bursts as Linux's TSO/GSO sends them, or one by one (`Tso`).
+    #[serde(default)]
+    pub tso: Tso,
     /// `rto_arith = ns2`: the phase of the TCP clock, < `clock_granularity_ns`
     /// (ns-2's `boot_time_`, one uniform draw of a tick per agent).
     #[serde(default)]
@@ -551,6 +567,7 @@ impl Default for TcpConfig {
             syn_immediate_ack: true,
             rto_arith: RtoArith::Rfc6298,
             growth_arith: GrowthArith::Rfc5681,
+            tso: Tso::None,
             clock_phase_ns: 0,
             ecn_backoff: false,
             ack_ce_at_once: true,

@@ -379,6 +379,8 @@ impl Connection {
         if let Some(tx) = self.snd.next_tx() {
             if held.is_some() {
                 self.pace_wait = held; // a segment waits for the pacing release
+            } else if self.snd.tso_holds(now, &tx) {
+                // `tso.rs`: the buffer waits for the ACK that lets it go whole.
             } else {
                 let seg = self.send_data(now, tx);
                 self.pace(now, &seg);

@@ -41,13 +41,14 @@ mod send;
 mod stats;
 mod timer;
 mod tlp;
+mod tso;
 mod window;
 
 pub use accecn::EcnFeedback;
 pub use cc::CubicState;
 pub use config::{
     window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, GrowthArith, HyStartMode,
-    NewRenoTimer, Recovery, RtoArith, SsthreshBasis, TcpConfig, WindowArith,
+    NewRenoTimer, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso, WindowArith,
 };
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;

@@ -209,6 +209,10 @@ impl Sender {
             };
             let srtt = self.rtt.srtt();
             let ack_rtt = self.ack_rtt_sample(now, ack);
+            if let Some(t) = self.tso.as_mut() {
+                t.on_rtt(ack_rtt.or(rtt));
+            }
+            let ack_rtt = ack_rtt.filter(|_| self.hystart_rtt);
             let fb = Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max, now, rtt, srtt, ack_rtt };
             self.cc.on_feedback(&fb);
             // Prague grows on the unmarked bytes of every ACK, the one that reduced included.

@@ -159,6 +159,10 @@ pub(crate) struct Sender {
     pub(crate) tlp: Option<Probe>,
     pub(crate) tlp_min_rto: Duration,
     pub(crate) last_data_sent: Option<Instant>,
+    /// `TcpConfig::tso = Linux` without pacing (`tso.rs`); `hystart`: the per-ACK
+    /// RTT sample goes to the congestion control.
+    pub(crate) tso: Option<crate::tso::TsoState>,
+    pub(crate) hystart_rtt: bool,
     pub(crate) sb: Scoreboard,
     // Last: the congestion control, of which Reno reads its first bytes and
     // CUBIC or Prague the whole.
@@ -218,7 +222,10 @@ impl Sender {
             idle_restart: cfg.idle_restart,
             iw_segments: cfg.init_cwnd_segments,
             last_data_sent: None,
-            sent_times: (cfg.hystart != crate::config::HyStartMode::Off).then(Box::default),
+            sent_times: (cfg.hystart != crate::config::HyStartMode::Off || crate::tso::TsoState::on(cfg))
+                .then(Box::default),
+            tso: crate::tso::TsoState::on(cfg).then(|| crate::tso::TsoState::new(cfg)),
+            hystart_rtt: cfg.hystart != crate::config::HyStartMode::Off,
             tlp_on: cfg.tlp,
             tlp_min_rto: Duration(cfg.min_rto_ns),
             tlp: None,
@@ -414,6 +421,7 @@ impl Sender {
 
     /// Bookkeeping after `tx` was handed to the network.
     pub(crate) fn on_sent(&mut self, now: Instant, tx: Tx) {
+        self.tso_on_sent(now, &tx);
         let end = tx.seq + tx.len as u64 + tx.fin as u64;
         if self.limited_transmit && !tx.retransmit && self.win.phase == Phase::Disorder {
             let beyond = (end - self.una).saturating_sub(self.win.cwnd as u64);
@@ -589,6 +597,9 @@ impl Sender {
         self.win.cwnd = cwnd;
         self.win.ssthresh = if open { new_ssthresh } else { ssthresh }; // tcp_current_ssthresh
         self.last_data_sent = Some(now); // checked: one restart per idle period
+        if let Some(t) = self.tso.as_mut() {
+            t.end_chunk();
+        }
     }
 }
 

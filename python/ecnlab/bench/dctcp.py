@@ -90,6 +90,7 @@ def scenario(case: Case, quick: bool = False) -> dict[str, Any]:
         },
         # PRR off: ns-3 runs TcpClassicRecovery, cwnd = ssthresh at once after ECE (as ecnlab without PRR).
         # RFC 8257's arithmetic: ns-3's TcpDctcp cuts the window in bytes (a double α), not Linux's segments.
+        # No TSO bursts: ns-3's TcpSocketBase sends segment by segment.
         "tcp": {
             "personality": "linux",
             "recovery": "sack",
@@ -97,6 +98,7 @@ def scenario(case: Case, quick: bool = False) -> dict[str, Any]:
             "rwnd": "4MiB",
             "prr": False,
             "dctcp_arith": "rfc8257",
+            "tso": "none",
         },
         "output": {"timeseries_links": ["R1->R2"]},
         "flows": [{"name": "dctcp", "kind": "bulk", "from": "s*", "to": "r*", "start": "0s..200us"}],

@@ -1,0 +1,103 @@
+//! Linux's TSO/GSO bursts (`tso = Linux`, `tso.rs`): a Linux sender hands its
+//! data to the device in buffers of `tcp_tso_autosize` segments and holds a
+//! buffer the window would split until an ACK lets it go whole
+//! (`tcp_tso_should_defer`), unless the last send was more than 1 ms ago.
+//! Setting as `trace.rs` (harness::config), 1000-byte segments, 20 ms RTT.
+
+mod harness;
+
+use ecnlab_tcp::{Recovery, TcpConfig, Tso};
+use harness::*;
+
+fn cfg(tso: Tso) -> TcpConfig {
+    TcpConfig { tso, init_cwnd_segments: 10, ..config(Recovery::Sack, true) }
+}
+
+/// Sizes of the groups of new data segments the Client sends at one instant.
+fn bursts(net: &Net) -> Vec<usize> {
+    bursts_from(net, 0)
+}
+
+fn bursts_from(net: &Net, t0: u64) -> Vec<usize> {
+    let mut out: Vec<(u64, usize)> = Vec::new();
+    let new_data = |l: &&Line| l.dir == Dir::C2S && !l.seg.retransmit && l.seg.payload_len > 0 && l.t.0 >= t0;
+    for l in net.data().filter(new_data) {
+        match out.last_mut() {
+            Some((t, n)) if *t == l.t.0 => *n += 1,
+            _ => out.push((l.t.0, 1)),
+        }
+    }
+    out.into_iter().map(|(_, n)| n).collect()
+}
+
+fn at_rate(tso: Tso, bps: u64, bytes: u64, faults: Vec<Fault>) -> Net {
+    let mut net = Net::new(cfg(tso), cfg(tso), faults);
+    net.rate_bps = [bps; 2];
+    net.c.send(bytes);
+    net.c.close();
+    net.run(ecnlab_wire::Instant(ecnlab_wire::Duration::from_secs(200).as_nanos()));
+    net
+}
+
+/// At 10 Mbit/s in congestion avoidance (a CE mark on segment 20 ends slow
+/// start; cwnd 10–20 segments of 1000 bytes, srtt ≥ 20 ms, so a 1/1024 s of
+/// 1.2 · cwnd / srtt is under 2 000 bytes) a chunk is `tcp_min_tso_segs` = 2 segments and the
+/// window is used in whole chunks: once a chunk has left (the last send is now,
+/// not over 1 ms ago) a single segment of room waits, so the segment that
+/// growth frees leaves with the next ACK's two. The RFC model sends it at once,
+/// a burst of 3 at each growth (12 of them here, against 5). The same data
+/// arrives within 5 % of the time.
+#[test]
+fn test_chunks_of_two_at_10mbit() {
+    let bytes = 400 * MSS as u64;
+    let faults = || vec![mark(Target::Seq(seg(20)))];
+    let none = at_rate(Tso::None, 10_000_000, bytes, faults());
+    let linux = at_rate(Tso::Linux, 10_000_000, bytes, faults());
+    assert_eq!(linux.s.bytes_received(), bytes);
+    let cut = |n: &Net| n.data().find(|l| l.dir == Dir::C2S && l.seg.flags.cwr()).expect("a CWR").t.0;
+    let (b0, b1) = (bursts_from(&none, cut(&none)), bursts_from(&linux, cut(&linux)));
+    // Bursts of 3 (a chunk and a single segment) only where another rule sends
+    // the single one at once (a third of the window free, or the next ACK far);
+    // bursts of 4 are two chunks.
+    let threes = |b: &[usize]| b.iter().filter(|&&n| n == 3).count();
+    assert!(threes(&b0) >= 10, "RFC model: growth sends 3 {b0:?}");
+    assert!(2 * threes(&b1) <= threes(&b0), "Linux: chunks of 2 {b1:?}");
+    assert!(b1.iter().filter(|&&n| n == 2).count() > 100, "{b1:?}");
+    let end = |n: &Net| n.data().last().unwrap().t.0 as f64;
+    assert!((end(&linux) / end(&none) - 1.0).abs() < 0.05, "{} against {}", end(&linux), end(&none));
+}
+
+/// At 100 Mbit/s the ACKs come every 0.16 ms: the head buffer waits until the
+/// window takes a whole chunk, so new data leaves in bursts of about a
+/// millisecond of the pacing rate (here up to 45 segments as the window grows),
+/// where the RFC model sends two or three segments per ACK. The same data
+/// arrives, in about the same time.
+#[test]
+fn test_fast_ack_clock_sends_whole_buffers() {
+    let bytes = 3000 * MSS as u64;
+    let none = at_rate(Tso::None, 100_000_000, bytes, vec![]);
+    let linux = at_rate(Tso::Linux, 100_000_000, bytes, vec![]);
+    for n in [&none, &linux] {
+        assert_eq!(n.s.bytes_received(), bytes);
+    }
+    let (b0, b1) = (bursts(&none), bursts(&linux));
+    let mean = |b: &[usize]| b.iter().sum::<usize>() as f64 / b.len() as f64;
+    assert!(b0.iter().skip(1).all(|&n| n <= 3), "RFC model: what each ACK frees {b0:?}");
+    assert!(mean(&b1) > 2.0 * mean(&b0), "whole buffers: {:.2} against {:.2}", mean(&b1), mean(&b0));
+    assert!(b1.iter().all(|&n| n <= 45), "a buffer is at most 64 KB: {b1:?}");
+    let end = |n: &Net| n.data().last().unwrap().t.0 as f64;
+    assert!((end(&linux) / end(&none) - 1.0).abs() < 0.1, "{} against {}", end(&linux), end(&none));
+}
+
+/// "icsk_ca_state >= TCP_CA_Recovery: send now": a fast retransmission and the
+/// new data of a SACK recovery go at once, not held for a whole buffer.
+#[test]
+fn test_recovery_is_never_held() {
+    let bytes = 600 * MSS as u64;
+    let faults = vec![drop(Target::Seq(seg(300)))];
+    let linux = at_rate(Tso::Linux, 100_000_000, bytes, faults);
+    assert_eq!(linux.s.bytes_received(), bytes);
+    let rtx = linux.data().find(|l| l.dir == Dir::C2S && l.seg.retransmit).expect("a fast retransmit");
+    // It leaves at the instant an ACK arrives, the third duplicate.
+    assert!(linux.c_arrivals.iter().any(|a| a.0 == rtx.t), "retransmitted at {:?}\n{}", rtx.t, linux.dump());
+}
