@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -53,6 +54,14 @@ class Cli:
     returncode: int
     stdout: str
     stderr: str
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """``preexec_fn`` for a child that a test interrupts with SIGINT: a shell starts background
+    jobs with SIGINT ignored (POSIX), children inherit that, and Python then never raises
+    KeyboardInterrupt; Ctrl-C in a terminal reaches a foreground job with SIGINT at its default.
+    Restoring it makes those tests mean the same under ``make test &``, CI or a terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_cli(*args: str, cwd: Path) -> Cli:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ctrl_c_as_in_a_terminal
 from ecnlab.emu import emulate
 from ecnlab.emu.netns import leftovers
 
@@ -240,7 +241,9 @@ def test_cleanup_after_a_failure_inside_the_run(tmp_path: Path, monkeypatch: pyt
 def _start_emulation(out: Path) -> subprocess.Popen[str]:
     """``ecnlab emulate`` in a child process, returned once its router and traffic run."""
     cmd = [sys.executable, "-m", "ecnlab", "emulate", str(SCENARIO), "--out", str(out), "--set", "duration=20"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal
+    )
     deadline = time.monotonic() + 15
     while not leftovers(p.pid) and time.monotonic() < deadline:
         time.sleep(0.1)

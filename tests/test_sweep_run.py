@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ROOT, SCENARIOS, run_cli
+from conftest import ROOT, SCENARIOS, ctrl_c_as_in_a_terminal, run_cli
 from ecnlab.sweep import load_sweep, run_sweep
 from ecnlab.sweep.execute import Outcome
 from ecnlab.sweep.progress import Progress
@@ -98,6 +98,7 @@ def _start(sweep: Path, out: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, like a terminal job: signals reach the workers too
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
 
 
