@@ -118,8 +118,8 @@ pub enum Tso {
     #[default]
     None,
     /// Linux's TSO/GSO buffers: bursts of `tcp_tso_autosize` segments (about 1 ms
-    /// of the pacing rate, at least 2), held back by `tcp_tso_should_defer` until
-    /// the window takes the whole buffer. Not with `pacing`.
+    /// of the pacing rate, at least 2); a smaller room is held back by
+    /// `tcp_tso_should_defer` until the next ACK (`tso.rs`). Not with `pacing`.
     Linux,
 }
 

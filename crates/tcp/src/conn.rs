@@ -380,7 +380,7 @@ impl Connection {
             if held.is_some() {
                 self.pace_wait = held; // a segment waits for the pacing release
             } else if self.snd.tso_holds(now, &tx) {
-                // `tso.rs`: the buffer waits for the ACK that lets it go whole.
+                // `tso.rs`: a room smaller than a chunk waits for the next ACK.
             } else {
                 let seg = self.send_data(now, tx);
                 self.pace(now, &seg);

@@ -24,6 +24,17 @@
 
 use ecnlab_wire::{Duration, Instant};
 
+/// The ratio (percent) of `tcp_update_pacing_rate`: the slow-start one while
+/// cwnd < ssthresh/2, else the congestion-avoidance one (module doc). Also the
+/// rate `tso.rs` sizes Linux's bursts by.
+pub(crate) fn ratio(cwnd: u64, ssthresh: u64, ss_ratio: u32, ca_ratio: u32) -> u32 {
+    if cwnd < ssthresh / 2 {
+        ss_ratio
+    } else {
+        ca_ratio
+    }
+}
+
 /// When the segment after one of `wire_bytes` sent at `now` may leave, or
 /// `None` (no pacing) without an RTT sample or a window.
 pub(crate) fn next_release(
@@ -39,7 +50,7 @@ pub(crate) fn next_release(
     if cwnd == 0 {
         return None;
     }
-    let ratio = if cwnd < ssthresh / 2 { ss_ratio } else { ca_ratio };
+    let ratio = ratio(u64::from(cwnd), u64::from(ssthresh), ss_ratio, ca_ratio);
     // gap = wire / (ratio/100 · cwnd / srtt) = wire · srtt · 100 / (ratio · cwnd), in ns.
     let gap = u128::from(wire_bytes) * u128::from(srtt.0) * 100 / (u128::from(ratio.max(1)) * u128::from(cwnd));
     Some(now + Duration(u64::try_from(gap).unwrap_or(u64::MAX)))

@@ -81,7 +81,7 @@ pub(crate) fn max_segs(
     let paced = match srtt.filter(|d| d.0 > 0) {
         None => GSO_MAX_BYTES, // no rate yet: ~0, capped below
         Some(srtt) => {
-            let ratio = if cwnd < ssthresh / 2 { ss_ratio } else { ca_ratio };
+            let ratio = crate::pacing::ratio(cwnd, ssthresh, ss_ratio, ca_ratio);
             let rate = u128::from(cwnd.max(in_flight)) * u128::from(ratio) * 1_000_000_000 / (100 * u128::from(srtt.0));
             u64::try_from(rate >> 10).unwrap_or(u64::MAX)
         }
