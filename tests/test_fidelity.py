@@ -8,7 +8,18 @@ import os
 import pytest
 
 from ecnlab.analysis.regain import Reduction
-from ecnlab.bench.fidelity import Measure, Point, format_row, grid, measure_emu, measure_sim, scenario, verdict
+from ecnlab.bench.fidelity import (
+    Measure,
+    Point,
+    format_row,
+    format_spread,
+    format_table,
+    grid,
+    measure_emu,
+    measure_sim,
+    scenario,
+    verdict,
+)
 from ecnlab.cli import main
 from ecnlab.config import load_scenario
 
@@ -128,3 +139,20 @@ def test_one_point_both_ways():
     assert 9.0e6 < emu.goodput_bps < 9.8e6
     assert abs(sim.goodput_bps / emu.goodput_bps - 1) < 0.05, (sim, emu)
     assert emu.signals > 0 and sim.signals > 0
+
+
+def test_several_runs_show_each_run_and_the_spread():
+    """With --runs N the table gains each run's goodput and median regain time per side,
+    and how far the runs lie apart: Linux against Linux, beside the simulator against Linux."""
+    one = Measure(1e7, 10, 1, 0, 20.0, _regains(1.0))
+    two = Measure(1.2e7, 15, 2, 1, 30.0, _regains(None, 1.5))
+    none = Measure(1.1e7, 12, 0, 0, 25.0, _regains(None))
+    sim, emu = Measure.mean([one, two]), Measure.mean([two, none])
+    assert sim.runs == (one, two) and Measure.mean([one]).runs == ()
+    p = Point(10, 20, 1, "red", True, cc="cubic")
+    rows = [{"point": p, "sim": sim, "emu": emu, "verdict": "ok"}]
+    spread = format_spread(rows)
+    assert f"| {p.name} | 10.00, 12.00 | 20% | 12.00, 11.00 | 9% | 1.00, 1.50 | 50% | 1.50, — | — |" in spread
+    assert spread in format_table(rows)
+    single = {"point": p, "sim": one, "emu": two, "verdict": "ok"}
+    assert format_spread([single]) == "" and "Run to run" not in format_table([single])

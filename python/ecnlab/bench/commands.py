@@ -279,7 +279,7 @@ def _dctcp_ns3(args: argparse.Namespace) -> int:
 def _fidelity(args: argparse.Namespace) -> int:
     import os
 
-    from ecnlab.bench.fidelity import HEADER, format_row, format_table, run_fidelity
+    from ecnlab.bench.fidelity import HEADER, format_row, format_spread, format_table, run_fidelity
 
     if args.seconds is not None and not 3 <= args.seconds <= 3600:
         print(f"ecnlab: error: --seconds = {args.seconds}: must be between 3 and 3600", file=sys.stderr)
@@ -303,7 +303,11 @@ def _fidelity(args: argparse.Namespace) -> int:
         rows.append(row)
         print(format_row(row), flush=True)
     table = format_table(rows)
-    print(table.splitlines()[-1])
+    ok = sum(r["verdict"] == "ok" for r in rows)
+    print(f"{ok} of {len(rows)} points within their targets.")
+    spread = format_spread(rows)
+    if spread:
+        print(f"\n{spread}")
     if args.markdown:
         args.markdown.write_text(table + "\n")
     return 0

@@ -67,6 +67,7 @@ __all__ = [
     "verdict",
     "run_fidelity",
     "format_table",
+    "format_spread",
 ]
 
 BOTTLENECK = "R1->R2"
@@ -112,6 +113,7 @@ class Measure:
     timeouts: float
     avg_qlen_pkts: float  # the bottleneck's mean queue after the warm-up
     reductions: tuple[Reduction, ...] = ()  # every flow's window reductions after the warm-up
+    runs: tuple[Measure, ...] = ()  # a mean's runs, in seed order (empty for one run)
 
     @property
     def regain_s(self) -> float | None:
@@ -132,7 +134,8 @@ class Measure:
 
     @staticmethod
     def mean(runs: list[Measure]) -> Measure:
-        """Several runs of one point: the means of the counts, every run's reductions."""
+        """Several runs of one point: the means of the counts, every run's reductions, and
+        the runs themselves (:func:`format_spread` shows them one by one)."""
         n = len(runs)
         return Measure(
             sum(m.goodput_bps for m in runs) / n,
@@ -141,6 +144,7 @@ class Measure:
             sum(m.timeouts for m in runs) / n,
             sum(m.avg_qlen_pkts for m in runs) / n,
             tuple(r for m in runs for r in m.reductions),
+            tuple(runs) if n > 1 else (),
         )
 
 
@@ -364,4 +368,37 @@ def format_row(row: dict[str, Any]) -> str:
 def format_table(rows: list[dict[str, Any]]) -> str:
     ok = sum(r["verdict"] == "ok" for r in rows)
     lines = [HEADER, *(format_row(r) for r in rows), "", f"{ok} of {len(rows)} points within their targets."]
+    spread = format_spread(rows)
+    return "\n".join(lines + (["", spread] if spread else []))
+
+
+def _spread(values: list[float | None], fmt: str) -> str:
+    """Per-run values, and the largest over the smallest − 1 when every run has one."""
+    cells = ", ".join("—" if v is None else format(v, fmt) for v in values)
+    known = [v for v in values if v is not None]
+    if len(known) < 2 or len(known) < len(values) or min(known) <= 0:
+        return f"{cells} | —"
+    return f"{cells} | {max(known) / min(known) - 1:.0%}"
+
+
+def format_spread(rows: list[dict[str, Any]]) -> str:
+    """Run to run, for the rows compared by means of several runs (empty if none): each
+    run's goodput and median regain time on each side, and how far each side's runs lie
+    apart (largest / smallest − 1) — Linux against Linux is the repeatability that a
+    simulator-against-Linux difference is to be read beside."""
+    multi = [r for r in rows if r["sim"].runs and r["emu"].runs]
+    if not multi:
+        return ""
+    lines = [
+        "Run to run (seeds 1 … N on each side; spread = largest / smallest − 1):",
+        "",
+        "| point | goodput per run sim (Mbit/s) | spread | goodput per run Linux | spread | "
+        "regain per run sim (s) | spread | regain per run Linux (s) | spread |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in multi:
+        cells = [_spread([m.goodput_bps / 1e6 for m in side.runs], ".2f") for side in (r["sim"], r["emu"])] + [
+            _spread([m.regain_s for m in side.runs], ".2f") for side in (r["sim"], r["emu"])
+        ]
+        lines.append(f"| {r['point'].name} | {' | '.join(cells)} |")
     return "\n".join(lines)
