@@ -345,3 +345,25 @@ def test_serial_and_request_response_run_on_real_sockets(tmp_path: Path) -> None
     assert {r[1] for r in rows} == {hosts["s1"], hosts["r1"]}
     times = [float(r[0]) for r in rows]
     assert times == sorted(times)
+
+
+def test_staggered_starts_start_the_kernels_flows_at_the_simulators_times(tmp_path: Path) -> None:
+    """``start = "A..B"``: each Linux flow's first TCP_INFO sample comes just after the start
+    the simulator draws for it (the summary's ``start_s`` on both sides)."""
+    from ecnlab.runner import run
+    from ecnlab.timeseries import read_flows
+
+    over = {"duration": "4s", "warmup": "1s", "sample_interval": "20ms", "seed": 3}
+    import tomllib
+
+    raw = tomllib.loads(SCENARIO.read_text())
+    raw["flows"] = [{**raw["flows"][0], "count": 2, "start": "0.2s..2.5s"}]
+    sim = run(raw, overrides=over).summary
+    res = emulate(raw, out=tmp_path / "stagger", overrides=over)
+    _assert_nothing_left(os.getpid())
+    starts = {f["id"]: f["start_s"] for f in sim["flows"]}
+    assert {f["id"]: f["start_s"] for f in res.summary["flows"]} == starts
+    assert abs(starts["reno_1"] - starts["reno_2"]) > 0.05, starts
+    first = read_flows(tmp_path / "stagger").groupby("flow")["t_s"].min()
+    for fid, t in starts.items():
+        assert t <= first[fid] < t + 0.3, (fid, t, first[fid])

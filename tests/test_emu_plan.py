@@ -246,3 +246,31 @@ def test_a_host_that_initiates_flows_differing_in_ecn_is_refused() -> None:
     sc = load_scenario(RFC2884_TESTBED, ['flows[1].initiator="src"'])
     with pytest.raises(ScenarioError, match=r"host server.*initiates ecn"):
         make_plan(sc)
+
+
+def test_emulated_flows_start_where_the_engine_draws_them() -> None:
+    """``start = "A..B"`` draws each flow's start uniformly on its own stream (Floyd 1994's
+    staggered starts); ``emulate`` starts its flows at the same draws (``_core.flow_start_ns``)."""
+    from ecnlab.emu.run import flow_start_ns
+    from ecnlab.runner import run
+
+    raw = {
+        "name": "staggered",
+        "seed": 7,
+        "duration": 3,
+        "topology": {
+            "kind": "dumbbell",
+            "pairs": 1,
+            "access_rate": "100Mbit",
+            "access_delay": "1ms",
+            "bottleneck_rate": "10Mbit",
+            "bottleneck_delay": "10ms",
+        },
+        "flows": [{"name": "bulk", "from": "s1", "to": "r1", "count": 3, "start": "0.5s..2.5s"}],
+    }
+    sc = load_scenario(raw)
+    engine = [round(f["start_s"] * 1e9) for f in run(raw).summary["flows"]]
+    assert [flow_start_ns(sc.seed, k, f) for k, f in enumerate(sc.flows)] == engine
+    assert len(set(engine)) == 3 and all(0.5e9 <= t <= 2.5e9 for t in engine)
+    fixed = load_scenario({**raw, "flows": [{**raw["flows"][0], "start": "1s"}]})
+    assert [flow_start_ns(7, k, f) for k, f in enumerate(fixed.flows)] == [10**9] * 3

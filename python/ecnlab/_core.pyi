@@ -42,13 +42,16 @@ def queue_replay(queue_json: str, ops_json: str, seed: int) -> str:
 def queue_churn(queue_json: str, flows: int, backlog: int, packets: int) -> tuple[float, int]:
     """ns per arrival+departure of one queue at a steady backlog, and the packets that left."""
 
+def flow_start_ns(seed: int, flow_index: int, start_ns: int, spread_ns: int) -> int:
+    """A flow's start as the engine draws it (``start`` = "A..B": A plus a draw on the flow's stream)."""
+
 def router_main(argv: list[str]) -> int:
     """The live-emulation router in this process (Linux builds only; python -m ecnlab.emu.router)."""
 
 class WebSource:
     """The simulator's web application model with a flow's own RNG stream (crates/py)."""
 
-    def __init__(self, params_json: str, seed: int, flow_index: int, start_ns: int) -> None: ...
+    def __init__(self, params_json: str, seed: int, flow_index: int, start_ns: int, spread_ns: int = 0) -> None: ...
     def start(self, now_ns: int) -> tuple[int, int, int | None]:
         """Open the earliest scheduled connection: (connection number, response bytes, next session or None)."""
     def done(self, conn: int, now_ns: int) -> int | None:

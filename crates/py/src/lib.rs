@@ -211,15 +211,18 @@ struct WebSource {
 
 #[pymethods]
 impl WebSource {
-    /// `params_json`: the engine's `WebParams`; the stream is (seed, App, flow_index), as in the engine.
+    /// `params_json`: the engine's `WebParams`; the stream is (seed, App, flow_index), as in the
+    /// engine, which first draws the start from it when `spread_ns` is not zero ([`flow_start_ns`]).
     #[new]
-    fn new(params_json: &str, seed: u64, flow_index: u32, start_ns: u64) -> PyResult<Self> {
+    #[pyo3(signature = (params_json, seed, flow_index, start_ns, spread_ns = 0))]
+    fn new(params_json: &str, seed: u64, flow_index: u32, start_ns: u64, spread_ns: u64) -> PyResult<Self> {
         use ecnlab_sim::rng::{stream, Stream};
         let p: ecnlab_sim::web::WebParams =
             serde_json::from_str(params_json).map_err(|e| EngineError::new_err(format!("web params: {e}")))?;
         ecnlab_sim::web::check(&p).map_err(|(f, v, r)| EngineError::new_err(format!("web {f} = {v}: {r}")))?;
-        let start = ecnlab_wire::Instant(start_ns);
-        Ok(WebSource { web: ecnlab_sim::web::Web::new(p, start), rng: stream(seed, Stream::App, flow_index) })
+        let mut rng = stream(seed, Stream::App, flow_index);
+        let start = ecnlab_wire::Instant(ecnlab_sim::app::draw_start(start_ns, spread_ns, &mut rng));
+        Ok(WebSource { web: ecnlab_sim::web::Web::new(p, start), rng })
     }
 
     /// The earliest scheduled connection start opens at `now_ns`: returns
@@ -255,11 +258,20 @@ fn router_main(py: Python<'_>, argv: Vec<String>) -> u8 {
     py.detach(|| ecnlab_emu::router::main(&argv))
 }
 
+/// Flow `flow_index`'s start in a run with `seed`, as the engine draws it: `start_ns`, plus
+/// a uniform draw from `0..=spread_ns` on the flow's stream (`ecnlab_sim::app::draw_start`).
+#[pyfunction]
+fn flow_start_ns(seed: u64, flow_index: u32, start_ns: u64, spread_ns: u64) -> u64 {
+    use ecnlab_sim::rng::{stream, Stream};
+    ecnlab_sim::app::draw_start(start_ns, spread_ns, &mut stream(seed, Stream::App, flow_index))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(target_os = "linux")]
     m.add_function(wrap_pyfunction!(router_main, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_start_ns, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_split, m)?)?;
     m.add_function(wrap_pyfunction!(default_tcp_config, m)?)?;

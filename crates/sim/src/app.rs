@@ -85,6 +85,16 @@ pub struct FlowState {
     pub live_conn: Option<(u32, u32)>,
 }
 
+/// A flow's start: `start_ns`, plus a draw from `0..=spread_ns` when the spread is not zero,
+/// the first draw from the flow's stream (`rng::stream(seed, Stream::App, flow index)`).
+/// `ecnlab emulate` starts its flows through the same rule (`_core.flow_start_ns`).
+pub fn draw_start(start_ns: u64, spread_ns: u64, rng: &mut SimRng) -> u64 {
+    if spread_ns == 0 {
+        return start_ns;
+    }
+    start_ns + rng.random_range(0..=spread_ns)
+}
+
 /// What the simulator should do after an application reaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AppAction {
@@ -99,14 +109,14 @@ impl FlowState {
     /// `rng` is the flow's stream (`rng::stream(seed, Stream::App, flow index)`);
     /// the start time is drawn from it first when the spec gives a spread.
     pub fn new(spec: &FlowSpec, tcp: Arc<TcpConfig>, src: u32, dst: u32, mut rng: SimRng) -> Self {
-        let spread = if spec.start_spread_ns > 0 { rng.random_range(0..=spec.start_spread_ns) } else { 0 };
+        let start_ns = draw_start(spec.start_ns, spec.start_spread_ns, &mut rng);
         let telnet = match spec.app {
             AppSpec::Telnet { interarrival, mean_interarrival_ns, write_bytes } => {
                 Some(Telnet::new(interarrival, mean_interarrival_ns, write_bytes))
             }
             _ => None,
         };
-        let start = Instant(spec.start_ns + spread);
+        let start = Instant(start_ns);
         let web = match spec.app {
             AppSpec::Web(p) => Some(Web::new(p, start)),
             _ => None,

@@ -202,7 +202,10 @@ def _start_flows(
         for side, host, peer, sends in (("src", f.src, f.dst, True), ("dst", f.dst, f.src, False)):
             listens = src_listens == (side == "src")
             cfg = _end_config(sc, f, plan, host, peer, port, sends, listens)
-            cfg.update(seed=sc.seed, flow_index=k)  # web: the flow's RNG stream, as in the engine
+            # The flow's RNG stream, as in the engine: its start ("A..B" draws on it first), web's sessions.
+            start_ns = flow_start_ns(sc.seed, k, f)
+            cfg.update(seed=sc.seed, flow_index=k, start_s=start_ns / 1e9, start_ns=start_ns)
+            cfg.update(start_base_ns=f.start_ns, start_spread_ns=f.start_spread_ns)
             cfg["netns"] = ns.names[host]
             argv = [*ns.exec_prefix(host), sys.executable, "-m", "ecnlab.emu.traffic", json.dumps(cfg)]
             entry = (argv, (f.id, side))
@@ -216,6 +219,13 @@ def _start_flows(
     for p, key in initiators:  # each says it is ready (imports done), so t0 is not missed
         read_line(p, 30, f"flow {key[0]} {key[1]} start")
     return ends + initiators
+
+
+def flow_start_ns(seed: int, k: int, f: Flow) -> int:
+    """Flow ``k``'s start as ``ecnlab run`` draws it (``start = "A..B"``: uniform on the flow's stream)."""
+    from ecnlab._core import flow_start_ns as draw
+
+    return draw(seed, k, f.start_ns, f.start_spread_ns)
 
 
 def _end_config(

@@ -135,11 +135,18 @@ def _per_host(sc: Scenario, f: Flow, host: str, counters: dict[str, int], key: s
     return int(counters.get(key, 0))
 
 
+def _start_s(sc: Scenario, f: Flow) -> float:
+    """The flow's start as the run drew it (``start = "A..B"``: the engine's draw, emu/run.py)."""
+    from ecnlab._core import flow_start_ns
+
+    return flow_start_ns(sc.seed, sc.flows.index(f), f.start_ns, f.start_spread_ns) / 1e9
+
+
 def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
     snd, rcv = raw["ends"][(f.id, "src")], raw["ends"][(f.id, "dst")]
     infos = snd["infos"]
     span = (sc.duration_ns - sc.warmup_ns) / 1e9
-    start = f.start_ns / 1e9
+    start = _start_s(sc, f)
     done = _completion(f, snd, rcv)
     if done is not None and done > start:  # the simulator's: a finished flow's bytes over its own time
         goodput = rcv["bytes_at_end"] * 8 / (done - start)

@@ -112,9 +112,10 @@ class _Client:
 
         params = {k: v for k, v in cfg["app"].items() if k != "kind"}
         self.t0: float = cfg["t0"]
-        start_ns = round(cfg["start_s"] * 1e9)
+        start_ns = cfg.get("start_ns", round(cfg["start_s"] * 1e9))  # drawn as the engine draws it (emu/run.py)
         self.end_ns = round(cfg["duration_s"] * 1e9)
-        self.src = WebSource(json.dumps(params), cfg["seed"], cfg["flow_index"], start_ns)
+        base, spread = cfg.get("start_base_ns", start_ns), cfg.get("start_spread_ns", 0)
+        self.src = WebSource(json.dumps(params), cfg["seed"], cfg["flow_index"], base, spread)
         self.pending = [start_ns]  # the model schedules exactly what its calls return
         self.wake = asyncio.Event()
         self.counter = counter
