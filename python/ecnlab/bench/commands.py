@@ -47,6 +47,13 @@ def add_parsers(sub: Any) -> None:
     fidelity.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table to FILE")
     fidelity.add_argument("--points", metavar="TEXT", help="only the points whose name contains TEXT (e.g. 50M-80ms)")
     fidelity.add_argument(
+        "--stagger",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="start each flow at a draw from [0, S] seconds, the same on both sides (default 0: all at once)",
+    )
+    fidelity.add_argument(
         "--series", type=Path, metavar="DIR", help="write each point's flow time series (sim and Linux) into DIR"
     )
     fidelity.add_argument(
@@ -279,10 +286,17 @@ def _dctcp_ns3(args: argparse.Namespace) -> int:
 def _fidelity(args: argparse.Namespace) -> int:
     import os
 
-    from ecnlab.bench.fidelity import HEADER, format_row, format_spread, format_table, run_fidelity
+    from ecnlab.bench.fidelity import HEADER, format_row, format_spread, format_table, run_fidelity, run_length
 
     if args.seconds is not None and not 3 <= args.seconds <= 3600:
         print(f"ecnlab: error: --seconds = {args.seconds}: must be between 3 and 3600", file=sys.stderr)
+        return 2
+    _, warm = run_length(args.seconds, args.quick)
+    if not 0 <= args.stagger < warm:
+        print(
+            f"ecnlab: error: --stagger = {args.stagger}: must be at least 0 and below the warm-up ({warm:g} s)",
+            file=sys.stderr,
+        )
         return 2
     if not 1 <= args.runs <= 100:
         print(f"ecnlab: error: --runs = {args.runs}: must be between 1 and 100", file=sys.stderr)
@@ -297,7 +311,14 @@ def _fidelity(args: argparse.Namespace) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     points = run_fidelity(
-        args.cc, args.quick, log, seconds=args.seconds, only=args.points, series=args.series, runs=args.runs
+        args.cc,
+        args.quick,
+        log,
+        seconds=args.seconds,
+        only=args.points,
+        series=args.series,
+        runs=args.runs,
+        stagger=args.stagger,
     )
     for row in points:
         rows.append(row)

@@ -180,8 +180,10 @@ def _queue(p: Point) -> dict[str, Any]:
     return {"kind": p.queue}
 
 
-def scenario(p: Point, seconds: float, warmup: float, seed: int = 1) -> dict[str, Any]:
-    """The scenario both sides run (see the module doc); ``seed``: the queues' random streams."""
+def scenario(p: Point, seconds: float, warmup: float, seed: int = 1, stagger: float = 0.0) -> dict[str, Any]:
+    """The scenario both sides run (see the module doc); ``seed``: the queues' random streams and
+    the flows' starts; ``stagger`` > 0: each flow starts at a uniform draw from [0, stagger] s
+    (the same draws on both sides), else all at 0."""
     return {
         "name": f"fidelity-{p.name}",
         "seed": seed,
@@ -199,8 +201,12 @@ def scenario(p: Point, seconds: float, warmup: float, seed: int = 1) -> dict[str
         },
         "tcp": {"personality": "linux", "recovery": p.recovery, "cc": p.cc, "ecn": p.ecn, "rwnd": "16MiB"},
         "output": {"timeseries_links": [BOTTLENECK], "timeseries_flows": ["*"]},
-        "flows": [{"name": "bulk", "from": "s1", "to": "r1", "count": p.flows}],
+        "flows": [{"name": "bulk", "from": "s1", "to": "r1", "count": p.flows, "start": _start(stagger)}],
     }
+
+
+def _start(stagger: float) -> float | str:
+    return f"0s..{stagger}s" if stagger > 0 else 0.0
 
 
 def _flow_totals(summary: dict[str, Any]) -> tuple[float, int, int]:
@@ -222,13 +228,15 @@ def _reductions(flows: pd.DataFrame, mss: float, warmup: float, keep: Path | Non
     return tuple(frame_reductions(flows, mss=mss, after_s=warmup))
 
 
-def measure_sim(p: Point, seconds: float, warmup: float, keep: Path | None = None, seed: int = 1) -> Measure:
+def measure_sim(
+    p: Point, seconds: float, warmup: float, keep: Path | None = None, seed: int = 1, stagger: float = 0.0
+) -> Measure:
     """The simulator's side; ``keep``: write its flow time series to this Parquet file."""
     from ecnlab.config import load_scenario
     from ecnlab.runner import run
     from ecnlab.timeseries import QUEUES_FILE
 
-    sc = scenario(p, seconds, warmup, seed)
+    sc = scenario(p, seconds, warmup, seed, stagger)
     res = run(sc)
     q = next(x for x in res.summary["queues"] if x["link"] == BOTTLENECK)
     series = res.series[QUEUES_FILE].to_pydict()
@@ -240,11 +248,13 @@ def measure_sim(p: Point, seconds: float, warmup: float, keep: Path | None = Non
     return Measure(goodput, int(total - series[key][at]), rtx, tos, float(q["avg_qlen_pkts"]), reds)
 
 
-def measure_emu(p: Point, seconds: float, warmup: float, keep: Path | None = None, seed: int = 1) -> Measure:
+def measure_emu(
+    p: Point, seconds: float, warmup: float, keep: Path | None = None, seed: int = 1, stagger: float = 0.0
+) -> Measure:
     """Real Linux's side; ``keep``: write its flow time series (``TCP_INFO`` samples) there."""
     from ecnlab.emu.run import emulate
 
-    sc = scenario(p, seconds, warmup, seed)
+    sc = scenario(p, seconds, warmup, seed, stagger)
     # The live router samples no queue series (it notes the counters at the warm-up); the
     # senders sample their TCP_INFO.
     sc["output"] = {"timeseries_flows": ["*"]}
@@ -287,6 +297,13 @@ def verdict(p: Point, sim: Measure, emu: Measure) -> str:
     return "ok" if not miss else "; ".join(miss)
 
 
+def run_length(seconds: float | None, quick: bool) -> tuple[float, float]:
+    """A run's length and warm-up, seconds: ``seconds`` (default 30; 10 with ``quick``), the
+    warm-up a third of it, at most 5 s."""
+    secs = seconds if seconds is not None else (10.0 if quick else 30.0)
+    return secs, min(5.0, secs / 3)
+
+
 def run_fidelity(
     kind: str,
     quick: bool,
@@ -296,14 +313,15 @@ def run_fidelity(
     only: str | None = None,
     series: Path | None = None,
     runs: int = 1,
+    stagger: float = 0.0,
 ) -> Iterator[dict[str, Any]]:
     """Each point's row (both sides' measures, the ratios and the verdict), as it finishes;
     ``only``: the points whose name contains it; ``series``: a directory for each point's flow
     time series (``NAME-sim.parquet``, ``NAME-linux.parquet``, ``-K`` before the suffix for
     run K when ``runs`` > 1); ``runs``: runs per side, seeds 1 … runs (the queues' random
-    streams; Linux's timing differs run to run anyway), compared by their means."""
-    secs = seconds if seconds is not None else (10.0 if quick else 30.0)
-    warm = min(5.0, secs / 3)
+    streams; Linux's timing differs run to run anyway), compared by their means; ``stagger``: the
+    flows' starts drawn from [0, stagger] s by each seed (:func:`scenario`)."""
+    secs, warm = run_length(seconds, quick)
     for p in grid(kind, quick):
         if only is not None and only not in p.name:
             continue
@@ -315,8 +333,8 @@ def run_fidelity(
             keep = {
                 side: None if series is None else series / f"{p.name}-{side}{tag}.parquet" for side in ("sim", "linux")
             }
-            sims.append(measure_sim(p, secs, warm, keep["sim"], seed))
-            emus.append(measure_emu(p, secs, warm, keep["linux"], seed))
+            sims.append(measure_sim(p, secs, warm, keep["sim"], seed, stagger))
+            emus.append(measure_emu(p, secs, warm, keep["linux"], seed, stagger))
         sim, emu = Measure.mean(sims), Measure.mean(emus)
         row = {"point": p, "sim": sim, "emu": emu, "verdict": verdict(p, sim, emu), "seconds": secs, "warmup": warm}
         yield {**row, "runs": runs}
