@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -354,8 +355,6 @@ def test_staggered_starts_start_the_kernels_flows_at_the_simulators_times(tmp_pa
     from ecnlab.timeseries import read_flows
 
     over = {"duration": "4s", "warmup": "1s", "sample_interval": "20ms", "seed": 3}
-    import tomllib
-
     raw = tomllib.loads(SCENARIO.read_text())
     raw["flows"] = [{**raw["flows"][0], "count": 2, "start": "0.2s..2.5s"}]
     sim = run(raw, overrides=over).summary

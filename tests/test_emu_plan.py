@@ -251,7 +251,7 @@ def test_a_host_that_initiates_flows_differing_in_ecn_is_refused() -> None:
 def test_emulated_flows_start_where_the_engine_draws_them() -> None:
     """``start = "A..B"`` draws each flow's start uniformly on its own stream (Floyd 1994's
     staggered starts); ``emulate`` starts its flows at the same draws (``_core.flow_start_ns``)."""
-    from ecnlab.emu.run import flow_start_ns
+    from ecnlab.emu.plan import flow_start_ns
     from ecnlab.runner import run
 
     raw = {

@@ -18,7 +18,7 @@ from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec
 from ecnlab.model import Flow, Scenario, TcpSpec
 
-__all__ = ["HostPlan", "Plan", "make_plan", "LINUX_CC"]
+__all__ = ["HostPlan", "Plan", "make_plan", "flow_start_ns", "LINUX_CC"]
 
 #: scenario ``tcp.recovery`` → (the namespace's default congestion control, net.ipv4.tcp_sack).
 #: Linux recovers with NewReno partial-ACK handling (RFC 6582) even without SACK; Tahoe has
@@ -214,3 +214,10 @@ def _shortest_path(spec: dict[str, Any], src: str, dst: str) -> list[int]:
         node, li = prev[node]
         path.append(li)
     return path[::-1]
+
+
+def flow_start_ns(seed: int, k: int, f: Flow) -> int:
+    """Flow ``k``'s start as ``ecnlab run`` draws it (``start = "A..B"``: uniform on the flow's stream)."""
+    from ecnlab._core import flow_start_ns as draw
+
+    return draw(seed, k, f.start_ns, f.start_spread_ns)

@@ -22,7 +22,7 @@ from ecnlab import timeseries
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.emu import bpf
 from ecnlab.emu.netns import EmulationError, Namespaces
-from ecnlab.emu.plan import Plan, make_plan
+from ecnlab.emu.plan import Plan, flow_start_ns, make_plan
 from ecnlab.emu.procs import Processes, read_line, terminate_on_sigterm
 from ecnlab.emu.summary import build_emu_summary
 from ecnlab.flows import captured_links, pcap_file
@@ -219,13 +219,6 @@ def _start_flows(
     for p, key in initiators:  # each says it is ready (imports done), so t0 is not missed
         read_line(p, 30, f"flow {key[0]} {key[1]} start")
     return ends + initiators
-
-
-def flow_start_ns(seed: int, k: int, f: Flow) -> int:
-    """Flow ``k``'s start as ``ecnlab run`` draws it (``start = "A..B"``: uniform on the flow's stream)."""
-    from ecnlab._core import flow_start_ns as draw
-
-    return draw(seed, k, f.start_ns, f.start_spread_ns)
 
 
 def _end_config(

@@ -17,7 +17,7 @@ import platform
 from typing import Any
 
 from ecnlab import __version__
-from ecnlab.emu.plan import Plan
+from ecnlab.emu.plan import Plan, flow_start_ns
 from ecnlab.model import Flow, Scenario
 from ecnlab.results import FORMAT_VERSION, git_commit, jain
 from ecnlab.schema import keys, record
@@ -36,7 +36,7 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
     commit, dirty = git_commit()
     router = raw["router"]
     end_links = {link["link"]: link for link in router["end"]["links"]}
-    flows = [_flow(sc, f, raw) for f in sc.flows]
+    flows = [_flow(sc, k, f, raw) for k, f in enumerate(sc.flows)]
     forwarded = sum(link["packets"] for link in end_links.values())
     summary: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
@@ -135,18 +135,11 @@ def _per_host(sc: Scenario, f: Flow, host: str, counters: dict[str, int], key: s
     return int(counters.get(key, 0))
 
 
-def _start_s(sc: Scenario, f: Flow) -> float:
-    """The flow's start as the run drew it (``start = "A..B"``: the engine's draw, emu/run.py)."""
-    from ecnlab._core import flow_start_ns
-
-    return flow_start_ns(sc.seed, sc.flows.index(f), f.start_ns, f.start_spread_ns) / 1e9
-
-
-def _flow(sc: Scenario, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
+def _flow(sc: Scenario, k: int, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
     snd, rcv = raw["ends"][(f.id, "src")], raw["ends"][(f.id, "dst")]
     infos = snd["infos"]
     span = (sc.duration_ns - sc.warmup_ns) / 1e9
-    start = _start_s(sc, f)
+    start = flow_start_ns(sc.seed, k, f) / 1e9  # as the run started it (emu/run.py)
     done = _completion(f, snd, rcv)
     if done is not None and done > start:  # the simulator's: a finished flow's bytes over its own time
         goodput = rcv["bytes_at_end"] * 8 / (done - start)
