@@ -178,6 +178,7 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
         "fin_with_data": False,
         "growth_arith": "rfc5681",
         "tso": "none",
+        "rcv_autotune": "off",
         "rack": False,
         "tlp": False,
         "sack_recover_guard": True,
@@ -472,3 +473,19 @@ def test_tso_reaches_the_engine_and_a_bad_value_names_the_field() -> None:
     with pytest.raises(ScenarioError) as e:
         _load(SMALL.replace("[tcp]\n", '[tcp]\ntso = "gso"\n'))
     assert "tcp.tso" in str(e.value) and "none" in str(e.value) and "linux" in str(e.value)
+
+
+def test_rcv_autotune_reaches_the_engine_off_in_every_personality() -> None:
+    """`tcp.rcv_autotune = "linux"` (crates/tcp/src/rcvbuf.rs) is passed to every flow's
+    engine config; no personality turns it on yet (docs/emulation.md, "The receive window
+    Linux autotunes"); anything but "off" or "linux" is refused naming the key."""
+    spec = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\nrcv_autotune = "linux"\n')))
+    assert {f["tcp"]["rcv_autotune"] for f in spec["flows"]} == {"linux"}
+    per = {
+        n: engine_spec(_load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{n}"\n')))["flows"][0]["tcp"]
+        for n in ("rfc", "ns2", "linux")
+    }
+    assert {n: t["rcv_autotune"] for n, t in per.items()} == {"rfc": "off", "ns2": "off", "linux": "off"}
+    with pytest.raises(ScenarioError) as e:
+        _load(SMALL.replace("[tcp]\n", '[tcp]\nrcv_autotune = "drs"\n'))
+    assert "tcp.rcv_autotune" in str(e.value) and "off" in str(e.value) and "linux" in str(e.value)

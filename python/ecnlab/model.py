@@ -111,6 +111,7 @@ class TcpSpec:
     rto_arith: str = "rfc6298"
     growth_arith: str = "rfc5681"  # how an ACK grows cwnd: RFC 5681/3465 or Linux's (acked_sacked, tcp_slow_start)
     tso: str = "none"  # segments one by one, or in Linux's TSO/GSO bursts (tcp_tso_autosize, tcp_tso_should_defer)
+    rcv_autotune: str = "off"  # the window offered: rwnd throughout, or Linux's autotuning (tcp_rcv_space_adjust)
     clock_phase_ns: int = 0
     ecn_backoff: bool = False
     ack_ce_at_once: bool = True
@@ -167,6 +168,8 @@ NS2_RULE_KEYS = (
     "growth_arith",
     # Bursts as Linux's TSO/GSO buffers (crates/tcp/src/tso.rs): none or linux.
     "tso",
+    # The receive window offered (crates/tcp/src/rcvbuf.rs): off (rwnd) or linux (autotuned).
+    "rcv_autotune",
     "rack",
     "tlp",
     "sack_recover_guard",

@@ -38,6 +38,7 @@ WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
 RTO_ARITHS = ("rfc6298", "ns2", "linux")  # TcpConfig::rto_arith
 GROWTH_ARITHS = ("rfc5681", "linux")  # TcpConfig::growth_arith
 TSO_MODES = ("none", "linux")  # TcpConfig::tso (crates/tcp/src/tso.rs)
+RCV_AUTOTUNE_MODES = ("off", "linux")  # TcpConfig::rcv_autotune (crates/tcp/src/rcvbuf.rs)
 SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
 TCP_ECN_MODES = ("off", "classic", "ecn+", "accecn")
@@ -96,6 +97,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "rto_arith": ("rto_arith", choice(RTO_ARITHS)),
     "growth_arith": ("growth_arith", choice(GROWTH_ARITHS)),
     "tso": ("tso", choice(TSO_MODES)),
+    "rcv_autotune": ("rcv_autotune", choice(RCV_AUTOTUNE_MODES)),
     "clock_phase": ("clock_phase_ns", _dur(False)),
     "ecn_backoff": ("ecn_backoff", boolean),
     "ack_ce_at_once": ("ack_ce_at_once", boolean),

@@ -64,6 +64,7 @@ _NOT_LINUX = {
     "dctcp_arith": "rfc8257",
     "growth_arith": "rfc5681",
     "tso": "none",
+    "rcv_autotune": "off",
 }
 
 # personality -> {TcpSpec attribute: value}

@@ -27,6 +27,16 @@ impl Assembler {
         self.ranges.is_empty()
     }
 
+    /// The right edge of the highest range held (`ooo_last_skb`'s end).
+    pub(crate) fn right_edge(&self) -> Option<u64> {
+        self.ranges.last().map(|r| r.right)
+    }
+
+    /// Bytes held out of order.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.ranges.iter().map(|r| r.right - r.left).sum()
+    }
+
     /// Records `[left, right)` received out of order (merging overlaps and neighbours).
     pub(crate) fn insert(&mut self, left: u64, right: u64) {
         if left >= right {

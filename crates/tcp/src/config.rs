@@ -123,6 +123,18 @@ pub enum Tso {
     Linux,
 }
 
+/// The receive window this endpoint offers (`TcpConfig::rcv_autotune`, `rcvbuf.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RcvAutotune {
+    /// `rwnd_bytes` throughout.
+    #[default]
+    Off,
+    /// Linux's receive-buffer autotuning (Dynamic Right-Sizing): about twice the
+    /// data read in the last round trip, at most `rwnd_bytes` (`rcvbuf.rs`).
+    Linux,
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -259,6 +271,9 @@ pub struct TcpConfig {
     /// Segments in bursts as Linux's TSO/GSO sends them, or one by one (`Tso`).
     #[serde(default)]
     pub tso: Tso,
+    /// The receive window: `rwnd_bytes` throughout, or autotuned as Linux's (`RcvAutotune`).
+    #[serde(default)]
+    pub rcv_autotune: RcvAutotune,
     /// `rto_arith = ns2`: the phase of the TCP clock, < `clock_granularity_ns`
     /// (ns-2's `boot_time_`, one uniform draw of a tick per agent).
     #[serde(default)]
@@ -568,6 +583,7 @@ impl Default for TcpConfig {
             rto_arith: RtoArith::Rfc6298,
             growth_arith: GrowthArith::Rfc5681,
             tso: Tso::None,
+            rcv_autotune: RcvAutotune::Off,
             clock_phase_ns: 0,
             ecn_backoff: false,
             ack_ce_at_once: true,

@@ -32,7 +32,8 @@
 
 use crate::accecn::{self, AccEcnRecv, EcnFeedback};
 use crate::cc::CongestionControl;
-use crate::config::{CcKind, EcnMode, Recovery, TcpConfig};
+use crate::config::{CcKind, EcnMode, RcvAutotune, Recovery, TcpConfig};
+use crate::rcvbuf;
 use crate::recv::{EcnEcho, PeerFin, Receiver};
 use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
 use crate::stats::TcpStats;
@@ -179,6 +180,7 @@ impl Connection {
                 Duration(cfg.delack_timeout_ns),
                 cfg.ack_ce_at_once,
                 cfg.cc == CcKind::Dctcp,
+                cfg.rwnd_bytes,
             ),
             neg: Negotiated {
                 mss: cfg.mss,
@@ -272,7 +274,7 @@ impl Connection {
             self.rcv.echo = EcnEcho::SynAckCe;
         }
         self.rcv.ack_now();
-        self.establish(seg.window);
+        self.establish(now, seg.window);
     }
 
     /// Server, SYN-RECEIVED: the ACK of our SYN-ACK (possibly with data).
@@ -286,7 +288,7 @@ impl Connection {
             a.on_handshake_ack(seg);
         }
         self.handshake_rtt_sample(now);
-        self.establish(seg.window);
+        self.establish(now, seg.window);
         if ect && seg.flags.ece() {
             // RFC 5562 §3.2: the ECN-capable SYN-ACK was marked; start with one segment.
             self.stats.ecn_reductions += 1;
@@ -302,8 +304,21 @@ impl Connection {
         self.hs = Handshake::Idle;
     }
 
-    fn establish(&mut self, peer_rwnd: u32) {
+    /// The window a SYN or SYN-ACK offers: `rwnd`, or Linux's first window (`rcvbuf.rs`).
+    fn handshake_window(&self) -> u32 {
+        match self.cfg.rcv_autotune {
+            RcvAutotune::Off => self.cfg.rwnd_bytes,
+            RcvAutotune::Linux => {
+                rcvbuf::initial_window(u64::from(self.cfg.rwnd_bytes), u64::from(self.cfg.mss)) as u32
+            }
+        }
+    }
+
+    fn establish(&mut self, now: Instant, peer_rwnd: u32) {
         let n = self.neg;
+        if self.cfg.rcv_autotune == RcvAutotune::Linux {
+            self.rcv.start_autotune(now, self.snd.rtt.srtt());
+        }
         // `accecn.rs`: with the AccECN option on data segments, the SMSS leaves it room.
         let smss = n.mss - self.rcv.accecn.as_ref().map_or(0, |a| a.data_room()).min(n.mss / 2);
         self.snd.establish(&self.cfg, smss, n.sack, n.fb, peer_rwnd);
@@ -399,7 +414,7 @@ impl Connection {
     fn send_handshake(&mut self, now: Instant, retransmit: bool) -> Segment {
         let mut seg = Segment {
             mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
-            window: self.cfg.rwnd_bytes,
+            window: self.handshake_window(),
             retransmit,
             ..Segment::default()
         };
@@ -481,7 +496,7 @@ impl Connection {
             flags: TcpFlags::ACK,
             seq: self.snd.nxt,
             ack,
-            window: self.cfg.rwnd_bytes,
+            window: self.rcv.window(),
             ecn: self.control_ecn(),
             ..Segment::default()
         };
@@ -499,7 +514,7 @@ impl Connection {
         seg.ack = ack;
         seg.flags = fb.apply(seg.flags | TcpFlags::ACK);
         seg.sack = sack;
-        seg.window = self.cfg.rwnd_bytes;
+        seg.window = self.rcv.window();
         if let Some(a) = self.rcv.accecn.as_mut() {
             // RFC 9768 §3.2.3.3 (`accecn.rs`); a data segment keeps payload + option within the MSS.
             let mss_room = if seg.payload_len > 0 { self.neg.mss.saturating_sub(seg.payload_len) } else { u32::MAX };

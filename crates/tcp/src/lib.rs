@@ -32,6 +32,7 @@ mod pacing;
 mod prr;
 mod quench;
 mod rack;
+mod rcvbuf;
 mod recovery;
 mod recv;
 mod rtt;
@@ -48,7 +49,7 @@ pub use accecn::EcnFeedback;
 pub use cc::CubicState;
 pub use config::{
     window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, GrowthArith, HyStartMode,
-    NewRenoTimer, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso, WindowArith,
+    NewRenoTimer, RcvAutotune, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso, WindowArith,
 };
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;

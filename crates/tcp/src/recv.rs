@@ -30,6 +30,7 @@
 
 use crate::accecn::{AccEcnRecv, EcnFeedback, DATA_ROOM};
 use crate::assembler::Assembler;
+use crate::rcvbuf::{Autotune, OutOfOrder};
 use crate::stats::TcpStats;
 use ecnlab_wire::{Duration, Ecn, Instant, SackBlocks, Segment, TcpFlags};
 
@@ -79,6 +80,11 @@ impl Feedback {
     }
 }
 
+/// What `ooo` holds above `rcv_nxt`, for the autotuned window (`rcvbuf.rs`).
+fn out_of_order(ooo: &Assembler, rcv_nxt: u64) -> OutOfOrder {
+    OutOfOrder { span: ooo.right_edge().map_or(0, |r| r - rcv_nxt), bytes: ooo.bytes() }
+}
+
 /// The peer's FIN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum PeerFin {
@@ -122,11 +128,16 @@ pub(crate) struct Receiver {
     ooo: Assembler,
     /// AccECN negotiated: the ACE counter (`accecn.rs`) instead of the echo.
     pub(crate) accecn: Option<AccEcnRecv>,
+    /// The window offered: `rwnd` (`None`) or Linux's autotuning (`rcvbuf.rs`).
+    autotune: Option<Autotune>,
+    rwnd: u64,
 }
 
 impl Receiver {
-    pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_at_once: bool, dctcp: bool) -> Self {
+    pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_at_once: bool, dctcp: bool, rwnd: u32) -> Self {
         Receiver {
+            autotune: None,
+            rwnd: u64::from(rwnd),
             rcv_nxt: 0,
             ooo: Assembler::default(),
             sack: false,
@@ -154,6 +165,20 @@ impl Receiver {
         self.sack = sack;
         self.echo = if fb == EcnFeedback::Off { EcnEcho::Disabled } else { EcnEcho::Quiet };
         self.accecn = accecn.filter(|_| fb == EcnFeedback::AccEcn);
+    }
+
+    /// Linux's window autotuning from now on (`rcvbuf.rs`); `rtt`: the handshake's.
+    pub(crate) fn start_autotune(&mut self, now: Instant, rtt: Option<Duration>) {
+        self.autotune = Some(Autotune::new(self.rwnd, self.mss, self.sack, now, self.rcv_nxt, rtt));
+    }
+
+    /// The window the next ACK offers, bytes.
+    pub(crate) fn window(&mut self) -> u32 {
+        let w = match self.autotune.as_mut() {
+            Some(a) => a.window(self.rcv_nxt, out_of_order(&self.ooo, self.rcv_nxt)),
+            None => self.rwnd,
+        };
+        w.min(u64::from(u32::MAX)) as u32
     }
 
     /// AccECN: a segment without payload or FIN (`on_segment` takes the others)
@@ -184,6 +209,9 @@ impl Receiver {
         let before = self.rcv_nxt;
         if seg.payload_len > 0 {
             immediate |= self.on_payload(seg.seq, seg.seq + seg.payload_len as u64);
+            if let Some(a) = self.autotune.as_mut().filter(|_| self.rcv_nxt > before || seg.seq > before) {
+                a.on_data(now, self.rcv_nxt, self.rcv_nxt > before, out_of_order(&self.ooo, self.rcv_nxt));
+            }
         }
         let mut out = Delivered { bytes: self.rcv_nxt - before, fin: false };
         self.bytes_received += out.bytes;
