@@ -128,16 +128,17 @@ pub(crate) struct Receiver {
     ooo: Assembler,
     /// AccECN negotiated: the ACE counter (`accecn.rs`) instead of the echo.
     pub(crate) accecn: Option<AccEcnRecv>,
-    /// The window offered: `rwnd` (`None`) or Linux's autotuning (`rcvbuf.rs`).
-    autotune: Option<Autotune>,
-    rwnd: u64,
+    /// The window offered: `rwnd` (`None`) or Linux's autotuning (`rcvbuf.rs`;
+    /// boxed: a pointer's room in every connection that does not autotune).
+    autotune: Option<Box<Autotune>>,
+    rwnd: u32,
 }
 
 impl Receiver {
     pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_at_once: bool, dctcp: bool, rwnd: u32) -> Self {
         Receiver {
             autotune: None,
-            rwnd: u64::from(rwnd),
+            rwnd,
             rcv_nxt: 0,
             ooo: Assembler::default(),
             sack: false,
@@ -169,16 +170,16 @@ impl Receiver {
 
     /// Linux's window autotuning from now on (`rcvbuf.rs`); `rtt`: the handshake's.
     pub(crate) fn start_autotune(&mut self, now: Instant, rtt: Option<Duration>) {
-        self.autotune = Some(Autotune::new(self.rwnd, self.mss, self.sack, now, self.rcv_nxt, rtt));
+        let rwnd = u64::from(self.rwnd);
+        self.autotune = Some(Box::new(Autotune::new(rwnd, self.mss, self.sack, now, self.rcv_nxt, rtt)));
     }
 
     /// The window the next ACK offers, bytes.
     pub(crate) fn window(&mut self) -> u32 {
-        let w = match self.autotune.as_mut() {
-            Some(a) => a.window(self.rcv_nxt, out_of_order(&self.ooo, self.rcv_nxt)),
+        match self.autotune.as_mut() {
+            Some(a) => a.window(self.rcv_nxt, out_of_order(&self.ooo, self.rcv_nxt)).min(u64::from(u32::MAX)) as u32,
             None => self.rwnd,
-        };
-        w.min(u64::from(u32::MAX)) as u32
+        }
     }
 
     /// AccECN: a segment without payload or FIN (`on_segment` takes the others)
