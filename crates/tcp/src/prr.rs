@@ -24,8 +24,18 @@
 //! | DeliveredData without SACK | estimated from duplicate ACKs (one SMSS each) and the advance of snd.una less what they counted | the same with `dupacks_as_sacks` (`tcp_add_reno_sack`, `tcp_remove_reno_sacks`: at least one segment per cumulative ACK) |
 //! | grow (the SSRB's + SMSS) | always (PRR-SSRB) | only on an ACK that advanced snd.una and marked no new loss (`FLAG_SND_UNA_ADVANCED && !newly_lost`): without SACK, in CWR; a partial ACK marks the next segment lost. The SACK path here adds it on every ACK, as before |
 //! | first ACK | — | `sndcnt ≥ 1` segment while `prr_out` is 0 ("force a fast retransmit upon entering fast recovery") |
+//! | units | bytes (`prr_delivered`, `prr_out`, `sndcnt`, `RecoverFS`) | whole segments, as Linux counts packets (`prr_delivered`, `prr_out`, `snd_ssthresh`, `prior_cwnd`, `tcp_packets_in_flight`): the ceiling rounds up to a whole segment where bytes leave a fraction of one unsendable |
 //!
-//! Units: bytes throughout.
+//! Units: the state is kept in bytes; [`Prr::on_ack`] computes in whole segments
+//! of `mss` (delivered bytes ÷ mss rounded down, bytes sent and pipe rounded up,
+//! ssthresh and prior cwnd rounded down) and returns cwnd in bytes. Where bytes
+//! and segments part: prior cwnd 20, ssthresh 14 segments, one segment delivered
+//! per ACK — Linux sends ⌈0.7·k⌉ segments after k ACKs (1, 2, 3, 3, 4 …), RFC
+//! 6937's bytes ⌊0.7·k⌋ after the first (1, 1, 2, 2, 3 …), so behind an ECN-Echo
+//! the bytes version holds back up to a segment for the whole reduction.
+//! (Measured against Linux 6.18 through the emulator, FQ-CoDel 10 Mbit/s, 80 ms,
+//! four CUBIC flows: in the first 20 ms after the ECN-Echo Linux sent 0.77
+//! segments per segment delivered, bytes 0.63, whole segments 0.80.)
 
 /// One reduction in progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,15 +66,20 @@ impl Prr {
     /// !newly_lost`).
     pub(crate) fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64, ssrb_grows: bool) -> u64 {
         self.delivered += delivered;
-        let sndcnt = if pipe > ssthresh {
-            (self.delivered * ssthresh).div_ceil(self.prior_cwnd).saturating_sub(self.out)
+        let mss = mss.max(1);
+        // Whole segments, as tcp_cwnd_reduction counts them (the header's table).
+        let (prr_delivered, prr_out) = (self.delivered / mss, self.out.div_ceil(mss));
+        let (in_flight, ssthresh) = (pipe.div_ceil(mss), ssthresh / mss);
+        let sndcnt = if in_flight > ssthresh {
+            let prior_cwnd = (self.prior_cwnd / mss).max(1);
+            (prr_delivered * ssthresh).div_ceil(prior_cwnd).saturating_sub(prr_out)
         } else {
-            let extra = if ssrb_grows { mss } else { 0 };
-            let limit = self.delivered.saturating_sub(self.out).max(delivered) + extra;
-            (ssthresh - pipe).min(limit)
+            let grow = u64::from(ssrb_grows);
+            let limit = prr_delivered.saturating_sub(prr_out).max(delivered / mss) + grow;
+            (ssthresh - in_flight).min(limit)
         };
-        let sndcnt = if self.out == 0 { sndcnt.max(mss) } else { sndcnt };
-        pipe + sndcnt
+        let sndcnt = if self.out == 0 { sndcnt.max(1) } else { sndcnt };
+        pipe + sndcnt * mss
     }
 }
 
@@ -97,7 +112,10 @@ mod tests {
         let mut p = Prr::new(20 * MSS as u32);
         p.on_sent(MSS); // the fast retransmit
         assert_eq!(p.on_ack(MSS, 2 * MSS, 10 * MSS, MSS, true), 2 * MSS + MSS + MSS);
-        assert_eq!(p.on_ack(0, 9 * MSS + 500, 10 * MSS, MSS, true), 10 * MSS, "never above ssthresh");
+        assert_eq!(p.on_ack(0, 9 * MSS, 10 * MSS, MSS, true), 10 * MSS, "never above ssthresh");
+        // Nine and a half segments in flight are ten packets (`tcp_packets_in_flight`):
+        // at ssthresh, nothing more to send.
+        assert_eq!(p.on_ack(0, 9 * MSS + 500, 10 * MSS, MSS, true), 9 * MSS + 500);
     }
 
     /// Linux `tcp_cwnd_reduction`: an ACK that did not advance snd_una (or
@@ -110,6 +128,40 @@ mod tests {
         p.on_sent(MSS);
         assert_eq!(p.on_ack(MSS, 2 * MSS, 10 * MSS, MSS, false), 2 * MSS + MSS, "one delivered, one sent");
         assert_eq!(p.on_ack(MSS, 2 * MSS, 10 * MSS, MSS, true), 2 * MSS + 2 * MSS, "with growth: one more");
+    }
+
+    /// Linux `tcp_cwnd_reduction` counts packets: `sndcnt = div_u64(snd_ssthresh ·
+    /// prr_delivered + prior_cwnd − 1, prior_cwnd) − prr_out`. Prior cwnd 20, ssthresh 14
+    /// (CUBIC's 0.7), one segment delivered per ACK, pipe above ssthresh throughout: after k
+    /// ACKs ⌈0.7·k⌉ segments were sent (RFC 6937's bytes would leave 0.7·k less a fraction
+    /// unsendable: 1, 1, 2, 2, 3, 4, 4, 5).
+    #[test]
+    fn test_proportional_part_rounds_up_to_whole_segments_as_linux_counts_packets() {
+        let mut p = Prr::new(20 * MSS as u32);
+        let (mut sent, mut pipe, mut seq) = (0u64, 20 * MSS, vec![]);
+        for _ in 1..=8u64 {
+            pipe -= MSS;
+            let n = (p.on_ack(MSS, pipe, 14 * MSS, MSS, true) - pipe) / MSS;
+            p.on_sent(n * MSS);
+            pipe += n * MSS;
+            sent += n;
+            seq.push(sent);
+        }
+        assert_eq!(seq, [1, 2, 3, 3, 4, 5, 5, 6], "⌈0.7·k⌉");
+    }
+
+    /// A partly sent segment counts whole in `prr_out` (Linux counts packets), and
+    /// delivered bytes count only whole segments.
+    #[test]
+    fn test_partial_segments_count_as_linux_counts_packets() {
+        let mut p = Prr::new(10 * MSS as u32);
+        // One packet of half a segment out; 1.5 segments delivered count 1:
+        // ⌈1·5/10⌉ = 1, less the 1 packet out = 0.
+        p.on_sent(MSS / 2);
+        assert_eq!(p.on_ack(MSS + MSS / 2, 9 * MSS, 5 * MSS, MSS, true), 9 * MSS);
+        // delivered 2 → ⌈2·5/10⌉ = 1 − 1 = 0; 4 → 2 − 1 = 1
+        assert_eq!(p.on_ack(MSS / 2, 9 * MSS, 5 * MSS, MSS, true), 9 * MSS);
+        assert_eq!(p.on_ack(2 * MSS, 9 * MSS, 5 * MSS, MSS, true), 10 * MSS);
     }
 
     #[test]

@@ -248,9 +248,12 @@ fn sent_per_dupack(net: &Net, from: Instant) -> Vec<usize> {
 /// the same way (one SMSS per duplicate ACK; on the next partial or full ACK
 /// the advance of snd.una less what the duplicate ACKs counted), and its
 /// proportional part sends sndcnt = CEIL(prr_delivered · ssthresh /
-/// RecoverFS) − prr_out while pipe exceeds ssthresh. Segment 40 dropped: after
-/// k duplicate ACKs of the recovery, max(⌈k·SMSS·ssthresh/prior_cwnd⌉, SMSS)
-/// bytes may have been sent (the first is the fast retransmit); once pipe is
+/// RecoverFS) − prr_out while pipe exceeds ssthresh — in bytes, where Linux
+/// counts packets (`sndcnt = div_u64(snd_ssthresh · prr_delivered + prior_cwnd − 1,
+/// prior_cwnd) − prr_out`). Segment 40 dropped: after k duplicate ACKs of the
+/// recovery, max(⌈k·ssthresh/prior_cwnd⌉, 1) segments have been sent (the first
+/// is the fast retransmit; RFC 6937's bytes would allow ⌊⌈k·SMSS·ssthresh/prior_cwnd⌉/SMSS⌋,
+/// half a segment fewer on average); once pipe is
 /// down to ssthresh no duplicate ACK releases more than the one segment it
 /// delivered (Linux adds PRR-SSRB's extra segment only on an ACK that advanced
 /// snd_una); cwnd never exceeds its value before the loss, and the recovery
@@ -270,14 +273,15 @@ fn prr_in_newreno_recovery(delack: bool) {
     let (before, at) = recovery_entry(&net);
     let (prior, ssthresh, mss) = (u64::from(before.cwnd), u64::from(at.ssthresh), u64::from(MSS));
     check(&net, prior >= 16 * mss && ssthresh == prior / 2, "a grown window, halved");
+    let (prior_segs, ssthresh_segs) = (prior / mss, ssthresh / mss);
     let per_ack = sent_per_dupack(&net, at.t);
     check(&net, per_ack.len() >= 8, "duplicate ACKs through the recovery");
     let mut sent = 0;
     for (i, n) in per_ack.iter().take(8).enumerate() {
         sent += *n as u64;
         let k = i as u64 + 1;
-        let allowed = (k * mss * ssthresh).div_ceil(prior).max(mss);
-        check(&net, sent == allowed / mss, &format!("after {k} duplicate ACKs {sent} segments sent"));
+        let allowed = (k * ssthresh_segs).div_ceil(prior_segs).max(1);
+        check(&net, sent == allowed, &format!("after {k} duplicate ACKs {sent} segments sent"));
     }
     check(&net, per_ack.iter().all(|&n| n <= 1), "at most one segment per duplicate ACK");
     let recovery: Vec<_> = net.cc_log.iter().filter(|p| p.ca == CaState::Recovery).collect();
