@@ -152,7 +152,7 @@ def test_several_runs_show_each_run_and_the_spread():
     p = Point(10, 20, 1, "red", True, cc="cubic")
     rows = [{"point": p, "sim": sim, "emu": emu, "verdict": "ok"}]
     spread = format_spread(rows)
-    assert f"| {p.name} | 10.00, 12.00 | 20% | 12.00, 11.00 | 9% | 1.00, 1.50 | 50% | 1.50, — | — |" in spread
+    assert f"| {p.name} | 10.00, 12.00 | 20% | 12.00, 11.00 | 9% | 1.00, 1.50 | 50% | 1.50, — | — | —, — |" in spread
     assert spread in format_table(rows)
     single = {"point": p, "sim": one, "emu": two, "verdict": "ok"}
     assert format_spread([single]) == "" and "Run to run" not in format_table([single])

@@ -286,7 +286,15 @@ def _dctcp_ns3(args: argparse.Namespace) -> int:
 def _fidelity(args: argparse.Namespace) -> int:
     import os
 
-    from ecnlab.bench.fidelity import HEADER, format_row, format_spread, format_table, run_fidelity, run_length
+    from ecnlab.bench.fidelity import (
+        HEADER,
+        format_disturbed,
+        format_row,
+        format_spread,
+        format_table,
+        run_fidelity,
+        run_length,
+    )
 
     if args.seconds is not None and not 3 <= args.seconds <= 3600:
         print(f"ecnlab: error: --seconds = {args.seconds}: must be between 3 and 3600", file=sys.stderr)
@@ -326,6 +334,9 @@ def _fidelity(args: argparse.Namespace) -> int:
     table = format_table(rows)
     ok = sum(r["verdict"] == "ok" for r in rows)
     print(f"{ok} of {len(rows)} points within their targets.")
+    disturbed = format_disturbed(rows)
+    if disturbed:
+        print(f"\n{disturbed}")
     spread = format_spread(rows)
     if spread:
         print(f"\n{spread}")

@@ -35,7 +35,9 @@ The grids (issue 15 for Reno, issue 17 for CUBIC):
   marker at K = max(20, ⌈BDP/7⌉) packets (RFC 8257 §4.1's guideline K > C·RTT/7),
   Linux running ecnlab's BPF DCTCP (``ecnlab.emu.bpf``) where it has none.
 
-Each row also shows the bottleneck's mean queue (packets, after the warm-up).
+Each row also shows the bottleneck's mean queue (packets, after the warm-up). Each Linux
+run's CPU steal is measured (``ecnlab.emu.steal``: time the hypervisor gave this machine's
+vCPUs to others); the runs it disturbed are named under the table and judged all the same.
 
 Targets (issue 15): with SACK, goodput within 5 % and signals within 1.5× at
 every point; NewReno without SACK, goodput within 10 %; CUBIC (issue 17) also the
@@ -53,6 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecnlab.analysis.regain import Reduction, frame_reductions, median_regain_s
+from ecnlab.emu.steal import PEAK_WARN_S, Steal
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,6 +71,7 @@ __all__ = [
     "run_fidelity",
     "format_table",
     "format_spread",
+    "format_disturbed",
 ]
 
 BOTTLENECK = "R1->R2"
@@ -114,6 +118,7 @@ class Measure:
     avg_qlen_pkts: float  # the bottleneck's mean queue after the warm-up
     reductions: tuple[Reduction, ...] = ()  # every flow's window reductions after the warm-up
     runs: tuple[Measure, ...] = ()  # a mean's runs, in seed order (empty for one run)
+    steal: Steal | None = None  # a Linux run's CPU steal (emu/steal.py); None: simulated, a mean, unknown
 
     @property
     def regain_s(self) -> float | None:
@@ -268,7 +273,9 @@ def measure_emu(
     mss = next(iter(s["emulation"]["flows"].values()))["tcp_info"]["snd_mss"]
     reds = _reductions(res.flow_timeseries, mss, warmup, keep)
     signals = int(after["marks" if p.ecn else "drops"])
-    return Measure(goodput, signals, rtx, tos, float(q["avg_qlen_pkts"]), reds)
+    cpu = s["emulation"].get("cpu_steal")
+    steal = None if cpu is None else Steal(cpu["total_s"], cpu["peak_s"])
+    return Measure(goodput, signals, rtx, tos, float(q["avg_qlen_pkts"]), reds, steal=steal)
 
 
 def _ratio(a: float, b: float) -> float:
@@ -335,6 +342,8 @@ def run_fidelity(
             }
             sims.append(measure_sim(p, secs, warm, keep["sim"], seed, stagger))
             emus.append(measure_emu(p, secs, warm, keep["linux"], seed, stagger))
+            if (st := emus[-1].steal) is not None and st.disturbed:
+                log(f"  {p.name}: warning: the hypervisor took {st.peak_s:.2f} s of CPU in one second of this run")
         sim, emu = Measure.mean(sims), Measure.mean(emus)
         row = {"point": p, "sim": sim, "emu": emu, "verdict": verdict(p, sim, emu), "seconds": secs, "warmup": warm}
         yield {**row, "runs": runs}
@@ -386,8 +395,32 @@ def format_row(row: dict[str, Any]) -> str:
 def format_table(rows: list[dict[str, Any]]) -> str:
     ok = sum(r["verdict"] == "ok" for r in rows)
     lines = [HEADER, *(format_row(r) for r in rows), "", f"{ok} of {len(rows)} points within their targets."]
+    disturbed = format_disturbed(rows)
     spread = format_spread(rows)
-    return "\n".join(lines + (["", spread] if spread else []))
+    return "\n".join(lines + (["", disturbed] if disturbed else []) + (["", spread] if spread else []))
+
+
+def _linux_runs(row: dict[str, Any]) -> list[tuple[int, Measure]]:
+    """(seed, measure) of each Linux run of a row."""
+    emu: Measure = row["emu"]
+    return list(enumerate(emu.runs or (emu,), start=1))
+
+
+def format_disturbed(rows: list[dict[str, Any]]) -> str:
+    """The Linux runs during which the hypervisor took more than ``PEAK_WARN_S`` of CPU
+    within one second (empty if none): their timing was not the network's alone."""
+    hits = [
+        f"{r['point'].name}{'' if len(_linux_runs(r)) == 1 else f' (seed {k})'}: {m.steal.peak_s:.2f} s"
+        for r in rows
+        for k, m in _linux_runs(r)
+        if m.steal is not None and m.steal.disturbed
+    ]
+    if not hits:
+        return ""
+    return (
+        f"Linux runs the machine disturbed (CPU stolen by the hypervisor within one second, more than "
+        f"{PEAK_WARN_S:g} s): " + "; ".join(hits) + "."
+    )
 
 
 def _spread(values: list[float | None], fmt: str) -> str:
@@ -411,12 +444,14 @@ def format_spread(rows: list[dict[str, Any]]) -> str:
         "Run to run (seeds 1 … N on each side; spread = largest / smallest − 1):",
         "",
         "| point | goodput per run sim (Mbit/s) | spread | goodput per run Linux | spread | "
-        "regain per run sim (s) | spread | regain per run Linux (s) | spread |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "regain per run sim (s) | spread | regain per run Linux (s) | spread | CPU stolen per Linux run, "
+        "most in one second (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in multi:
         cells = [_spread([m.goodput_bps / 1e6 for m in side.runs], ".2f") for side in (r["sim"], r["emu"])] + [
             _spread([m.regain_s for m in side.runs], ".2f") for side in (r["sim"], r["emu"])
         ]
+        cells.append(", ".join("—" if m.steal is None else f"{m.steal.peak_s:.2f}" for m in r["emu"].runs))
         lines.append(f"| {r['point'].name} | {' | '.join(cells)} |")
     return "\n".join(lines)

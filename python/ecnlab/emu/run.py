@@ -24,6 +24,7 @@ from ecnlab.emu import bpf
 from ecnlab.emu.netns import EmulationError, Namespaces
 from ecnlab.emu.plan import Plan, flow_start_ns, make_plan
 from ecnlab.emu.procs import Processes, read_line, terminate_on_sigterm
+from ecnlab.emu.steal import StealMeter
 from ecnlab.emu.summary import build_emu_summary
 from ecnlab.flows import captured_links, pcap_file
 from ecnlab.lower import resolved_scenario
@@ -161,9 +162,14 @@ def _run(sc: Scenario, plan: Plan, router: list[str], staging: Path) -> dict[str
             assert p.stdin is not None
             p.stdin.write(f"{t0!r}\n")
             p.stdin.flush()
-        _sleep_until(t0 + warmup)
-        tun_warmup = _tun_sample(plan, ns)
-        _sleep_until(t0 + duration)
+        meter = StealMeter()  # the hypervisor's share of the run's CPU time (steal.py)
+        meter.start()
+        try:
+            _sleep_until(t0 + warmup)
+            tun_warmup = _tun_sample(plan, ns)
+            _sleep_until(t0 + duration)
+        finally:
+            stolen = meter.stop()
         at_end = _router_stats(rt)
         tun_end = _tun_sample(plan, ns)
         results = {}
@@ -185,6 +191,7 @@ def _run(sc: Scenario, plan: Plan, router: list[str], staging: Path) -> dict[str
         "tun": tun,
         "tun_window": {"warmup": tun_warmup, "end": tun_end},
         "wall_s": time.perf_counter() - t_wall,
+        "cpu_steal": None if stolen is None else {"total_s": stolen.total_s, "peak_s": stolen.peak_s},
     }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ecnlab import __version__
 from ecnlab.emu.plan import Plan, flow_start_ns
+from ecnlab.emu.steal import PEAK_WARN_S
 from ecnlab.model import Flow, Scenario
 from ecnlab.results import FORMAT_VERSION, git_commit, jain
 from ecnlab.schema import keys, record
@@ -55,6 +56,10 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
         "fairness": jain([float(f["goodput_bps"]) for f in flows if f["kind"] == "bulk"]),
         "emulation": {
             "kernel": platform.release(),
+            # CPU time the hypervisor took from this machine between the traffic's start and its
+            # end, seconds summed over CPUs, and the most within one second (steal.py); null
+            # without /proc/stat.
+            "cpu_steal": raw.get("cpu_steal"),
             "hosts": {h.name: h.addr for h in plan.hosts},
             "router": {
                 # The router's clock (s since it started): the traffic's start (queue averages from
@@ -86,8 +91,9 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
 
 def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
     """What suggests the emulation did not keep up (issue 18): drops at links that touch
-    a host, where the scenario's bottleneck is between routers, and a router delivery
-    lateness whose p99 exceeds ``LATENESS_WARN_US``."""
+    a host, where the scenario's bottleneck is between routers, a router delivery
+    lateness whose p99 exceeds ``LATENESS_WARN_US``, and CPU steal beyond
+    :data:`~ecnlab.emu.steal.PEAK_WARN_S` within one second."""
     hosts = {n.name for n in sc.topology.nodes if n.kind == "host"}
     access = {link.name for link in sc.topology.links if link.src in hosts or link.dst in hosts}
     core = any(link.name not in access for link in sc.topology.links)
@@ -109,6 +115,13 @@ def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
         out.append(
             f"the router delivered packets late (p99 {lat['p99_us']:.0f} µs > {LATENESS_WARN_US:.0f} µs): "
             "it may not have kept up with the configured rates"
+        )
+    steal = summary["emulation"].get("cpu_steal")
+    if steal and steal["peak_s"] > PEAK_WARN_S:
+        out.append(
+            f"the hypervisor took {steal['total_s']:.2f} s of CPU time from this machine during the run "
+            f"(up to {steal['peak_s']:.2f} s within one second > {PEAK_WARN_S:g} s): router and hosts stopped "
+            "together, so RTTs, bursts and the queue's signals may not be the network's; rerun when the host is quiet"
         )
     return out
 
