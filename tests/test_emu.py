@@ -23,6 +23,7 @@ import pytest
 from conftest import ctrl_c_as_in_a_terminal
 from ecnlab.emu import emulate
 from ecnlab.emu.netns import leftovers
+from ecnlab.emu.steal import PEAK_WARN_S
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "emulate-reno-ecn.toml"
@@ -135,7 +136,13 @@ def test_router_is_clean_and_meets_its_rate(ecn_run: dict) -> None:
     # Measured by the receiving kernel: IP bit/s written into r1's TUN device.
     assert 0.9 * 10e6 <= ecn_run["emulation"]["delivered_ip_bps"]["r1"] <= 10e6 * 1.02
     assert router["lateness"]["samples"] > 0 and router["lateness"]["p50_us"] < 1000
-    assert ecn_run["emulation"]["warnings"] == [], "no access-link drops, the router kept up"
+    # The hypervisor's CPU steal is the host's doing, not the emulator's (emu/steal.py): said, not
+    # failed on; while it stole, the router's lateness is the host's too.
+    steal = ecn_run["emulation"]["cpu_steal"]
+    assert steal is not None and 0 <= steal["peak_s"] <= steal["total_s"] + 1e-9
+    host = ("the hypervisor took", "the router delivered packets late") if steal["peak_s"] > PEAK_WARN_S else ()
+    ours = [w for w in ecn_run["emulation"]["warnings"] if not w.startswith(host)]
+    assert ours == [], "no access-link drops, and the router kept up unless the host stopped it"
 
 
 def test_queue_averages_start_with_the_traffic_not_the_router(ecn_run: dict) -> None:
