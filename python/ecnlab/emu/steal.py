@@ -10,8 +10,11 @@ meanwhile then leave in a burst, the senders see RTT samples hundreds of millise
 and a queue that averages (RED) or times (CoDel) reads a burst no congestion made. Nothing
 inside the machine shows it except this counter. Measured on the 2-vCPU machine of
 docs/emulation.md: about 6 ms per second when the host is quiet, 0.3–2 s per second in
-its busy spells; so :data:`PEAK_WARN_S` (stolen within one sampling interval of one
-second) separates the two by more than ten times either way.
+its busy spells, and 30–70 ms per second between spells on a busy day. :data:`PEAK_WARN_S`
+(stolen within one sampling interval of one second) is a coarse line between them: on a
+busy day nearly every run crosses it, some of them undisturbed, and a stall shorter than
+the interval can stay under it; the windows at which the senders cut tell more
+(docs/emulation.md, "The CUBIC grid").
 """
 
 from __future__ import annotations
