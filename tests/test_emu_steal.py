@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ecnlab.bench.fidelity import Measure, Point, format_disturbed, format_spread, format_table
+from ecnlab.bench.fidelity import Measure, Point, format_disturbed, format_spread, format_table, linux_run
+from ecnlab.cli import main
 from ecnlab.config import load_scenario
 from ecnlab.emu.steal import PEAK_WARN_S, Steal, StealMeter, parse_steal_ticks, read_steal_s
 from ecnlab.emu.summary import warnings
@@ -82,3 +83,67 @@ def test_fidelity_names_the_disturbed_linux_runs():
     assert format_disturbed(one).endswith(f"{p.name}: 2.12 s.")
     assert format_disturbed([{"point": p, "sim": sim, "emu": calm, "verdict": "ok"}]) == ""
     assert format_disturbed([{"point": p, "sim": sim, "emu": sim, "verdict": "ok"}]) == "", "no steal known"
+    single = [{"point": p, "sim": sim, "emu": Measure.mean([hit]), "verdict": "ok"}]
+    assert format_disturbed(single) == format_disturbed(one), "one run (--runs 1) keeps its steal"
+
+
+def _scripted(peaks: list[float], written: list[Path | None]):
+    """A Linux side whose attempts have these steal peaks (goodput 10, 20, 30 … Mbit/s),
+    each writing its series file."""
+    it = iter(enumerate(peaks, start=1))
+
+    def measure(path: Path | None) -> Measure:
+        k, peak = next(it)
+        written.append(path)
+        if path is not None:
+            path.write_text(f"attempt {k}")
+        return Measure(k * 1e7, 10, 0, 0, 5.0, steal=Steal(peak * 3, peak))
+
+    return measure
+
+
+def test_a_disturbed_linux_run_is_set_aside_and_run_again(tmp_path):
+    """--redo-disturbed K: an attempt over the threshold is set aside and the run made
+    again; the first calm attempt is kept, chosen by its steal before its numbers are read;
+    the set-aside ones stay on disk and are named under the table with their goodput."""
+    keep, written, said = tmp_path / "pt-linux-1.parquet", [], []
+    m = linux_run(_scripted([0.44, 0.19, 0.02, 0.01], written), keep, 3, said.append)
+    assert m.goodput_bps == 3e7 and m.steal == Steal(0.06, 0.02) and len(written) == 3, "stops at the first calm one"
+    assert [a.goodput_bps for a in m.set_aside] == [1e7, 2e7]
+    assert keep.read_text() == "attempt 3"
+    assert [(tmp_path / f"pt-linux-1-set-aside-{j}.parquet").read_text() for j in (1, 2)] == ["attempt 1", "attempt 2"]
+    assert sorted(x.name for x in tmp_path.iterdir()) == [
+        "pt-linux-1-set-aside-1.parquet",
+        "pt-linux-1-set-aside-2.parquet",
+        "pt-linux-1.parquet",
+    ]
+    assert said == [
+        "warning: the hypervisor took 0.44 s of CPU in one second of this run, running it again",
+        "warning: the hypervisor took 0.19 s of CPU in one second of this run, running it again",
+    ]
+    p = Point(100, 100, 1, "red", True, cc="cubic")
+    sim = Measure(7e7, 30, 0, 0, 2.0)
+    rows = [{"point": p, "sim": Measure.mean([sim, sim]), "emu": Measure.mean([m, m]), "verdict": "ok"}]
+    text = format_disturbed(rows)
+    assert "Linux runs the machine disturbed" not in text, "the kept runs were calm"
+    assert f"{p.name} (seed 1): 0.44 s, 10.00 Mbit/s, 0.19 s, 20.00 Mbit/s; {p.name} (seed 2):" in text
+    assert text in format_table(rows)
+
+
+def test_without_redo_or_when_every_attempt_is_disturbed():
+    """K = 0 keeps every run as it came; when all K + 1 attempts are disturbed the least
+    disturbed one is kept and still named as disturbed."""
+    written: list[Path | None] = []
+    m = linux_run(_scripted([0.44], written), None, 0, lambda _: None)
+    assert m.steal == Steal(1.32, 0.44) and m.set_aside == () and written == [None]
+    m = linux_run(_scripted([0.44, 0.12, 0.30], written), None, 2, lambda _: None)
+    assert m.goodput_bps == 2e7 and [a.goodput_bps for a in m.set_aside] == [1e7, 3e7]
+    p = Point(100, 100, 1, "red", True, cc="cubic")
+    line = format_disturbed([{"point": p, "sim": Measure(7e7, 30, 0, 0, 2.0), "emu": m, "verdict": "ok"}])
+    assert f"within one second, more than {PEAK_WARN_S:g} s): {p.name}: 0.12 s." in line
+    assert line.endswith(f"{p.name}: 0.44 s, 10.00 Mbit/s, 0.30 s, 30.00 Mbit/s.")
+
+
+def test_redo_disturbed_out_of_range_is_refused(capsys):
+    assert main(["bench", "fidelity", "--redo-disturbed", "11"]) == 2
+    assert "--redo-disturbed = 11: must be between 0 and 10" in capsys.readouterr().err

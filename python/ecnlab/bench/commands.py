@@ -59,6 +59,14 @@ def add_parsers(sub: Any) -> None:
     fidelity.add_argument(
         "--runs", type=int, default=1, metavar="N", help="runs per point and side (seeds 1..N), compared by means"
     )
+    fidelity.add_argument(
+        "--redo-disturbed",
+        type=int,
+        default=0,
+        metavar="K",
+        help="run a Linux run again, up to K times, while the hypervisor disturbed it (CPU steal); "
+        "the runs set aside are listed under the table (default 0: keep every run)",
+    )
     scaling = bsub.add_parser(
         "scaling", help="ecnlab's cost per packet: flows 10 -> 1 000 000, rate 10M -> 100G, fat trees"
     )
@@ -309,6 +317,9 @@ def _fidelity(args: argparse.Namespace) -> int:
     if not 1 <= args.runs <= 100:
         print(f"ecnlab: error: --runs = {args.runs}: must be between 1 and 100", file=sys.stderr)
         return 2
+    if not 0 <= args.redo_disturbed <= 10:
+        print(f"ecnlab: error: --redo-disturbed = {args.redo_disturbed}: must be between 0 and 10", file=sys.stderr)
+        return 2
     if os.geteuid() != 0:
         print("ecnlab: error: bench fidelity emulates through network namespaces: run it as root", file=sys.stderr)
         return 2
@@ -327,6 +338,7 @@ def _fidelity(args: argparse.Namespace) -> int:
         series=args.series,
         runs=args.runs,
         stagger=args.stagger,
+        redo=args.redo_disturbed,
     )
     for row in points:
         rows.append(row)
