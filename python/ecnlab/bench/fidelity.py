@@ -449,27 +449,24 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines + (["", disturbed] if disturbed else []) + (["", spread] if spread else []))
 
 
-def _linux_runs(row: dict[str, Any]) -> list[tuple[int, Measure]]:
-    """(seed, measure) of each Linux run of a row."""
+def _labelled_linux_runs(row: dict[str, Any]) -> list[tuple[str, Measure]]:
+    """Each Linux run of a row with its name: the point's, and "(seed K)" when there are several."""
     emu: Measure = row["emu"]
-    return list(enumerate(emu.runs or (emu,), start=1))
+    name = row["point"].name
+    if not emu.runs:
+        return [(name, emu)]
+    return [(f"{name} (seed {k})", m) for k, m in enumerate(emu.runs, start=1)]
 
 
 def format_disturbed(rows: list[dict[str, Any]]) -> str:
     """The Linux runs during which the hypervisor took more than ``PEAK_WARN_S`` of CPU
     within one second (empty if none): their timing was not the network's alone; then the
     attempts set aside as disturbed and run again (``redo``), each with its goodput."""
-    hits = [
-        f"{r['point'].name}{'' if len(_linux_runs(r)) == 1 else f' (seed {k})'}: {m.steal.peak_s:.2f} s"
-        for r in rows
-        for k, m in _linux_runs(r)
-        if m.steal is not None and m.steal.disturbed
-    ]
+    runs = [(label, m) for r in rows for label, m in _labelled_linux_runs(r)]
+    hits = [f"{label}: {m.steal.peak_s:.2f} s" for label, m in runs if m.steal is not None and m.steal.disturbed]
     aside = [
-        f"{r['point'].name}{'' if len(_linux_runs(r)) == 1 else f' (seed {k})'}: "
-        + ", ".join(f"{_peak(a):.2f} s, {a.goodput_bps / 1e6:.2f} Mbit/s" for a in m.set_aside)
-        for r in rows
-        for k, m in _linux_runs(r)
+        f"{label}: " + ", ".join(f"{_peak(a):.2f} s, {a.goodput_bps / 1e6:.2f} Mbit/s" for a in m.set_aside)
+        for label, m in runs
         if m.set_aside
     ]
     lines = []
