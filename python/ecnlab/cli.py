@@ -198,7 +198,7 @@ def _run(args: argparse.Namespace) -> int:
     if not args.quiet:
         if args.overrides:
             print("with " + " ".join(f"--set {o}" for o in args.overrides))
-        print(format_report(result.summary))
+        print(format_report(result.summary, sc.topology.kinds))
         written = [out / "summary.json", *sorted(out.glob("*.pcap"))]
         print("\nwrote " + ", ".join(str(p) for p in written))
     return 0

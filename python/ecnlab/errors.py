@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -39,6 +40,7 @@ def _quote(text: str) -> str:
     return f'"{escaped}"'
 
 
+@functools.lru_cache(maxsize=4096)
 def fmt_key(key: str) -> str:
     """A table key as TOML writes it: bare when possible, quoted otherwise."""
     if key and all(c.isalnum() and c.isascii() or c in "_-" for c in key):

@@ -259,7 +259,7 @@ def _endpoints(ft: Table, key: str, topo: Topology) -> list[str]:
     raw = ft.get(key, _str_or_list)
     items = [raw] if isinstance(raw, str) else raw
     hosts = topo.hosts
-    kinds = {n.name: n.kind for n in topo.nodes}
+    kinds = topo.kinds
     out: list[str] = []
     for i, item in enumerate(items):
         path = ft.at(key) if isinstance(raw, str) else f"{ft.at(key)}[{i}]"

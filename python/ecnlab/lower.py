@@ -88,7 +88,7 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
         "stop_when_complete": sc.stop_when_complete,
         "nodes": [{"name": n.name, "kind": n.kind} for n in sc.topology.nodes],
         "links": [_link(link, pcap.get(link.name)) for link in sc.topology.links],
-        "flows": [_flow_entry(g) for g in sc.groups],
+        "flows": _flow_entries(sc.groups),
         "faults": [{"link": f.link, "flow": f.flow, "action": f.action, "nth": f.nth, "seq": f.seq} for f in sc.faults],
     }
     if sc.sample_interval_ns:
@@ -101,16 +101,29 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
     return spec
 
 
-def _flow_entry(g: FlowGroup) -> dict[str, Any]:
-    """One ``[[flows]]`` entry as the engine's ``FlowSpec``: the engine expands it into its
-    flows (``count`` per pair, ids ``name_1`` … when it makes more than one)."""
+def _flow_entries(groups: tuple[FlowGroup, ...]) -> list[dict[str, Any]]:
+    """Every ``[[flows]]`` entry; entries without a ``[tcp]`` of their own share the scenario's
+    TcpSpec object, so its engine table is built once, not once per entry."""
+    lowered: dict[int, dict[str, Any]] = {}  # id(TcpSpec) -> its table; the groups keep each alive
+    entries = []
+    for g in groups:
+        if id(g.tcp) not in lowered:
+            lowered[id(g.tcp)] = tcp_engine(g.tcp)
+        entries.append(_flow_entry(g, lowered[id(g.tcp)]))
+    return entries
+
+
+def _flow_entry(g: FlowGroup, tcp: dict[str, Any]) -> dict[str, Any]:
+    """One ``[[flows]]`` entry as the engine's ``FlowSpec`` (``tcp``: its TCP table, lowered):
+    the engine expands it into its flows (``count`` per pair, ids ``name_1`` … when it makes
+    more than one)."""
     entry: dict[str, Any] = {"id": g.name, "src": _hosts(g.src), "dst": _hosts(g.dst)}
     if g.count != 1:  # absent = 1: a single flow's JSON stays as it was
         entry["count"] = g.count
     entry["start_ns"] = g.start_ns
     if g.start_spread_ns:
         entry["start_spread_ns"] = g.start_spread_ns
-    entry.update(initiator=g.initiator, app=_app(g.app), tcp=tcp_engine(g.tcp))
+    entry.update(initiator=g.initiator, app=_app(g.app), tcp=tcp)
     return entry
 
 

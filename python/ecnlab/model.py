@@ -225,10 +225,15 @@ class Topology:
     #: Per-flow equal-cost multipath routing (the data-centre fabrics, ``fabrics.py``).
     ecmp: bool = False
 
-    @property
+    @functools.cached_property
     def hosts(self) -> list[str]:
-        """Names of the hosts."""
+        """Names of the hosts (computed once: flow entries look them up per entry)."""
         return [n.name for n in self.nodes if n.kind == "host"]
+
+    @functools.cached_property
+    def kinds(self) -> dict[str, str]:
+        """Each node's kind (``"host"`` or ``"router"``) by name."""
+        return {n.name: n.kind for n in self.nodes}
 
     @property
     def link_names(self) -> list[str]:

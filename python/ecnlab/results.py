@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecnlab import flowtable, timeseries
+from ecnlab.jsontext import dumps_indented
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,7 +97,7 @@ def build_summary(
 
 def dumps(summary: dict[str, Any]) -> str:
     """Deterministic JSON text: insertion-ordered keys, indent 2, trailing newline."""
-    return json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return dumps_indented(summary) + "\n"
 
 
 def write_summary(directory: Path, summary: dict[str, Any]) -> Path:

@@ -1,8 +1,8 @@
-"""The short text report ``ecnlab run`` prints, made from a summary dict only."""
+"""The short text report ``ecnlab run`` prints, made from a summary dict (and the node kinds, where known)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["format_report"]
@@ -65,11 +65,14 @@ def _groups(groups: list[dict[str, Any]]) -> list[str]:
     return [*_table(heads, rows), "(each flow of a group: flows.parquet)"]
 
 
-def format_report(summary: dict[str, Any]) -> str:
-    """Flows, router queues with arrivals, router-to-router link utilisation, fairness."""
+def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None = None) -> str:
+    """Flows, router queues with arrivals, router-to-router link utilisation, fairness.
+
+    ``node_kinds`` (node name → ``"host"``/``"router"``) comes from the scenario when the caller has
+    it; without it the resolved scenario stored in the summary is parsed again for them."""
     sc = summary["scenario"]
     sim = summary["sim"]
-    kinds = _node_kinds(summary)
+    kinds = _node_kinds(summary) if node_kinds is None else node_kinds
     links = {link["name"]: link for link in summary["links"]}
 
     def is_router(name: str) -> bool:

@@ -1,0 +1,72 @@
+"""The indented JSON writer gives the same text as ``json.dumps(indent=2, ensure_ascii=False,
+allow_nan=False)``, and refuses what it refuses."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ecnlab.jsontext import dumps_indented
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False, allow_infinity=False)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=5)
+    | st.tuples(inner, inner)
+    | st.dictionaries(keys, inner, max_size=5)
+    | st.dictionaries(st.text(max_size=3), scalars, max_size=8),
+    max_leaves=40,
+)
+
+
+def stdlib(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(values)
+def test_text_equals_the_standard_library(value: Any) -> None:
+    assert dumps_indented(value) == stdlib(value)
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+
+
+class Name(str):
+    pass
+
+
+def test_subclasses_are_written_as_their_base_type() -> None:
+    value = {"level": Level.LOW, "name": Name("a\n\u00e9"), Name("k"): [Level.LOW, 1.5, None], "e": {}, "l": []}
+    assert dumps_indented(value) == stdlib(value)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, {"a": [1, math.nan]}, {"x": math.inf}])
+def test_non_finite_floats_are_refused(bad: Any) -> None:
+    with pytest.raises(ValueError):
+        stdlib(bad)
+    with pytest.raises(ValueError):
+        dumps_indented(bad)
+
+
+@pytest.mark.parametrize("bad", [{1, 2}, {"a": object()}, {(1, 2): 3}, [b"bytes"]])
+def test_values_json_cannot_write_are_refused(bad: Any) -> None:
+    with pytest.raises(TypeError):
+        stdlib(bad)
+    with pytest.raises(TypeError):
+        dumps_indented(bad)
