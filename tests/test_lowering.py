@@ -429,6 +429,18 @@ def test_flow_personality_resets_the_table_defaults() -> None:
     assert (tcp.personality, tcp.abc, tcp.init_cwnd, tcp.ecn_min_cwnd) == ("linux", 100, 10, 2)
 
 
+def test_flow_personality_sets_every_rule_of_its_own_not_the_scenarios() -> None:
+    """A flow's ``personality`` sets all of that personality's rules, the opt-in Linux bursts and
+    receive-window autotuning among them: a scenario-level ``tso``/``rcv_autotune`` does not leak
+    into a flow that names its own personality."""
+    text = SMALL.replace("[tcp]\n", '[tcp]\npersonality = "linux"\ntso = "linux"\nrcv_autotune = "linux"\n').replace(
+        'to = "r*"\n', 'to = "r*"\ntcp = { personality = "linux" }\n'
+    )
+    sc = _load(text)
+    assert (sc.tcp.tso, sc.tcp.rcv_autotune) == ("linux", "linux")
+    assert (sc.flows[0].tcp.tso, sc.flows[0].tcp.rcv_autotune) == ("none", "off")
+
+
 def test_default_personality_is_rfc() -> None:
     from ecnlab.model import TcpSpec
     from ecnlab.tcp_personalities import TCP_PERSONALITIES

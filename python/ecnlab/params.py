@@ -68,7 +68,7 @@ def _dur(positive: bool) -> Callable[[Any, str], int]:
 
 # scenario key -> (TcpSpec attribute, parser)
 TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
-    "personality": ("personality", choice(TCP_PERSONALITIES)),
+    "personality": ("personality", lambda v, p: _personality(v, p)),
     "recovery": ("recovery", choice(TCP_RECOVERIES)),
     "variant": ("recovery", choice(TCP_RECOVERIES)),
     "cc": ("cc", choice(TCP_CCS)),
@@ -191,6 +191,11 @@ def _prague_defaults(table: Table, changes: dict[str, Any]) -> None:
     changes.setdefault("pacing_ca_ratio", 100)
 
 
+def _personality(value: Any, path: str) -> str:
+    """One of the engine's personalities (asked of it when first read)."""
+    return choice(TCP_PERSONALITIES)(value, path)
+
+
 def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     """``base`` with the keys of ``table`` applied, then cross-checked."""
     if table is None:
@@ -201,7 +206,7 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
             table.at("variant"), "give recovery or variant (the older name), not both", table.raw("variant")
         )
     if table.has("personality"):
-        name = table.get("personality", choice(TCP_PERSONALITIES))
+        name = table.get("personality", _personality)
         base = replace(base, personality=name, **TCP_PERSONALITIES[name])
     changes = {attr: table.get(key, parse) for key, (attr, parse) in TCP_KEYS.items() if table.has(key)}
     if "ecn" in changes:

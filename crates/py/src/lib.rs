@@ -170,6 +170,19 @@ fn summary_schema() -> String {
     ecnlab_sim::schema::summary_schema().to_string()
 }
 
+/// The TCP personalities (`ecnlab_tcp::personality`) as JSON: `{"rfc": {field: value, ...},
+/// "ns2": ..., "linux": ...}`, each the `TcpConfig` fields that personality sets, named and
+/// written as in engine JSON.
+#[pyfunction]
+fn tcp_personalities() -> PyResult<String> {
+    let table: serde_json::Map<String, serde_json::Value> = ecnlab_tcp::Personality::ALL
+        .iter()
+        .map(|p| serde_json::to_value(p.rules()).map(|rules| (p.name().to_string(), rules)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| EngineError::new_err(e.to_string()))?;
+    Ok(serde_json::Value::Object(table).to_string())
+}
+
 /// Replays a script of arrivals and departures (`ecnlab_aqm::replay::Op`
 /// as JSON) through one queue, with the queue random stream the simulator
 /// gives link 0 under `seed`; returns the events (`replay::Event`) as JSON.
@@ -279,6 +292,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(check_spec, m)?)?;
     m.add_function(wrap_pyfunction!(summary_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_personalities, m)?)?;
     m.add_function(wrap_pyfunction!(queue_replay, m)?)?;
     m.add_function(wrap_pyfunction!(queue_churn, m)?)?;
     m.add_class::<WebSource>()?;

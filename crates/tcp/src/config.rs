@@ -162,8 +162,11 @@ impl EcnMode {
     }
 }
 
+/// A connection's TCP configuration. In JSON, a `"personality"` key names the
+/// personality whose values fill every field not given (`personality.rs`; `rfc`
+/// when absent), so the personality table is the one source of defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct TcpConfig {
     pub recovery: Recovery,
     pub cc: CcKind,
@@ -186,7 +189,6 @@ pub struct TcpConfig {
     /// the retransmission timer; 2 = ns-3 (`EnterCwr` with classic recovery) and
     /// Linux (`tcp_enter_cwr`, PRR down to ssthresh): cwnd = ssthresh =
     /// max(FlightSize/2, 2·SMSS), no hold. `recovery.rs`, `halve_window`.
-    #[serde(default = "one")]
     pub ecn_min_cwnd_segments: u32,
     /// TCP clock tick: RTT samples, RTO values and timer expiries are whole ticks.
     pub clock_granularity_ns: u64,
@@ -202,30 +204,24 @@ pub struct TcpConfig {
     /// data whatever it covers (RFC 5681 eq. 2 and 3 per ACK, ns-2); L ≥ 1 =
     /// by bytes acknowledged, at most L·SMSS per ACK in slow start, one SMSS
     /// per cwnd of bytes in congestion avoidance (`cc/reno.rs`).
-    #[serde(default)]
     pub abc: u32,
     /// Limited Transmit (RFC 3042): a new segment on each of the first two
     /// duplicate ACKs, beyond cwnd by at most two segments.
-    #[serde(default)]
     pub limited_transmit: bool,
     /// ABE (RFC 8511): an ECN-Echo reduction multiplies by β_ecn, larger than the loss β
     /// (0.8 for Reno, 0.85 for CUBIC, each congestion control's file), instead of the loss β.
-    #[serde(default)]
     pub abe: bool,
     /// NewReno's retransmission timer during recovery (RFC 6582 §4).
-    #[serde(default = "slow_but_steady")]
     pub newreno_timer: NewRenoTimer,
     /// Window scaling (RFC 7323 §2): the SYN offers a shift when `rwnd_bytes`
     /// exceeds 65535 (4 option bytes on the SYN and SYN-ACK), and captures
     /// show windows scaled. Off: no option (ns-2 has no TCP options).
-    #[serde(default = "yes")]
     pub window_scale: bool,
     /// Retransmissions are sent as new data is: ECN-capable, and carrying the
     /// CWR of a pending reduction. Off (RFC 3168 §6.1.5, §6.1.2): Not-ECT, and
     /// CWR waits for the next new segment. On: ns-2.35, whose `output()` makes
     /// every data packet ECT when `ecn_` is set and puts CWR on the next packet
     /// sent, retransmission or not (`SetCWRonRetransmit_` true).
-    #[serde(default)]
     pub ecn_on_retransmit: bool,
     /// Every packet of an ECN connection carries the congestion control's ECT
     /// codepoint: the SYN, the SYN-ACK, pure ACKs, FINs and retransmissions
@@ -236,14 +232,12 @@ pub struct TcpConfig {
     /// above its marking threshold K. The front turns it on with `cc = dctcp`.
     /// Off: RFC 3168 §6.1.4, §6.1.5 (only new data is ECT). A CE on a packet
     /// without data is not echoed either way.
-    #[serde(default)]
     pub ect_all_packets: bool,
     /// Every recovery waits for the cumulative ACK to pass `recover` (snd_max
     /// at the last fast retransmit or timeout) before a new fast retransmit.
     /// Off: only NewReno and SACK do (RFC 6582 §3.2 step 1, RFC 6675 §5), and
     /// every recovery after a timeout (RFC 6582 §4). On: ns-2.35's `bugFix_`
     /// (default true), which guards Tahoe's and Reno's `dupack_action` too.
-    #[serde(default)]
     pub recover_guard_all: bool,
     /// SACK recovery waits for the cumulative ACK to pass `recover` before a
     /// new episode (RFC 6675 §5 with RFC 6582's rule). Off: Linux, whose
@@ -251,82 +245,64 @@ pub struct TcpConfig {
     /// `tcp_time_to_recover` says so (its `high_seq` guard is for Reno only,
     /// `tcp_try_undo_recovery`); a loss just above the last episode's
     /// recovery point then needs no timeout.
-    #[serde(default = "yes")]
     pub sack_recover_guard: bool,
     /// How window reductions set ssthresh and cwnd: RFC 5681 or ns-2.35.
-    #[serde(default = "rfc5681")]
     pub window_arith: WindowArith,
     /// With delayed ACKs, the responder answers a SYN at once (on: RFC 793,
     /// and ns-2's default `SYN_immediate_ack_` true) or holds its SYN-ACK for
     /// `delack_timeout` like any first in-order segment (off: ns-2's DelAck
     /// sink with `SYN_immediate_ack_` false, as test-suite-ecn.tcl sets it).
-    #[serde(default = "yes")]
     pub syn_immediate_ack: bool,
     /// The retransmission timer's arithmetic: RFC 6298, ns-2.35 or Linux.
-    #[serde(default = "rfc6298")]
     pub rto_arith: RtoArith,
     /// How an ACK grows the window: RFC 5681/3465 or Linux's (`GrowthArith`).
-    #[serde(default)]
     pub growth_arith: GrowthArith,
     /// Segments in bursts as Linux's TSO/GSO sends them, or one by one (`Tso`).
-    #[serde(default)]
     pub tso: Tso,
     /// The receive window: `rwnd_bytes` throughout, or autotuned as Linux's (`RcvAutotune`).
-    #[serde(default)]
     pub rcv_autotune: RcvAutotune,
     /// `rto_arith = ns2`: the phase of the TCP clock, < `clock_granularity_ns`
     /// (ns-2's `boot_time_`, one uniform draw of a tick per agent).
-    #[serde(default)]
     pub clock_phase_ns: u64,
     /// A second ECN-Echo in a row at a window of one segment doubles the
     /// retransmission timer that holds sending (ns-2.35 `ecn()` with
     /// `ecn_backoff_`; the doubling lasts until an ACK without ECE); off: every
     /// hold lasts one RTO (RFC 3168 §6.1.2 says only "reset").
-    #[serde(default)]
     pub ecn_backoff: bool,
     /// With delayed ACKs, a CE segment that starts the ECE echo is ACKed at
     /// once (on: RFC 3168 §6.1.3 wants the sender told promptly; Linux quick-ACKs).
     /// Off: it waits like any in-order segment (ns-2.35's DelAck sink).
-    #[serde(default = "yes")]
     pub ack_ce_at_once: bool,
     /// SACK recovery also starts when RFC 6675 IsLost says the first hole is
     /// lost (DupThresh segments SACKed above it), not only on the DupThresh-th
     /// duplicate ACK (RFC 6675 §5 step 4). Off: duplicate ACKs only (ns-2.35's
     /// Sack1 `dupack_action` at `numdupacks_`).
-    #[serde(default = "yes")]
     pub sack_is_lost: bool,
     /// A fast retransmit restarts the retransmission timer (ns-2.35: every
     /// `dupack_action` calls `reset_rtx_timer`). Off: RFC 6298 (5.1) keeps the
     /// running timer, restarted only by ACKs of new data (5.3).
-    #[serde(default)]
     pub rtx_restart_on_fr: bool,
     /// Limited Transmit also after an ECN reduction and after a timeout, on
     /// any of the first DupThresh − 1 duplicate ACKs (ns-2.35 `send_one()`,
     /// `singledup_`, which looks at `dupacks_` only). Off: only from the
     /// Open state (RFC 3042 §2 on the first two duplicate ACKs of an episode).
-    #[serde(default)]
     pub limited_transmit_all: bool,
     /// After a timeout no fast retransmit starts until the cumulative ACK
     /// passes snd_max at the timeout, whatever the recovery (RFC 6582 §4). Off:
     /// only `recover_guard_all` and NewReno/SACK's own guard apply (ns-2.35
     /// Tahoe and Reno with `bugFix_` false have no guard at all).
-    #[serde(default = "yes")]
     pub guard_after_timeout: bool,
     /// An ACK of new data restarts the retransmission timer before its RTT
     /// sample updates the RTO and clears the backoff (ns-2.35 with
     /// `timerfix_` false); off: after (RFC 6298 5.3 with 5.7, ns-2's default).
-    #[serde(default)]
     pub timer_before_sample: bool,
     /// DCTCP's EWMA gain g = 2^-dctcp_shift_g (RFC 8257 §3.3; Linux `dctcp_shift_g` 4).
-    #[serde(default = "four")]
     pub dctcp_shift_g: u32,
     /// DCTCP's codepoint for new data: 0 = ECT(0) (Linux, ns-3 `UseEct0`), 1 = ECT(1).
-    #[serde(default)]
     pub dctcp_ect: u8,
     /// What a window reduction halves: FlightSize (RFC 5681 eq. (4), RFC 3168
     /// §6.1.2, RFC 9438 §4.6) or cwnd (Linux: `tcp_reno_ssthresh` and CUBIC's
     /// `bictcp_recalc_ssthresh` read `snd_cwnd`, for loss, ECN and timeout alike).
-    #[serde(default = "flight")]
     pub ssthresh_basis: SsthreshBasis,
     /// After a timeout the SACK scoreboard is kept: every segment not SACKed
     /// below snd_max is lost, and only those are retransmitted, paced by
@@ -334,20 +310,17 @@ pub struct TcpConfig {
     /// continue to be used ... after an RTO"; Linux `tcp_enter_loss` /
     /// `tcp_timeout_mark_lost`). Off: RFC 2018 §8, the SACKed bits are turned
     /// off and the sender goes back N.
-    #[serde(default)]
     pub sack_after_rto: bool,
     /// A timeout during a fast recovery keeps the recovery's ssthresh (Linux
     /// `tcp_enter_loss` recomputes it only from the Open or Disorder state or
     /// once the recovery's high_seq is acknowledged). Off: RFC 5681 §3.1
     /// eq. (4) on every first timeout.
-    #[serde(default)]
     pub rto_keeps_recovery_ssthresh: bool,
     /// Proportional Rate Reduction (RFC 6937, `prr.rs`) during a SACK fast
     /// recovery and the CWR phase after ECN-Echo, as Linux does it
     /// (`tcp_cwnd_reduction`): cwnd falls to ssthresh over about one RTT,
     /// one segment sent per two delivered while pipe exceeds ssthresh. Off:
     /// cwnd = ssthresh at once (RFC 6675 §5, RFC 3168 §6.1.2).
-    #[serde(default)]
     pub prr: bool,
     /// Without SACK, every duplicate ACK counts as one segment SACKed, as
     /// Linux emulates SACK for a connection without it (`tcp_add_reno_sack`,
@@ -363,14 +336,12 @@ pub struct TcpConfig {
     /// (cwnd inflated by one SMSS per duplicate ACK, deflated on a partial
     /// ACK). Applies to `newreno` (and `sack` without SACK); `reno` and
     /// `tahoe` keep their own recovery. `recovery.rs`.
-    #[serde(default)]
     pub dupacks_as_sacks: bool,
     /// The FIN rides on the last data segment when the application closed
     /// before that segment was sent, as Linux's `tcp_send_fin` sets FIN on
     /// the tail segment still queued; that segment carries data, so it is
     /// ECT with ECN. Off: the FIN is a segment of its own, without data and
     /// so Not-ECT, as RFC 3168 §6.1.4 has packets without data. `send.rs`.
-    #[serde(default)]
     pub fin_with_data: bool,
     /// RACK's loss marking in SACK recovery (RFC 8985 §6.2 with no
     /// reordering, `rack.rs`): a hole below any SACKed segment is lost, and a
@@ -378,59 +349,45 @@ pub struct TcpConfig {
     /// again at once (Linux `tcp_rack_detect_loss`). Off: RFC 6675 IsLost
     /// (DupThresh segments SACKed above), and a lost retransmission waits for
     /// the retransmission timer.
-    #[serde(default)]
     pub rack: bool,
     /// Tail Loss Probe (RFC 8985 §7, `tlp.rs`): with SACK, after about two
     /// round trips without an ACK in Open or CWR, one probe segment (new data,
     /// else the last segment again) in place of waiting for the retransmission
     /// timer (Linux `tcp_schedule_loss_probe`, `tcp_early_retrans` = 3).
-    #[serde(default)]
     pub tlp: bool,
     /// The window after an idle period longer than the RTO (`idle.rs`): off,
     /// RFC 5681 §4.1 (cwnd = min(cwnd, IW)) or Linux's `tcp_cwnd_restart`
     /// (halved per RTO idle, not below IW; ssthresh = max(ssthresh, ¾·cwnd)).
-    #[serde(default)]
     pub idle_restart: crate::idle::IdleRestart,
     /// Pace data segments at ratio/100 · cwnd / srtt (`pacing.rs`), the ratio
     /// `pacing_ss_ratio` in slow start (cwnd < ssthresh/2) and
     /// `pacing_ca_ratio` otherwise, percent (Linux `tcp_pacing_ss_ratio` 200,
     /// `tcp_pacing_ca_ratio` 120). Off: segments leave as the window allows.
-    #[serde(default)]
     pub pacing: bool,
-    #[serde(default = "two_hundred")]
     pub pacing_ss_ratio: u32,
-    #[serde(default = "one_twenty")]
     pub pacing_ca_ratio: u32,
     /// TCP Prague (`cc/prague.rs`): the RTT below which growth is scaled to
     /// that of a flow with this RTT (reference `RTT_TARGET` 25 ms).
-    #[serde(default = "prague_target")]
     pub prague_rtt_target_ns: u64,
     /// Rounds after slow start before Prague becomes RTT-independent (reference 4).
-    #[serde(default = "four")]
     pub prague_rtt_transition: u32,
     /// Prague detects a classic ECN AQM and falls back to a Reno-like response
     /// there (`cc/prague_classic.rs`; the reference's `prague_ecn_fallback`, off).
-    #[serde(default)]
     pub prague_classic_fallback: bool,
     /// With AccECN negotiated, which segments carry the AccECN option
     /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`, 0, 1 or 2.
-    #[serde(default)]
     pub accecn_option: AccEcnOptionPolicy,
     /// With `accecn_option` = minimum, the option also goes out once
     /// 1/beacon of the smoothed RTT has passed since the last one (Linux's
     /// `tcp_ecn_option_beacon`, 0 ..= 3, default 3; 0: no beacon).
-    #[serde(default = "three")]
     pub accecn_option_beacon: u8,
     /// How CUBIC leaves slow start before a loss (`cc/hystart.rs`).
-    #[serde(default)]
     pub hystart: HyStartMode,
     /// CUBIC's arithmetic: RFC 9438 in real numbers (`cc/cubic.rs`) or Linux's
     /// integer `tcp_cubic.c` (`cc/cubic_linux.rs`).
-    #[serde(default)]
     pub cubic_arith: CubicArith,
     /// DCTCP's arithmetic: RFC 8257 in bytes (`cc/dctcp.rs`) or Linux's
     /// `tcp_dctcp.c` in whole segments.
-    #[serde(default)]
     pub dctcp_arith: DctcpArith,
 }
 
@@ -528,18 +485,6 @@ impl TryFrom<PolicyValue> for AccEcnOptionPolicy {
     }
 }
 
-fn prague_target() -> u64 {
-    Duration::from_millis(25).as_nanos()
-}
-
-fn two_hundred() -> u32 {
-    200
-}
-
-fn one_twenty() -> u32 {
-    120
-}
-
 /// `TcpConfig::ssthresh_basis`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -548,102 +493,98 @@ pub enum SsthreshBasis {
     Cwnd,
 }
 
-fn flight() -> SsthreshBasis {
-    SsthreshBasis::Flight
-}
-
 impl Default for TcpConfig {
+    /// The `rfc` personality's rules (`personality.rs`), and the scenario-level defaults: Reno
+    /// recovery and congestion control, 1460-byte segments, a 65535-byte window, delayed ACKs,
+    /// no ECN.
     fn default() -> Self {
+        let r = &crate::personality::RFC;
         TcpConfig {
             recovery: Recovery::Reno,
             cc: CcKind::Reno,
             mss: 1460,
-            init_cwnd_segments: 2,
+            init_cwnd_segments: r.init_cwnd_segments,
             rwnd_bytes: 65535,
             delayed_ack: true,
-            delack_timeout_ns: Duration::from_millis(100).as_nanos(),
+            delack_timeout_ns: r.delack_timeout_ns,
             ecn: EcnMode::Off,
-            ecn_min_cwnd_segments: 1,
-            clock_granularity_ns: Duration::from_millis(1).as_nanos(),
-            min_rto_ns: Duration::from_secs(1).as_nanos(),
-            initial_rto_ns: Duration::from_secs(1).as_nanos(),
-            max_rto_ns: Duration::from_secs(60).as_nanos(),
+            ecn_min_cwnd_segments: r.ecn_min_cwnd_segments,
+            clock_granularity_ns: r.clock_granularity_ns,
+            min_rto_ns: r.min_rto_ns,
+            initial_rto_ns: r.initial_rto_ns,
+            max_rto_ns: r.max_rto_ns,
             dupack_threshold: 3,
-            abc: 2,
-            limited_transmit: true,
+            abc: r.abc,
+            limited_transmit: r.limited_transmit,
             abe: false,
-            newreno_timer: NewRenoTimer::Impatient,
-            window_scale: true,
-            ecn_on_retransmit: false,
+            newreno_timer: r.newreno_timer,
+            window_scale: r.window_scale,
+            ecn_on_retransmit: r.ecn_on_retransmit,
             ect_all_packets: false,
-            recover_guard_all: false,
-            sack_recover_guard: true,
-            window_arith: WindowArith::Rfc5681,
+            recover_guard_all: r.recover_guard_all,
+            sack_recover_guard: r.sack_recover_guard,
+            window_arith: r.window_arith,
             syn_immediate_ack: true,
-            rto_arith: RtoArith::Rfc6298,
-            growth_arith: GrowthArith::Rfc5681,
-            tso: Tso::None,
-            rcv_autotune: RcvAutotune::Off,
+            rto_arith: r.rto_arith,
+            growth_arith: r.growth_arith,
+            tso: r.tso,
+            rcv_autotune: r.rcv_autotune,
             clock_phase_ns: 0,
-            ecn_backoff: false,
-            ack_ce_at_once: true,
-            sack_is_lost: true,
-            rtx_restart_on_fr: false,
-            limited_transmit_all: false,
+            ecn_backoff: r.ecn_backoff,
+            ack_ce_at_once: r.ack_ce_at_once,
+            sack_is_lost: r.sack_is_lost,
+            rtx_restart_on_fr: r.rtx_restart_on_fr,
+            limited_transmit_all: r.limited_transmit_all,
             guard_after_timeout: true,
             timer_before_sample: false,
             dctcp_shift_g: 4,
             dctcp_ect: 0,
-            ssthresh_basis: SsthreshBasis::Flight,
-            sack_after_rto: false,
-            rto_keeps_recovery_ssthresh: false,
-            prr: false,
-            dupacks_as_sacks: false,
-            fin_with_data: false,
-            rack: false,
-            tlp: false,
-            idle_restart: crate::idle::IdleRestart::Rfc5681,
+            ssthresh_basis: r.ssthresh_basis,
+            sack_after_rto: r.sack_after_rto,
+            rto_keeps_recovery_ssthresh: r.rto_keeps_recovery_ssthresh,
+            prr: r.prr,
+            dupacks_as_sacks: r.dupacks_as_sacks,
+            fin_with_data: r.fin_with_data,
+            rack: r.rack,
+            tlp: r.tlp,
+            idle_restart: r.idle_restart,
             pacing: false,
             pacing_ss_ratio: 200,
             pacing_ca_ratio: 120,
-            prague_rtt_target_ns: prague_target(),
+            prague_rtt_target_ns: Duration::from_millis(25).as_nanos(),
             prague_rtt_transition: 4,
             prague_classic_fallback: false,
             accecn_option: AccEcnOptionPolicy::Full,
             accecn_option_beacon: 3,
             hystart: HyStartMode::Off,
-            cubic_arith: CubicArith::Rfc9438,
-            dctcp_arith: DctcpArith::Rfc8257,
+            cubic_arith: r.cubic_arith,
+            dctcp_arith: r.dctcp_arith,
         }
     }
 }
 
-fn one() -> u32 {
-    1
+impl Serialize for TcpConfig {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        TcpConfig::serialize(self, serializer)
+    }
 }
 
-fn three() -> u8 {
-    3
-}
-
-fn four() -> u32 {
-    4
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn rfc6298() -> RtoArith {
-    RtoArith::Rfc6298
-}
-
-fn rfc5681() -> WindowArith {
-    WindowArith::Rfc5681
-}
-
-fn slow_but_steady() -> NewRenoTimer {
-    NewRenoTimer::SlowButSteady
+impl<'de> Deserialize<'de> for TcpConfig {
+    /// The fields given over those of the personality named (`"personality"`, else `rfc`).
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        use serde_json::{Map, Value};
+        let mut given = Map::deserialize(deserializer)?;
+        let personality = match given.remove("personality") {
+            None => crate::personality::Personality::default(),
+            Some(name) => serde_json::from_value(name).map_err(|e| D::Error::custom(format!("personality: {e}")))?,
+        };
+        let Ok(Value::Object(mut fields)) = serde_json::to_value(personality.config()) else {
+            return Err(D::Error::custom("a TcpConfig serializes to a JSON object"));
+        };
+        fields.extend(given);
+        TcpConfig::deserialize(Value::Object(fields)).map_err(D::Error::custom)
+    }
 }
 
 /// A parameter outside its allowed range.

@@ -29,6 +29,7 @@ pub mod config;
 mod conn;
 pub mod idle;
 mod pacing;
+pub mod personality;
 mod prr;
 mod quench;
 mod rack;
@@ -53,5 +54,6 @@ pub use config::{
 };
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;
+pub use personality::{Personality, PersonalityRules};
 pub use stats::TcpStats;
 pub use window::CaState;
