@@ -6,8 +6,8 @@ upstream sources (RFCs, kernel files, papers) it follows. Four kinds of words br
 
 - a ticket number (an issue or ticket with a number, or a number in parentheses after a hash sign);
 - a work-process phrase: an ordinal or "this", "last", "next", "previous", "earlier", "later" before the
-  word for a working period; helpers that built, ran, found, wrote or merged; another engineer; "the run
-  before";
+  word for a working period; helpers that built, ran, found, wrote or merged; "another" with "engineer"
+  after it; "the run" with "before" after it;
 - a machine path: the temporary or the work directory at the root, or the shared notes beside the checkout;
 - a citation of the notes outside the repository by file name, or of their shared or seeds directory.
 
