@@ -1,4 +1,4 @@
-"""``ecnlab bench scaling`` (issue 19): the grid's scenarios are valid and small in the front, and
+"""``ecnlab bench scaling``: the grid's scenarios are valid and small in the front, and
 one tiny point is measured end to end (the output's shape only; no timing is asserted)."""
 
 from __future__ import annotations

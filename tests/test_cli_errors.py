@@ -95,7 +95,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         'topology.bottleneck_rate = "-1.5Mbit": must be > 0 bit/s',
     ),
     ("zero-rate-number", None, ["topology.access_rate=0"], "topology.access_rate = 0: must be > 0 bit/s"),
-    # Issue 18: a bare number meant in other units is refused, saying how to write it.
+    # A bare number meant in other units is refused, saying how to write it.
     (
         "rate-meant-as-mbit",
         None,
@@ -340,7 +340,7 @@ def test_validate_show_resolved_is_a_scenario_file(tmp_path: Path, small: Path) 
 @pytest.mark.parametrize("command", ["run", "sweep"])
 @pytest.mark.parametrize("where", ["file.txt/sub", "/proc/ecnlab-test-out"])
 def test_out_that_cannot_be_written_is_one_line(tmp_path: Path, small: Path, command: str, where: str) -> None:
-    """Issue 18: an --out under a file, or where nothing may be created, is an error line, not a traceback."""
+    """An --out under a file, or where nothing may be created, is an error line, not a traceback."""
     (tmp_path / "file.txt").write_text("not a directory\n")
     target = small if command == "run" else SCENARIOS / "sweep-red-ecn.toml"
     r = run_cli(command, str(target), "--out", where, cwd=tmp_path)
@@ -358,7 +358,7 @@ def test_no_arguments_lists_the_commands(tmp_path: Path) -> None:
 
 
 def test_too_many_flows_is_refused_before_expanding(tmp_path: Path) -> None:
-    """Issue 18: pairs and count are each capped, and so is their product (no minutes-long validate)."""
+    """Pairs and count are each capped, and so is their product (no minutes-long validate)."""
     text = SMALL.replace("pairs = 10", "pairs = 20000")
     assert text != SMALL
     (tmp_path / "s.toml").write_text(text)

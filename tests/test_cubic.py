@@ -174,7 +174,7 @@ def test_linux_personality_uses_linux_cubic_arithmetic() -> None:
 
 @pytest.mark.parametrize("arith", ["rfc9438", "linux"])
 def test_time_series_carry_w_max_and_the_epoch(arith: str) -> None:
-    """The flow series' `cubic_w_max_segments` and `cubic_epoch_s` (issue 17 item 8): W_max is 0
+    """The flow series' `cubic_w_max_segments` and `cubic_epoch_s`: W_max is 0
     until the loss, then the reduced window (ssthresh = β·W_max, whole segments with Linux's
     arithmetic); the epoch is null from the reduction until growth resumes after recovery,
     then starts within a few RTTs of it and stays put until the next reduction."""

@@ -1,4 +1,4 @@
-"""Live emulation (issue 6 "done when"): real Linux TCP with ECN through
+"""Live emulation: real Linux TCP with ECN through
 ecnlab-router's RED queue, in network namespaces. Needs root; CI runs as root.
 
 One 10 s ECN run (module fixture) serves the ECN assertions and the compare
@@ -74,7 +74,7 @@ def ecn_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def test_emulated_sender_is_sampled_over_time(ecn_run: dict) -> None:
-    """Issue 15 step 5: emulate samples the sender's TCP_INFO on the simulator's grid into the same Parquet file."""
+    """Emulate samples the sender's TCP_INFO on the simulator's grid into the same Parquet file."""
     from ecnlab.timeseries import read_flows
 
     s = read_flows(ecn_run["_out"])
@@ -87,7 +87,7 @@ def test_emulated_sender_is_sampled_over_time(ecn_run: dict) -> None:
 
 
 def test_emulated_summary_has_the_simulators_schema(ecn_run: dict) -> None:
-    """Issue 18: the emulator's records are built from the engine's key list (null where unmeasured)."""
+    """The emulator's records are built from the engine's key list (null where unmeasured)."""
     from ecnlab.schema import problems
 
     assert problems("sim", {k: v for k, v in ecn_run["sim"].items() if k != "wall_s"}) == []
@@ -146,8 +146,8 @@ def test_router_is_clean_and_meets_its_rate(ecn_run: dict) -> None:
 
 
 def test_queue_averages_start_with_the_traffic_not_the_router(ecn_run: dict) -> None:
-    """Issue 18: the average queue was taken over the router's life, which starts 0.5-4 s
-    before the traffic, so it came out 4.5-12 % low. Little's law checks the window: with no
+    """The average queue is taken from the traffic's start, not over the router's life, which
+    starts 0.5-4 s before the traffic. Little's law checks the window: with no
     drops, ∫ qlen dt over [start, end] is the sum of the sojourn times of the packets that left
     (those still queued at the end add well under 1 %), so avg_qlen · (end - start) =
     dequeued · mean sojourn; averaged from the router's start it would be off by start/end."""
@@ -163,7 +163,7 @@ def test_queue_averages_start_with_the_traffic_not_the_router(ecn_run: dict) -> 
 
 
 def test_router_utilisation_agrees_with_the_receiving_kernel(ecn_run: dict) -> None:
-    """Issue 18: the router's utilisation (bytes after its warm-up mark over its own clock) and the
+    """The router's utilisation (bytes after its warm-up mark over its own clock) and the
     rate r1's kernel counted in its TUN device (timed by the middle of each read) agree within 1 %."""
     bottleneck = next(link for link in ecn_run["links"] if link["name"] == "R1->R2")
     kernel = ecn_run["emulation"]["delivered_ip_bps"]["r1"]
@@ -274,7 +274,7 @@ def test_cleanup_after_ctrl_c(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_sigterm_cleans_up_and_sigkill_leftovers_go_at_the_next_start(tmp_path: Path, sig: int) -> None:
-    """Issue 18: SIGTERM cleans up as Ctrl-C does; a SIGKILLed run leaves namespaces, TUN devices,
+    """SIGTERM cleans up as Ctrl-C does; a SIGKILLed run leaves namespaces, TUN devices,
     processes and a staging directory, and the next ``emulate`` removes them (its own kind only)."""
     out = tmp_path / "x"
     p = _start_emulation(out)
@@ -346,7 +346,7 @@ def test_serial_and_request_response_run_on_real_sockets(tmp_path: Path) -> None
     assert len(dsts) >= bottleneck["packets"] > 0  # the file also holds the packets sent after the end
     hosts = s["emulation"]["hosts"]
     assert set(dsts) == {hosts["r1"], hosts["r2"]}, (set(dsts), hosts)
-    # Both directions of s1's access link in one file, as `ecnlab run` writes it (issue 18).
+    # Both directions of s1's access link in one file, as `ecnlab run` writes it.
     both = subprocess.run(["tshark", "-r", str(tmp_path / "mixed" / "s1-R1.both.pcap"), "-T", "fields", "-e",
                            "frame.time_epoch", "-e", "ip.dst"], capture_output=True, text=True, check=True)  # fmt: skip
     rows = [line.split() for line in both.stdout.splitlines()]

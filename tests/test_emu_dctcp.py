@@ -1,6 +1,6 @@
-"""Real Linux DCTCP through ecnlab's step marker (issue 17 item 7): ``ecnlab.emu.bpf``.
+"""Real Linux DCTCP through ecnlab's step marker: ``ecnlab.emu.bpf``.
 
-This kernel has no DCTCP; ``tcp.cc = "dctcp"`` in ``ecnlab emulate`` loads ecnlab's BPF
+On a kernel without DCTCP, ``tcp.cc = "dctcp"`` in ``ecnlab emulate`` loads ecnlab's BPF
 struct_ops DCTCP (``python/ecnlab/emu/bpf/ecnlab_dctcp.bpf.c``, RFC 8257) and gives it to the
 sockets. Checked against the simulator's DCTCP on one scenario: both keep the step-marked queue
 near K without a drop or a retransmission (RFC 8257 §3.3: the window follows the fraction of

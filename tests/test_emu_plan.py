@@ -92,7 +92,7 @@ def test_emulate_refuses_without_root(
 def test_compare_takes_two_simulated_runs_and_refuses_a_non_result(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 18: compare sets any two runs side by side (it used to refuse two simulations)."""
+    """Compare sets any two runs side by side, two simulations too."""
     from ecnlab.results import write_summary
 
     summary = {"format_version": 1, "scenario": {"name": "a"}, "seed": 1, "flows": [], "queues": [], "links": []}
@@ -173,7 +173,7 @@ def test_router_rejects_a_bad_configuration_in_one_line(
 
 
 def test_emulation_warns_of_access_drops_and_lateness() -> None:
-    """Issue 18: drops at links that touch a host, and a late router, are said (not silent)."""
+    """Drops at links that touch a host, and a late router, are said (not silent)."""
     from ecnlab.emu.summary import LATENESS_WARN_US, warnings
 
     sc = load_scenario(SCENARIO)
@@ -189,9 +189,9 @@ def test_emulation_warns_of_access_drops_and_lateness() -> None:
 
 
 def test_utilisation_counts_bytes_after_the_warmup_mark_over_the_routers_own_clock() -> None:
-    """Issue 18: utilisation was the bytes between two samples over the scenario's nominal span,
-    so a late end sample inflated it; now the router notes the bytes at the warm-up mark and the
-    span is its own clock's (``window.warmup_s`` to the report's ``t_s``)."""
+    """Utilisation is the bytes since the router's warm-up mark over its own clock's span
+    (``window.warmup_s`` to the report's ``t_s``), not over the scenario's nominal span, which a
+    late end sample would inflate."""
     from ecnlab.emu.summary import utilization
 
     link = {"bytes": 10_000_000, "bytes_at_warmup": 1_000_000}
@@ -208,7 +208,7 @@ def test_utilisation_counts_bytes_after_the_warmup_mark_over_the_routers_own_clo
 def test_a_bad_router_override_is_one_line_naming_where_the_router_is_looked_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 18: the router's location is said in one line (the wheel carries it in ecnlab._core)."""
+    """The router's location is said in one line (the wheel carries it in ecnlab._core)."""
     import subprocess
     import sys
 

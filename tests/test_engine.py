@@ -20,7 +20,7 @@ from ecnlab.timeseries import read_flows, read_queues
 
 pytestmark = pytest.mark.engine
 
-# The documented contract (DESIGN.md "Metrics the studies need"): keys users' scripts read.
+# The documented contract: keys users' scripts read.
 
 FLOW_KEYS = {
     "id",

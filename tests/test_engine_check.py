@@ -1,4 +1,4 @@
-"""Issue 18, one validator: the engine's own check of the whole lowered scenario (``_core.check_spec``,
+"""One validator: the engine's own check of the whole lowered scenario (``_core.check_spec``,
 ``ecnlab_sim::check_json``) runs last in every scenario parse, so ``validate``, ``run`` and sweep
 expansion refuse what the engine would refuse, and its JSON paths are reported in scenario keys."""
 

@@ -1,4 +1,4 @@
-"""Data-centre fabrics (issue 19): the fat tree and leaf-spine generators (``fabrics.py``) and
+"""Data-centre fabrics: the fat tree and leaf-spine generators (``fabrics.py``) and
 per-flow ECMP (``crates/sim/src/net.rs``), which spreads a permutation's flows over the core."""
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_ecmp_spreads_a_permutation_over_every_core_link() -> None:
 
 @pytest.mark.engine
 def test_ecmp_every_core_link_within_20_percent_of_the_mean() -> None:
-    """Issue 19: under a permutation every core link carries within ±20 % of the mean. Per-flow
+    """Under a permutation every core link carries within ±20 % of the mean. Per-flow
     hashing balances flows, not bytes, so the spread is that of a multinomial draw: with 8
     flows a host (128 over 16 links) the links differ by up to 50 %; with 64 flows a host
     (1 024 equal transfers, 64 a link on average) every aggregation->core and core->aggregation

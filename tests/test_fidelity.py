@@ -24,7 +24,7 @@ from ecnlab.cli import main
 from ecnlab.config import load_scenario
 
 
-def test_reno_grid_is_issue_15s():
+def test_reno_grid_is_rates_rtts_flows_with_and_without_ecn_and_sack():
     pts = grid("reno")
     assert len(pts) == 24
     assert {(p.rate_mbit, p.rtt_ms, p.flows) for p in pts} == {

@@ -1,4 +1,4 @@
-"""Issue 19 item 1, a front end in proportion: a ``[[flows]]`` entry with ``count`` stays one entry
+"""A front end in proportion: a ``[[flows]]`` entry with ``count`` stays one entry
 into the engine, which expands it; an entry of more than ``GROUP_RECORD_LIMIT`` flows gets one
 summary in summary.json's ``groups[]`` and every flow's results go to ``flows.parquet`` from the
 engine's columns. Here: the Parquet rows are the engine's own per-flow results, the group summary

@@ -1,4 +1,4 @@
-"""Partition/aggregate queries (issue 19): ``kind = "incast"`` from the scenario file to
+"""Partition/aggregate queries: ``kind = "incast"`` from the scenario file to
 ``summary.json``'s ``queries[]`` and the sweep metrics (``crates/sim/src/incast.rs`` has the rules;
 ``crates/sim/tests/incast.rs`` checks the completion times and incast against DCTCP)."""
 

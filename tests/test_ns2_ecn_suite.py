@@ -151,7 +151,7 @@ def test_boot_phases_follow_ns2_draw_order() -> None:
     # ns2-tcp-semantics.md §10: seed 1 gives 0.000339577..., 0.555880715..., 0.0142046..., 0.0881226...
     assert ns2ecn.mrg32k3a(4) == pytest.approx([0.000339577223787, 0.5558807159828, 0.0142046606528, 0.0881226713139])
     one = ns2ecn.TestSpec("t", "net2-lossy", 3.0, [ns2ecn.FlowSpec(0, "TCP", "s1", "s3", 30, True, 0.0, False)], [])
-    assert ns2ecn.boot_phases(one, {"s1": 0}, [4, 0, 5]) == {0: 5_558_807}  # the run-time draw (#2) stays
+    assert ns2ecn.boot_phases(one, {"s1": 0}, [4, 0, 5]) == {0: 5_558_807}  # the run-time draw (the second) stays
     two = ns2ecn.FlowSpec(1, "TCP", "s2", "s3", 30, True, 0.0, False)
     both = ns2ecn.TestSpec("t", "net2", 10.0, [two, one.flows[0]], [])
     # draws 1-2 at creation; at $ns run node 0 (fid 0) resets before node 1 (fid 1): draws 3, 4

@@ -93,9 +93,9 @@ def test_receiver_echoes_ece_until_cwr(captures: dict) -> None:
 
 
 def test_window_scaling_and_no_misdecoded_ports(tmp_path: Path) -> None:
-    """Issue 18: with rwnd = 4 MiB the SYN and SYN-ACK carry a window-scale option and
+    """With rwnd = 4 MiB the SYN and SYN-ACK carry a window-scale option and
     tshark's calculated window is the advertised one; no packet is decoded as
-    another protocol (port 5000 was taken for RSL, with hundreds of "Malformed Packet")."""
+    another protocol (port 5000 would be taken for RSL, with hundreds of "Malformed Packet")."""
     scenario = tmp_path / "s.toml"
     scenario.write_text(SCENARIO.replace('variant = "sack"', 'variant = "sack"\nrwnd = "4MiB"'))
     ecnlab.run(scenario, out=tmp_path / "out")
@@ -124,7 +124,7 @@ def _frames(pcap: Path, *fields: str) -> list[list[str]]:
 
 
 def test_both_directions_of_a_path_in_one_capture(tmp_path: Path) -> None:
-    """Issue 18: captures were one direction each; ``"R1<->R2"`` writes data and ACKs into
+    """``"R1<->R2"`` writes both directions, data and ACKs, into
     ``R1-R2.both.pcap`` in time order (tcptrace and Wireshark's conversations need both)."""
     scenario = tmp_path / "s.toml"
     scenario.write_text(SCENARIO.replace('pcap = ["s1->R1", "R2->r1", "r1->R2"]', 'pcap = ["R1<->R2", "s1->R1"]'))

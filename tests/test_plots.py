@@ -85,9 +85,9 @@ def test_python_plot_with_facet_flow_metric_and_out(swept: Path, tmp_path: Path)
 
 @pytest.mark.engine
 def test_row_tables_and_subsets_get_their_own_file_label_and_title(swept: Path, tmp_path: Path) -> None:
-    """Issue 18: ``--table queues --y marks`` averaged every link queue under the run-level label "CE
-    marks at the bottleneck" and overwrote the run-level figure; ``--where`` was in neither the file
-    name nor the title."""
+    """``--table queues --y marks`` gets its own file, label and title, not the run-level figure's "CE
+    marks at the bottleneck" over an average of every link queue; ``--where`` is in both the file
+    name and the title."""
     figures = swept / "figures"
     base = ["--x", "max_p", "--y", "marks", "--hue", "ecn"]
     runs = run_cli("plot", str(swept), *base, cwd=tmp_path)
@@ -114,7 +114,7 @@ def test_row_tables_and_subsets_get_their_own_file_label_and_title(swept: Path, 
         (["--x", "max_p", "--y", "nope"], "--y 'nope': not a result column"),
         (["--x", "max_p", "--y", "goodput_bps"], "axis 'ecn' varies but is not --x, --hue or --facet"),
         (["--x", "nope", "--y", "goodput_bps", "--hue", "ecn"], "'nope': not a column"),
-        # Issue 18: names and lists are not plotted as numbers (was a pandas TypeError).
+        # Names and lists are not plotted as numbers (a pandas TypeError otherwise).
         (["--x", "max_p", "--y", "id", "--hue", "ecn"], "--y 'id': not a numeric column (numeric columns there: "),
         (["--x", "max_p", "--y", "link", "--hue", "ecn"], "--y 'link': not a numeric column"),
         (["--x", "max_p", "--y", "transfer_times_s", "--hue", "ecn"], "--y 'transfer_times_s': not a numeric"),
@@ -130,7 +130,7 @@ def test_cli_plot_errors_are_one_line(swept: Path, tmp_path: Path, args: list[st
 
 @pytest.mark.parametrize("rows", [None, "flows", "queues"])
 def test_no_title_or_label_is_clipped(rows: str | None) -> None:
-    """Issue 18: long titles ("mean goodput per flow vs ...") were cut at the figure's edge."""
+    """Long titles ("mean goodput per flow vs ...") are not cut at the figure's edge."""
     import pandas as pd
 
     from ecnlab.plots import _draw
@@ -143,7 +143,7 @@ def test_no_title_or_label_is_clipped(rows: str | None) -> None:
 
 @pytest.mark.engine
 def test_plot_of_one_run_draws_its_queues_over_time(tmp_path: Path) -> None:
-    """Issue 18: ``ecnlab plot RUN_DIR`` shows one run over time (queue, delay, the AQM's probability)."""
+    """``ecnlab plot RUN_DIR`` shows one run over time (queue, delay, the AQM's probability)."""
     r = run_cli("run", str(SCENARIOS / "dumbbell-pie.toml"), "--out", "r", "-q", "--set", "duration=3s",
                 "--set", "warmup=1s", cwd=tmp_path)  # fmt: skip
     assert r.returncode == 0, r.stderr

@@ -74,7 +74,7 @@ def _write_checking_figures(sweep: Path, page: Path, monkeypatch: pytest.MonkeyP
 
 @pytest.mark.engine
 def test_report_renders_in_headless_chromium(reported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The screenshot test: every figure loads, no console error, and (issue 18) no figure's
+    """The screenshot test: every figure loads, no console error, and no figure's
     title or label is cut at its edge."""
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is not installed; run scripts/setup.sh")
@@ -133,7 +133,7 @@ def test_markdown_escapes_html() -> None:
 
 @pytest.mark.engine
 def test_report_tables_show_units_and_scroll_inside_the_page(reported: Path) -> None:
-    """Issue 18: goodput was printed as 1.2167e+06 without a unit, utilisation as a fraction."""
+    """Goodput in Mbit/s and utilisation in %, not 1.2167e+06 without a unit and a fraction."""
     page = (reported / "report.html").read_text()
     assert "goodput per flow (Mbit/s)" in page and "utilisation (%)" in page
     assert (

@@ -139,7 +139,7 @@ def test_timeseries_frame(fake: FakeCore) -> None:
 
 
 def test_timeseries_are_parquet_beside_the_summary(tmp_path: Path, fake: FakeCore) -> None:
-    """Issue 18: time series never go into summary.json; only the links the scenario names."""
+    """Time series never go into summary.json; only the links the scenario names."""
     data = tomllib.loads(SMALL)
     data["sample_interval"] = "100ms"
     data["output"] = {"timeseries_links": ["R1->R2"], "timeseries_flows": ["bulk0_1*"]}
@@ -213,7 +213,7 @@ def test_fake_output_matches_contract_keys() -> None:
 
 
 def test_cli_run_says_what_it_ran_with_and_wrote(tmp_path: Path) -> None:
-    """Issue 18: the overrides a run used and every file it wrote (the pcaps too) are printed."""
+    """The overrides a run used and every file it wrote (the pcaps too) are printed."""
     from conftest import SCENARIOS, run_cli
 
     out = tmp_path / "o"
@@ -226,7 +226,7 @@ def test_cli_run_says_what_it_ran_with_and_wrote(tmp_path: Path) -> None:
 
 
 def test_compare_any_two_runs(tmp_path: Path) -> None:
-    """Issue 18: compare sets any two runs side by side (here ECN on vs off), not only sim vs emu."""
+    """Compare sets any two runs side by side (here ECN on vs off), not only sim vs emu."""
     from conftest import SCENARIOS, run_cli
 
     for name, ecn in (("on", "true"), ("off", "false")):

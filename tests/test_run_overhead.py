@@ -1,6 +1,5 @@
-"""Issue 18: ``ecnlab run`` costs little beside its engine (the duration-12345 example: 1.27x its
-engine time before, 1.13x after; docs/performance.md). Speed is measured there, not here; these
-tests pin what made the difference: the time series become Arrow columns from the engine's
+"""``ecnlab run`` costs little beside its engine (docs/performance.md measures it, not these
+tests). These tests pin what keeps it so: the time series become Arrow columns from the engine's
 buffers exactly (nulls, whole numbers, names), and a run never imports pandas (0.3 s)."""
 
 from __future__ import annotations

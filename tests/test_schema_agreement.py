@@ -1,4 +1,4 @@
-"""Issue 18: the scenario front and the engine must not disagree on what is valid. The TCP
+"""The scenario front and the engine must not disagree on what is valid. The TCP
 table is checked by the engine's own ``TcpConfig::validate`` at validation time (through
 ``_core.check_tcp``), and the front's ranges are the engine's: at each boundary both accept,
 one step beyond the front refuses with one line."""

@@ -1,4 +1,4 @@
-"""Issue 18: a SIGTERM stops ``run`` and ``sweep`` as Ctrl-C does (cleanup included), and what a
+"""A SIGTERM stops ``run`` and ``sweep`` as Ctrl-C does (cleanup included), and what a
 SIGKILL leaves behind is removed by the next start."""
 
 from __future__ import annotations

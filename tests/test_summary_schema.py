@@ -1,4 +1,4 @@
-"""Issue 18: the summary's schema lives in one place, the engine's output structs
+"""The summary's schema lives in one place, the engine's output structs
 (``crates/sim/src/output.rs``, read by ``schema.rs``, handed over as ``_core.summary_schema``).
 Every engine result, the test fake's results, the emulator's records and ``RUN_METRICS`` are
 checked against it or built from it."""

@@ -97,7 +97,7 @@ CLI_CASES = [
         "axes: the first value of each axis gives a bad scenario: topology.bottleneck_queue.maxp: unknown key for "
         'kind = "red", did you mean "max_p"?',
     ),
-    # Issue 18: a misspelt axis is reported as such, not as a name template naming a field it lacks.
+    # A misspelt axis is reported as such, not as a name template naming a field it lacks.
     (
         "misspelt-axis-and-template",
         'name = "{max_p}-s{seed}"\n[axes]\n"topology.bottleneck_queue.max_pp" = [0.1]\n',
@@ -162,7 +162,7 @@ def test_docs_sweep_example_and_metric_list() -> None:
 
 
 def test_cli_a_scenario_given_to_sweep_says_so(tmp_path: Path) -> None:
-    """Issue 18: not 'seed: unknown key, did you mean "seeds"?'."""
+    """The error says a scenario was given, not 'seed: unknown key, did you mean "seeds"?'."""
     scenario = SCENARIOS / "dumbbell-red-ecn.toml"
     res = run_cli("sweep", str(scenario), "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert res.returncode == 2

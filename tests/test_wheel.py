@@ -1,4 +1,4 @@
-"""The wheel (issue 18 "Packaging"): built by maturin, installed into a clean venv, run with
+"""The wheel: built by maturin, installed into a clean venv, run with
 no repository around it.
 
 One module fixture builds the wheel into a temporary directory (``maturin build --release``

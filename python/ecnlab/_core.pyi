@@ -56,7 +56,8 @@ class WebSource:
 
     def __init__(self, params_json: str, seed: int, flow_index: int, start_ns: int, spread_ns: int = 0) -> None: ...
     def start(self, now_ns: int) -> tuple[int, int, int | None]:
-        """Open the earliest scheduled connection: (connection number, response bytes, next session or None)."""
+        """Open the earliest scheduled connection: (connection number, response bytes, when the following
+        session arrives or None)."""
     def done(self, conn: int, now_ns: int) -> int | None:
         """Connection ``conn``'s object arrived: when the session's next connection starts, or None."""
     def request_bytes(self) -> int: ...

@@ -46,7 +46,7 @@ _FAULT_KEYS = ("link", "flow", "action", "nth", "seq")
 DUPLEX = "<->"  # [output] pcap = ["A<->B"]: both directions of a path in one capture
 
 
-#: Flows in one scenario (issue 19 aims at single runs of a million flows).
+#: Flows in one scenario: a single run may have up to a million.
 MAX_FLOWS = 1_000_000
 #: Queries of one incast entry (``crates/sim/src/incast.rs``, ``MAX_QUERIES``).
 MAX_QUERIES = 100_000

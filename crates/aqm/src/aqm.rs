@@ -1,8 +1,8 @@
 //! The internal AQM interface and its enum dispatch.
 //!
-//! Source: STYLE.md Part B "The AQM that the simulator and the emulator share"
-//! (sans-IO: `now` and the RNG are always passed in; the AQM never stores
-//! packets) and Linux `red.h`'s separation of algorithm from qdisc. Dispatch is
+//! Source: Linux `red.h`'s separation of algorithm from qdisc, kept sans-IO so
+//! that the simulator and the emulator's router run the same AQM (`now` and
+//! the RNG are always passed in; the AQM never stores packets). Dispatch is
 //! a closed enum ([`AnyAqm`], smoltcp's `AnyController` pattern), not
 //! `Box<dyn>`, so the per-packet path has no indirect call.
 //!
@@ -225,7 +225,7 @@ macro_rules! each {
 pub(crate) use each;
 
 // The hooks most AQMs leave empty are inlined so their no-op arms cost nothing
-// on the hot path (issue 15: engine speed against a887344).
+// on the hot path.
 impl SchedAqm for AnyAqm {
     fn subqueues(&self) -> usize {
         each!(self, a => a.subqueues())

@@ -7,8 +7,7 @@
 //! `QueueDisc::DropAfterDequeue` / `Mark`. The AQM never owns a packet: it
 //! reads a sub-queue's head ([`Head`]) and asks the host to drop or mark it
 //! ([`Backlog`]), so the host alone turns a congestion signal into a CE mark
-//! or a drop (DESIGN.md "The queue decides mark vs drop once") and keeps the
-//! counters:
+//! or a drop, once per packet, and keeps the counters:
 //!
 //! ```text
 //! arrivals = enqueued + drops before enqueue

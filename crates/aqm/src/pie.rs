@@ -6,7 +6,7 @@
 //! §5.4 derandomisation, §5.5 cap on the increase); Linux `include/net/pie.h`
 //! and `net/sched/sch_pie.c` (`pie_drop_early`, `pie_process_dequeue`,
 //! `pie_calculate_probability`, without `dq_rate_estimator`, its default);
-//! ns-3 `pie-queue-disc.cc` (the same delay measurement); /work/shared/MODERN-ECN.md §2.9.
+//! ns-3 `pie-queue-disc.cc` (the same delay measurement).
 //!
 //! ## Update, every `Tupdate` (at `t_k`, see "Timing")
 //!

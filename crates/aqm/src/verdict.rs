@@ -2,7 +2,7 @@
 //!
 //! Source: Linux `include/net/red.h` `red_action` returns a severity
 //! (`RED_DONT_MARK | RED_PROB_MARK | RED_HARD_MARK`) and `sch_red.c` chooses
-//! mark or drop; DESIGN.md "The queue decides mark vs drop once". The AQM says
+//! mark or drop, once per packet. The AQM says
 //! *how congested*; the host (`queue.rs`) alone turns a signal into a CE mark
 //! (ECN on, packet ECN-capable) or a drop.
 

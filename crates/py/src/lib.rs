@@ -239,7 +239,7 @@ impl WebSource {
     }
 
     /// The earliest scheduled connection start opens at `now_ns`: returns
-    /// (connection number, response bytes, next session arrival if this opened a session).
+    /// (connection number, response bytes, the following session's arrival if this opened a session).
     fn start(&mut self, now_ns: u64) -> (u32, u64, Option<u64>) {
         let conn = self.web.objects.len() as u32;
         let next = self.web.on_connection_start(&mut self.rng, ecnlab_wire::Instant(now_ns));

@@ -75,7 +75,7 @@ mod tests {
         Packet::for_test(Segment { seq, payload_len: 1000, ..Segment::default() })
     }
 
-    /// Issue 15 (b): `nth = 189 … 203` in ascending order drops 15 consecutive
+    /// `nth = 189 … 203` in ascending order drops 15 consecutive
     /// packets (188 … 202 counted from 0), not every other one.
     #[test]
     fn test_every_fault_counts_every_packet() {

@@ -1,5 +1,5 @@
 //! The engine's result, returned to the Python front as JSON. Field names are a
-//! contract for users' scripts (DESIGN.md "Metrics the studies need").
+//! contract for users' scripts.
 
 use serde::Serialize;
 

@@ -1,6 +1,5 @@
 //! One RNG stream per component, derived from (run seed, component kind, index),
-//! so adding a flow or a link does not change another component's randomness
-//! (DESIGN.md "Integer nanoseconds ... one RNG stream per component").
+//! so adding a flow or a link does not change another component's randomness.
 
 use rand_pcg::Pcg64Mcg;
 

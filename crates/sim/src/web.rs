@@ -132,7 +132,7 @@ fn exponential(rng: &mut SimRng, mean_ns: u64) -> Duration {
 }
 
 impl Web {
-    /// The first session starts at the flow's start.
+    /// A flow's sessions begin with one at the flow's start.
     pub fn new(p: WebParams, start: Instant) -> Self {
         let mut pending = BTreeMap::new();
         pending.insert((start, 0), Pending::NewSession);
@@ -149,7 +149,7 @@ impl Web {
     }
 
     /// A connection of this flow starts at `now` (its number is `objects.len()`):
-    /// returns the next session arrival if this one opens a session.
+    /// returns when the following session arrives if this one opens a session.
     pub fn on_connection_start(&mut self, rng: &mut SimRng, now: Instant) -> Option<Instant> {
         let what = self.pending.pop_first().map_or(Pending::NewSession, |(_, w)| w);
         let (session, next) = match what {

@@ -60,7 +60,7 @@ fn test_sessions_pages_objects_follow_the_schedule() {
         WebParams { pages_per_session: 1.0, objects_per_page: 1.0, mean_session_gap_ns: 10_000_000_000, ..params(d) };
     let mut w = Web::new(p, Instant(5));
     let mut rng = stream(1, Stream::App, 2);
-    let next = w.on_connection_start(&mut rng, Instant(5)).expect("a session start schedules the next session");
+    let next = w.on_connection_start(&mut rng, Instant(5)).expect("a session start schedules the one after it");
     assert!(next > Instant(5));
     assert_eq!((w.sessions.len(), w.objects.len()), (1, 1));
     assert!((1000..=2000).contains(&w.object_bytes(0)));
@@ -68,7 +68,7 @@ fn test_sessions_pages_objects_follow_the_schedule() {
     assert_eq!(w.on_object_done(&mut rng, 0, Instant(100)), None);
     assert_eq!(w.on_object_done(&mut rng, 0, Instant(200)), None, "an object completes once");
     assert_eq!(w.response_times().collect::<Vec<_>>(), vec![Duration(95)]);
-    // The next start is the next session's.
+    // The next start is the following session's.
     assert_eq!(w.on_connection_start(&mut rng, next).map(|t| t > next), Some(true));
     assert_eq!(w.sessions.len(), 2);
 

@@ -1,4 +1,4 @@
-//! Per-connection counters (DESIGN.md "Metrics the studies need"; names are a contract).
+//! Per-connection counters (their names are a contract for users' scripts).
 
 use serde::Serialize;
 

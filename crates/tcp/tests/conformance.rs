@@ -1,4 +1,4 @@
-//! Conformance fixes of issue 15, each pinned by a packet trace and the
+//! The RFCs' loss recovery and ECN rules, each pinned by a packet trace and the
 //! sentence it implements, for every recovery where it applies, with and
 //! without delayed ACKs. Setting as in `trace.rs` (harness::config): MSS
 //! 1000 B, IW 2, ECN on, 10 ms one way, 10 Mbit/s, min/initial RTO 1 s, 1 ms

@@ -1,4 +1,4 @@
-//! Simulated time as integer nanoseconds (DESIGN.md: "Integer nanoseconds for time").
+//! Simulated time as integer nanoseconds.
 //!
 //! `Instant` is a point on the run's clock (0 = start of the run); `Duration` is a
 //! span. Both are `u64` nanoseconds: 2^64 ns is about 584 years, so overflow is

@@ -1,5 +1,4 @@
-//! An independent reader checks our pcap output (DESIGN.md "Pcaps read back by
-//! an independent reader"): tshark decodes a short ECN handshake and data
+//! An independent reader checks our pcap output: tshark decodes a short ECN handshake and data
 //! exchange written by `PcapWriter` (nanosecond magic, LINKTYPE_RAW,
 //! https://www.tcpdump.org/linktypes.html) and verifies the IPv4 (RFC 791,
 //! RFC 1071) and TCP (RFC 9293 §3.1) checksums, the ECN field (RFC 3168 §5),

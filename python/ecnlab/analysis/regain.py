@@ -1,7 +1,7 @@
 """Time to regain W_max after a window reduction, from a sender's sampled cwnd, and what
 RFC 9438's closed form says it should be.
 
-The one definition (issue 17; ``ecnlab bench fidelity --cc cubic`` uses it for the simulator's
+The one definition (``ecnlab bench fidelity --cc cubic`` uses it for the simulator's
 flows and for Linux's ``TCP_INFO`` samples alike, ``timeseries-flows.parquet``):
 
 - **Reduction.** A maximal run of samples over which cwnd never rises, starting where it

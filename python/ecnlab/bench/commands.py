@@ -40,7 +40,7 @@ def add_parsers(sub: Any) -> None:
     dctcp.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
     fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
     fidelity.add_argument(
-        "--cc", choices=("reno", "cubic", "dctcp"), default="reno", help="grid: reno (issue 15), cubic or dctcp"
+        "--cc", choices=("reno", "cubic", "dctcp"), default="reno", help="grid: reno, cubic or dctcp (default reno)"
     )
     fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
     fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
@@ -72,7 +72,7 @@ def add_parsers(sub: Any) -> None:
     )
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
     scaling.add_argument("--only", choices=("flows", "million", "rate", "fattree"), help="one series only")
-    rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2 (issue 19)")
+    rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2")
     rate.add_argument("--runs", type=int, default=1000, help="runs in the sweep, a multiple of 5 (default 1000)")
     rate.add_argument("--reps", type=int, default=1, help="repetitions per --jobs setting (median; default 1)")
     rate.add_argument("--jobs", default="1,2", help="comma-separated --jobs settings (default 1,2)")

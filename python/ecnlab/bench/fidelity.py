@@ -23,7 +23,7 @@ Measured after the warm-up, on both sides alike:
   median over the reductions after the warm-up that regained, with how many did; and, for
   the simulator, that median against RFC 9438's closed form (K = ∛(W_max·(1 − β)/C), §4.2).
 
-The grids (issue 15 for Reno, issue 17 for CUBIC):
+The grids:
 
 - ``reno``: 10 and 50 Mbit/s × 20 and 80 ms × 1 and 4 flows × RED without
   and with ECN, SACK; and the same RED points without ECN with NewReno and
@@ -31,7 +31,7 @@ The grids (issue 15 for Reno, issue 17 for CUBIC):
 - ``cubic``: 10 and 50 Mbit/s × 20 and 80 ms × 1 and 4 flows × RED+ECN,
   FQ-CoDel and DualPI2 (classic ECN flows in its C queue), SACK; and 100
   Mbit/s, 100 ms, 1 flow.
-- ``dctcp`` (issue 17): the same rates, RTTs and flow counts through a step
+- ``dctcp``: the same rates, RTTs and flow counts through a step
   marker at K = max(20, ⌈BDP/7⌉) packets (RFC 8257 §4.1's guideline K > C·RTT/7),
   Linux running ecnlab's BPF DCTCP (``ecnlab.emu.bpf``) where it has none.
 
@@ -43,8 +43,8 @@ With ``redo`` > 0 a disturbed Linux run is set aside and run again with the same
 the steal alone, before any of its numbers is compared, and every attempt set aside is named
 under the table with its steal and goodput.
 
-Targets (issue 15): with SACK, goodput within 5 % and signals within 1.5× at
-every point; NewReno without SACK, goodput within 10 %; CUBIC (issue 17) also the
+Targets: with SACK, goodput within 5 % and signals within 1.5× at
+every point; NewReno without SACK, goodput within 10 %; CUBIC also the
 median regain time within 10 % (not judged where neither side regained W_max after
 the warm-up). The verdict of a point names what missed.
 """

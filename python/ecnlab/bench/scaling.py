@@ -1,6 +1,6 @@
 """``ecnlab bench scaling``: ecnlab's cost per simulated packet as the work grows.
 
-Series (issue 19), each point one ``ecnlab run`` in its own process:
+Series, each point one ``ecnlab run`` in its own process:
 
 - ``flows``: the benchmark dumbbell (``cases.scenario_dict`` with personality ``ns3``, RED
   thresholds scaled with the rate) at 1 Gbit/s with 10 … 100 000 flows;

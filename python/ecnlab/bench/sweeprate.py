@@ -1,4 +1,4 @@
-"""``ecnlab bench sweep-rate``: runs per second of a sweep of many small runs (issue 19).
+"""``ecnlab bench sweep-rate``: runs per second of a sweep of many small runs.
 
 The sweep: ``--runs N`` one-second runs of the 1.5 Mbit/s RED/ECN dumbbell
 (``scenarios/dumbbell-red-ecn.toml``: ten Reno flows, 1.5 Mbit/s / 20 ms, RED

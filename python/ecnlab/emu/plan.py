@@ -30,9 +30,10 @@ LINUX_CC: dict[str, tuple[str, int]] = {
     "sack": ("reno", 1),
 }
 
-#: ``tcp.cc`` values emulate can give Linux (shared/MODERN-ECN.md §1: this kernel has reno, cubic
-#: and bbr; no DCTCP, no TCP Prague, no AccECN). ``dctcp`` is the kernel's own where it has one,
-#: else ecnlab's BPF DCTCP, loaded when the emulation starts (``ecnlab.emu.bpf``).
+#: ``tcp.cc`` values emulate can give Linux: reno and cubic (``net/ipv4/tcp_cong.c``, ``tcp_cubic.c``),
+#: and ``dctcp``, the kernel's own (``tcp_dctcp.c``, ``CONFIG_TCP_CONG_DCTCP``) where it has one, else
+#: ecnlab's BPF DCTCP, loaded when the emulation starts (``ecnlab.emu.bpf``). TCP Prague is out of
+#: tree (L4STeam/linux ``net/ipv4/tcp_prague.c``).
 KERNEL_CCS = ("reno", "cubic", "dctcp")
 
 #: Applications ecnlab.emu.traffic implements.
@@ -119,10 +120,13 @@ def _check_supported(sc: Scenario) -> None:
             if value not in known:
                 raise ScenarioError(f"flows.{f.id}.tcp.{key}", f"{what}; emulate supports {', '.join(known)}", value)
         if f.tcp.pacing:
-            # Linux paces Reno and CUBIC only through the fq qdisc, which this kernel lacks (MODERN-ECN.md §1).
+            # Linux paces Reno and CUBIC only under the fq qdisc (net/sched/sch_fq.c; TCP's own pacing,
+            # tcp_needs_internal_pacing in net/ipv4/tcp_output.c, is for congestion controls that ask for
+            # it, as BBR does), and emulate installs none (nor can it where CONFIG_NET_SCH_FQ is unset).
             raise ScenarioError(f"flows.{f.id}.tcp.pacing", "emulate cannot pace Linux TCP here (no fq qdisc)", True)
         if f.tcp.ecn and f.tcp.accecn:
-            # tcp_ecn = 3..6 (AccECN negotiation) gives EINVAL on this kernel (MODERN-ECN.md §1).
+            # AccECN negotiation is net.ipv4.tcp_ecn = 3..5, which a kernel before "tcp: accecn: enable
+            # AccECN" refuses with EINVAL (tcp_ecn_mode_max = 2 in net/ipv4/sysctl_net_ipv4.c).
             raise ScenarioError(
                 f"flows.{f.id}.tcp.ecn", "emulate cannot negotiate AccECN (this kernel has none)", "accecn"
             )

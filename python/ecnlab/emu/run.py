@@ -38,7 +38,7 @@ __all__ = ["emulate", "emulate_scenario", "router_command", "require_root", "Pri
 START_MARGIN_S = 0.5
 #: The bulk sink keeps reading this long after the end (the sender's FIN).
 DRAIN_S = 3.0
-#: Extra time any process may take beyond the run before it is ended.
+#: Extra time any process may take past the run's end before it is stopped.
 SLACK_S = 15.0
 PORT_BASE = 5201
 #: SCHED_FIFO priority of the router (1..99; low: above every normal process, below kernel threads).
@@ -271,8 +271,8 @@ def _prioritise(pid: int) -> None:
 def _router_window(rt: subprocess.Popen[str], start: float, warmup: float) -> None:
     """Names the traffic's start and the warm-up's end (``time.monotonic()``, CLOCK_MONOTONIC, as the
     router's clock): its queue averages start at ``start``, its sojourn times and the links' utilisation
-    bytes at ``warmup``, the simulator's windows (issue 18: averaged from the router's own start, the
-    average queue came out 4.5-12 % low)."""
+    bytes at ``warmup``, the simulator's windows (an average from the router's own start would count
+    its idle time before the traffic and come out low)."""
     assert rt.stdin is not None
     rt.stdin.write(f"window {round(start * 1e9)} {round(warmup * 1e9)}\n")
     rt.stdin.flush()

@@ -90,7 +90,7 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
 
 
 def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
-    """What suggests the emulation did not keep up (issue 18): drops at links that touch
+    """What suggests the emulation did not keep up: drops at links that touch
     a host, where the scenario's bottleneck is between routers, a router delivery
     lateness whose p99 exceeds ``LATENESS_WARN_US``, and CPU steal beyond
     :data:`~ecnlab.emu.steal.PEAK_WARN_S` within one second."""

@@ -159,8 +159,10 @@ def _ss(peer: str) -> str:
 
 def _tcp_socket(cc: str) -> socket.socket:
     """A TCP socket with the scenario's congestion control (``tcp.cc``). Per socket, as root:
-    a network namespace may default only to the allowed ones (reno, bbr here), while
-    ``TCP_CONGESTION`` takes any the kernel has (cubic too; shared/MODERN-ECN.md §1).
+    a network namespace other than the initial one may default only to those in
+    ``net.ipv4.tcp_allowed_congestion_control`` (``tcp_set_default_congestion_control`` in
+    ``net/ipv4/tcp_cong.c``: EPERM otherwise), while ``TCP_CONGESTION`` with ``CAP_NET_ADMIN`` takes
+    any the kernel has (``tcp_set_congestion_control``).
     Accepted connections inherit the listener's."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())

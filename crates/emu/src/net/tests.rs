@@ -232,8 +232,8 @@ fn test_same_seed_same_decisions() {
 
 #[test]
 fn test_window_averages_from_traffic_start_and_utilisation_after_warmup() {
-    // The router starts at 0 and idles; the traffic starts at 2 s (issue 18: the
-    // average was taken from the router's start, so it came out low).
+    // The router starts at 0 and idles; the traffic starts at 2 s. An average taken
+    // from the router's start would count the idle time and come out low.
     let (start, warmup) = (2_000 * MS, 2_100 * MS);
     let mut net = Net::new(&config(vec![link("R1->R2", 0, 10_000_000, 20 * MS, droptail(100))])).unwrap();
     let mut rec = Recorder::default();

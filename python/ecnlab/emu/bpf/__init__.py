@@ -1,7 +1,9 @@
 """A real DCTCP for ``ecnlab emulate`` on kernels built without one: ``ecnlab_dctcp.bpf.c``.
 
-This kernel (shared/MODERN-ECN.md §1) has reno, cubic and bbr, no DCTCP, but it has BPF
-struct_ops congestion control (``bpf_tcp_ca``) and its BTF. ``ecnlab_dctcp.bpf.c`` beside this
+A kernel built without ``CONFIG_TCP_CONG_DCTCP`` (no ``dctcp`` in
+``net.ipv4.tcp_available_congestion_control``) may still have BPF struct_ops congestion control
+(``net/ipv4/bpf_tcp_ca.c``) and its BTF (``CONFIG_DEBUG_INFO_BTF``), as the kernel's selftest
+``tools/testing/selftests/bpf/progs/bpf_dctcp.c`` needs. ``ecnlab_dctcp.bpf.c`` beside this
 module is RFC 8257 written as a ``tcp_congestion_ops`` (its header is the spec). A flow with
 ``tcp.cc = "dctcp"`` uses the kernel's own ``dctcp`` when it has one; otherwise
 :func:`ensure_dctcp` compiles the program (clang, with a ``vmlinux.h`` that bpftool dumps from

@@ -1,4 +1,5 @@
-"""Every number the paper gives for this study (EXPERIMENTS.md section 4), with where it says it.
+"""Every number the paper gives for this study, with where it says it: K. Pentikousis and H. Badr, "On the
+Resource Efficiency of Explicit Congestion Notification", NETWORKING 2002, LNCS 2345, pp. 588-599.
 
 Each entry names the study (``allecn`` or ``allecn-errors``), the metric (a
 column of the per-cell table, see :mod:`.metrics`), the cell (n clients, d in
