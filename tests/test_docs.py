@@ -103,7 +103,7 @@ README = (ROOT / "README.md").read_text()
 
 
 def test_readme_front_door() -> None:
-    """Issue 18: the title and a one-line pitch first, then the two commands; a 15-line scenario inline."""
+    """The title and a one-line pitch first, then the two commands; a 15-line scenario inline."""
     lines = README.splitlines()
     assert lines[0] == "# ecnlab" and lines[2]
     assert lines[4].startswith("`make demo`") and lines[5].startswith("`make test`")

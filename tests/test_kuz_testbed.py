@@ -1,4 +1,4 @@
-"""kuz-testbed (issue 9, Kuzmanovic 2005 §7) at test size: web traffic on real Linux TCP.
+"""kuz-testbed (Kuzmanovic 2005 §7) at test size: web traffic on real Linux TCP.
 
 One module fixture reproduces tests/data/kuz-testbed-mini.toml through the
 experiment's own functions (emulated probe, RED*+ECN and PI runs, one

@@ -1,4 +1,4 @@
-"""rfc2884-testbed (issue 20 item 2) at test size: RFC 2884's testbed on real Linux TCP and in the models.
+"""rfc2884-testbed at test size: RFC 2884's testbed on real Linux TCP and in the models.
 
 The mini sweep is the study's own quick sweep cut down (fairness 20 s with the competing flows from
 5 s, transactions for 10 s; max_p 0.1; one seed), run through the study's own part. With root, one

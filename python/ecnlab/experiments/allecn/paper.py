@@ -1,4 +1,4 @@
-"""Every number the paper gives for this study (EXPERIMENTS.md section 4), with where it says it.
+"""Every number the all-ECN resource-efficiency paper gives (its section 4), with where it says it.
 
 Each entry names the study (``allecn`` or ``allecn-errors``), the metric (a
 column of the per-cell table, see :mod:`.metrics`), the cell (n clients, d in
@@ -28,7 +28,7 @@ class PaperNumber:
 # The paper's overheads imply 70 packets per transfer: 1960 excess packets are
 # 10.18 % of 19 250 = 275 transfers x 70 (and 535 / 19 250 = 2.78 %), so the
 # 10.18 / 7.32 / 2.78 % of section 4.2 are the 25-client case. ecnlab counts
-# ceil(102 400 / 1460) = 71 (docs/experiments/allecn.md).
+# ceil(102 400 / 1460) = 71 (metrics.py).
 PAPER_MIN_PACKETS = 70
 
 _S42 = "4.2 (Fig. 4), d = 20 ms"
