@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -307,3 +308,13 @@ def test_report_text_has_every_part() -> None:
     for part in ("# The paper's numbers", "# The paper's claims", "# Checks", "# Why the numbers differ"):
         assert part in text
     assert "12 runs, 1320 transfers" in text
+
+
+def test_report_text_states_no_measured_number_it_did_not_compute() -> None:
+    """The fixed text quotes the paper's constants only; measured numbers live in the diagnostics' reports."""
+    from ecnlab.experiments.allecn import report
+
+    fixed = report.WHY + report.ERRORS_WHY + report.minimum_line()
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", fixed)
+    assert f"{paper.PAPER_MIN_PACKETS} packets per transfer" in fixed
+    assert not re.search(r"\d+\.\d+ ?%", fixed)

@@ -114,3 +114,15 @@ def test_readme_front_door() -> None:
     assert "docs/performance.md" in README and "## Performance\n\nMeasured" in README
     for study in ("rfc2884", "floyd1994", "kuzmanovic2005", "allecn"):
         assert f"docs/experiments/{study}.md" in README, study
+
+
+def test_readme_study_table_counts_each_pages_verdicts() -> None:
+    """Each study row gives the verdict count its page opens with, and links the page."""
+    row = r"^\| `[^|]+` \|[^|]+\|[^|]+\| ([^|]+) \| \[[^]]+\]\((docs/experiments/[^)]+)\) \|$"
+    rows = re.findall(row, README, re.M)
+    assert len(rows) >= 10
+    for counts, page in rows:
+        text = (ROOT / page).read_text()
+        m = re.search(r"^Verdicts of the claims below: (.*)\.$", text, re.M)
+        assert m is not None, page
+        assert counts == m.group(1), page

@@ -348,3 +348,19 @@ def test_tiny_lan_behaves_as_the_mechanisms_say(tiny: Path) -> None:
     assert cells.loc[("DT", "pkt", 60), "drops"] > cells.loc[("DT", "byte", 240), "drops"]
     # Throughput is a fraction of the link, never above it.
     assert ((cells.bulk_frac > 0.5) & (cells.bulk_frac <= 1.0)).all()
+
+
+def test_the_report_explains_only_claims_not_shown() -> None:
+    """An explanation appears with the claim it explains missed, and is gone when every claim holds."""
+    from ecnlab.experiments.floyd1994.report import _WHY, report_text
+
+    claims = pd.DataFrame(
+        [
+            {"section": "7.2", "paper": "p", "ecnlab_shows": "no", "numbers": "n", "check": "wan_ecn_lowest_delay"},
+            {"section": "7.2", "paper": "q", "ecnlab_shows": "yes", "numbers": "m", "check": "wan_throughput_alike"},
+        ]
+    )
+    text = report_text({"claims": claims}, "floyd-wan")
+    assert _WHY["wan_ecn"] in text and _WHY["wan_tput"] not in text
+    claims.loc[0, "ecnlab_shows"] = "yes"
+    assert "Why some claims" not in report_text({"claims": claims}, "floyd-wan")

@@ -1,4 +1,4 @@
-"""The index page of `ecnlab reproduce all`: every study's question, claims with verdicts, key figure, links.
+"""The index page of `ecnlab reproduce all`: a summary table, then every study's claims, key figure, links.
 
 The synthetic test writes each registered part's ``claims.json`` and a small
 figure (as a reproduce would) and renders the index in headless Chromium; the
@@ -20,7 +20,7 @@ import pytest  # noqa: E402
 from chromium import dump_dom  # noqa: E402
 from ecnlab.experiments import ALL, resolve  # noqa: E402
 from ecnlab.experiments.framework import Claim, Verdict, studies, write_claims  # noqa: E402
-from ecnlab.experiments.index import rows, write_index  # noqa: E402
+from ecnlab.experiments.index import rows, verdict_counts, write_index  # noqa: E402
 
 
 def _png(path: Path) -> Path:
@@ -99,3 +99,42 @@ def test_a_skipped_live_study_shows_its_question_why_and_its_report(root: Path) 
     assert "No claims: this study's parts did not run here." in row
     assert "Not run here (see their reports): rfc2884-testbed." in row
     assert 'href="rfc2884-testbed/report.html"' in row and "key-figure" not in row
+
+
+def test_verdict_counts_name_every_verdict() -> None:
+    claims = [Claim("c", v, "r") for v in (Verdict.HOLDS,) * 5 + (Verdict.PARTLY,)]
+    assert verdict_counts(claims) == "5 holds, 1 partly, 0 does not hold, 0 not run"
+    assert verdict_counts([]) == "0 holds, 0 partly, 0 does not hold, 0 not run"
+
+
+def _summary_rows(dom: str) -> dict[str, tuple[str, str]]:
+    """The summary table's lines: study → (question, verdicts counted)."""
+    found = re.findall(
+        r'<tr class="summary-row" data-study="([^"]+)"><td><a href="#study-[^"]+">[^<]+</a></td>'
+        r"<td>(.*?)</td><td class=\"counts\">(.*?)</td></tr>",
+        dom,
+        re.S,
+    )
+    return {name: (question, counts) for name, question, counts in found}
+
+
+def test_the_page_opens_with_one_summary_line_per_study_counting_its_verdicts(root: Path) -> None:
+    """floyd1994's parts get five claims that hold and one partly; the summary counts them, above every study."""
+    floyd = next(s for s in studies() if s.name == "floyd1994")
+    verdicts = [Verdict.HOLDS] * 5 + [Verdict.PARTLY]
+    per_part = [verdicts[: len(verdicts) // 2], verdicts[len(verdicts) // 2 :]]
+    for part, vs in zip(floyd.parts, per_part, strict=True):
+        write_claims(root / part.name, [Claim(f"c{i}", v, "r") for i, v in enumerate(vs)], None)
+    (root / "rfc2884-testbed" / "claims.json").unlink()
+    dom = dump_dom(write_index(ALL, root, resolve(ALL), quick=True))
+    summary = _summary_rows(dom)
+    assert list(summary) == [r.name for r in rows(root, resolve(ALL))]
+    assert summary["floyd1994"] == (
+        html.escape(floyd.question, quote=False),
+        "5 holds, 1 partly, 0 does not hold, 0 not run",
+    )
+    assert summary["rfc2884-testbed"][1] == "not run here"
+    for s in studies():
+        row = next(r for r in rows(root, resolve(ALL)) if r.name == s.name)
+        assert summary[s.name][1] in (verdict_counts(row.claims), "not run here")
+    assert dom.index('class="summary-row"') < dom.index('<div class="study"')

@@ -128,6 +128,17 @@ def test_persistent_claims_on_known_cells() -> None:
     assert len(p) == 6 and p.ecnlab.isna().sum() == 2  # general-rho0.90 not in the input
 
 
+def test_the_ecn_plus_drops_sentence_follows_the_drops_table() -> None:
+    from ecnlab.experiments.kuzmanovic2005.persistent import ecn_plus_drops
+
+    rows = [("web", "PI", 30.0, 5000.0), ("web", "REDstar+ECN+", 0.0, 0.0), ("web", "REDstar+ECN+w2", 0.0, 0.0)]
+    d = pd.DataFrame(rows, columns=["cell", "scheme", "drops_synack", "drops_data"])
+    assert ecn_plus_drops(d) == "With ECN+ no SYN-ACK and no first transmission of data was dropped in any cell."
+    d.loc[2, "drops_synack"] = 4.0
+    assert "up to 4 SYN-ACKs and 0 first transmissions" in ecn_plus_drops(d)
+    assert ecn_plus_drops(d[d.scheme == "PI"]) == ""
+
+
 def test_persistent_percentiles_from_histogram() -> None:
     import numpy as np
 

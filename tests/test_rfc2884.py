@@ -175,3 +175,16 @@ def test_the_group_is_the_rfcs_experiment_and_all_adds_the_diagnostics() -> None
     assert [e.name for e in resolve("rfc2884")] == parts
     everything = {e.name for e in resolve("all")}
     assert {*parts, "rfc2884-bulk-ecn-min-cwnd2", "rfc2884-transactional-ecn-plus"} <= everything
+
+
+def test_the_report_quotes_the_papers_numbers_from_paper_py() -> None:
+    from ecnlab.experiments.rfc2884 import paper as rfc_paper
+    from ecnlab.experiments.rfc2884.report import paper_bulk_line, paper_transactional_line
+
+    bulk, trans = paper_bulk_line(), paper_transactional_line()
+    for v in rfc_paper.BULK_ADVANTAGE.values():
+        assert f"{100 * v:.0f} %" in bulk
+    for v in rfc_paper.TRANSACTIONAL_GAIN.values():
+        assert f"{100 * v:.0f} %" in trans
+    for v in rfc_paper.TRANSACTIONAL_TPS_ECN.values():
+        assert f"{v:g}" in trans

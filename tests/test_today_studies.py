@@ -1,4 +1,4 @@
-"""The seed studies' questions asked of today's stacks and queues: ``rfc2884-today``,
+"""The classic studies' questions asked of today's stacks and queues: ``rfc2884-today``,
 ``allecn-today`` and ``floyd-today`` in their quick forms. The shape of their outputs, the quick
 files equal to the full ones but for the seeds, the claims following the tables, and what the
 mechanisms predict:

@@ -1,9 +1,12 @@
 """The index page of ``ecnlab reproduce`` of several experiments: the page a reader starts from.
 
-For every study: its question, each claim with ecnlab's verdict and a
-one-line reason (read from the ``claims.json`` each part wrote, so nothing
-here is typed in by hand), its key figure, then the links to the parts'
-reports and tables. Experiments outside a study get a row of their own.
+It opens with one summary table, one line per study: the study, its question
+and its claims' verdicts counted by name ("5 holds, 1 partly, 0 does not
+hold, 0 not run"). Then, for every study: its question, each claim with
+ecnlab's verdict and a one-line reason, its key figure, then the links to the
+parts' reports and tables. Everything is read from the ``claims.json`` each
+part wrote, so nothing here is typed in by hand. Experiments outside a study
+get a row of their own.
 """
 
 from __future__ import annotations
@@ -14,18 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ecnlab.experiments.framework import Claim, Study, read_claims, studies
+from ecnlab.experiments.framework import Claim, Study, Verdict, read_claims, studies
 
 if TYPE_CHECKING:
     from ecnlab.experiments import Experiment
 
-__all__ = ["write_index", "Row", "rows"]
+__all__ = ["write_index", "Row", "rows", "verdict_counts", "summary_html"]
 
 _VERDICT_CSS = """
 .verdict { font-weight: 600; padding: 0 .35rem; border-radius: .2rem; white-space: nowrap; }
 .v-holds { background: #d8f0d8; } .v-partly { background: #fbefc8; }
 .v-does-not-hold { background: #f7d4d4; } .v-not-run { background: #e8e8e8; }
 ul.claims { padding-left: 1.2rem; } ul.claims li { margin: .25rem 0; }
+table.summary td { vertical-align: top; } table.summary td.counts { white-space: nowrap; }
 .reason { color: #444; font-size: 14px; } p.question { font-style: italic; } p.part { margin: .6rem 0 0; }
 """
 
@@ -75,6 +79,25 @@ def _fill(root: Path, row: Row) -> None:
 def _study(e: Experiment) -> Study | None:
     """The study an experiment belongs to (its ``study`` field), if registered."""
     return next((s for s in studies() if s.name == e.study), None) if e.study else None
+
+
+def verdict_counts(claims: Sequence[Claim]) -> str:
+    """The claims counted by verdict, every verdict named: "5 holds, 1 partly, 0 does not hold, 0 not run"."""
+    return ", ".join(f"{sum(c.verdict is v for c in claims)} {v.value}" for v in Verdict)
+
+
+def summary_html(found: Sequence[Row]) -> str:
+    """One table, one line per study: its name (a link to its row), its question, its verdicts counted."""
+    lines = []
+    for row in found:
+        name = html.escape(row.name)
+        counts = verdict_counts(row.claims) if row.claims else "not run here"
+        lines.append(
+            f'<tr class="summary-row" data-study="{name}"><td><a href="#study-{name}">{name}</a></td>'
+            f'<td>{html.escape(row.question)}</td><td class="counts">{html.escape(counts)}</td></tr>'
+        )
+    head = "<tr><th>study</th><th>question</th><th>verdicts of its claims</th></tr>"
+    return f'<style>{_VERDICT_CSS}</style><table class="summary">{head}{"".join(lines)}</table>'
 
 
 def _claim_html(c: Claim) -> str:
@@ -128,12 +151,13 @@ def row_html(root: Path, row: Row) -> str:
 
 
 def write_index(name: str, root: Path, exps: Sequence[Experiment], *, quick: bool) -> Path:
-    """``root/report.html``: every study's question, claims with verdicts, key figure and links."""
+    """``root/report.html``: the summary table, then every study's question, claims with verdicts, key figure, links."""
     from ecnlab.report import REPORT_FILE, Report
 
     form = "quick form" if quick else "full form"
     found = rows(root, exps)
     report = Report(f"ecnlab reproduce {name}", subtitle=f"{len(found)} studies, {len(exps)} experiments, {form}")
+    report.add_section("Today's answers", html_body=summary_html(found))
     report.add_section("How to read this page", html_body=_legend())
     for row in found:
         report.add_section(row.name, html_body=row_html(root, row))
@@ -142,7 +166,7 @@ def write_index(name: str, root: Path, exps: Sequence[Experiment], *, quick: boo
 
 def _legend() -> str:
     return (
-        f"<style>{_VERDICT_CSS}</style><p>Each study asks one question of a paper. Each claim is the paper's "
+        "<p>Each study asks one question of a paper. Each claim is the paper's "
         "statement with ecnlab's verdict, computed from this run's results: "
         '<span class="verdict v-holds">holds</span> <span class="verdict v-partly">partly</span> '
         '<span class="verdict v-does-not-hold">does not hold</span> <span class="verdict v-not-run">not run</span>'

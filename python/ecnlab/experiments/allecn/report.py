@@ -1,8 +1,10 @@
 """The report section of the all-ECN study: what agrees with the paper, what does not, and why.
 
 Every sentence with a number is computed from the tables of
-:func:`ecnlab.experiments.allecn._summarize`; the reasons for differences
-are the ones docs/experiments/allecn.md establishes.
+:func:`ecnlab.experiments.allecn._summarize` or quotes the paper
+(:mod:`.paper`); the reasons for differences name mechanisms whose numbers
+the diagnostic parts (``allecn-sensitivity-red``, ``allecn-sensitivity-tcp``,
+``allecn-direction``) measure in their own reports.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+
+from ecnlab.experiments.allecn.paper import PAPER_MIN_PACKETS
 
 __all__ = ["report_text", "ordering_lines", "rule_lines", "transfer_time_lines", "paper_lines"]
 
@@ -90,28 +94,22 @@ def check_lines(checks: pd.DataFrame) -> list[str]:
 WHY = """
 # Why the numbers differ
 
-The paper ran ns-2 and gives only the parameters in docs/experiments/allecn.md;
-these are the differences checked so far (`python -m
-ecnlab.experiments.allecn.sensitivity` and `... .direction` re-run the checks):
+The paper ran ns-2 and gives only the parameters in docs/experiments/allecn.md.
+The mechanisms below are checked by the diagnostic parts, whose own reports
+carry the numbers: `ecnlab reproduce allecn-sensitivity-red` (RED's
+implementation), `allecn-sensitivity-tcp` (the TCP details) and
+`allecn-direction` (which direction the errors hit).
 
 - **Not RED's ECN rule.** ns-2.35's RED drops ECT packets instead of marking
-  them once its probability exceeds `mark_p_` = 0.1 (above max_th). With
-  `personality = "ns2"` the overheads at QL = 64 move by −0.65 to +0.27
-  points: with the queue limit just above max_th, the average seldom gets
-  there. ns-2's byte-mode default (500-byte units) makes RED *worse*
-  (25 clients: 24.6 %), away from the paper's RED.
+  them once its probability exceeds `mark_p_` = 0.1 (above max_th). With the
+  queue limit just above max_th the average seldom gets there, so
+  `personality = "ns2"` moves the overheads little; ns-2's byte-mode default
+  (500-byte units) moves RED away from the paper's RED.
 - **TCP details set the level.** The overhead is mostly retransmissions after
-  timeouts (25 clients, QL = 64, DT: about 3 timeouts per transfer; a full
-  queue adds 0.5 s to a 50 ms round trip). The paper gives no timers; ecnlab
-  uses ns-2's (200 ms minimum RTO, 10 ms tick). RFC 6298 timers (1 s minimum
-  RTO) bring the 25-client overheads to DT 12.8 %, RED 11.6 %, ECN 5.3 %;
-  NewReno brings DT's 10-client excess to 640 packets (paper 445): the
-  absolute numbers depend on TCP details the paper does not give, while the
-  ordering ECN < RED < DT does not. (Numbers of the sensitivity runs with
-  the finished ns2 personality, 2026-11-26; docs/experiments/allecn.md.)
-- **The minimum.** The paper's percentages imply 70 packets per transfer;
-  ecnlab counts ceil(102 400 / 1460) = 71, the segments its sender needs. Each
-  counts excess over its own minimum.
+  timeouts. The paper gives no timers; ecnlab uses ns-2's (200 ms minimum
+  RTO, 10 ms tick). Other timers (RFC 6298's 1 s minimum RTO) and recovery
+  (NewReno) change the absolute overheads, which depend on TCP details the
+  paper does not give.
 """
 
 ERRORS_WHY = """
@@ -119,15 +117,20 @@ ERRORS_WHY = """
 
 The sweep corrupts both directions of the client links (the paper does not
 say). Then every damaged data packet reaches a client, counts as received and
-is sent again, so the receiver overhead cannot fall much below the 1 % error
-rate; the paper's ECN shows 0.56 %. With errors only on the clients' outgoing
-packets (ACKs), as ns-2's `$ns lossmodel $em $client $routerA` would install
-them, ecnlab gives (25 clients, QL = 128, 3 seeds, d = 2 / 20 ms) receiver
-overhead DT 3.62 / 3.46 %, RED 2.51 / 2.32 %, ECN 0.55 / 0.59 % (paper 3.07,
-0.87, 0.56 %) and ACKs per transfer DT 49.9, ECN 43.9 at d = 2 ms (paper 54,
-44): the paper's errors most likely hit only the ACK direction. RED stays
-above the paper's in either case.
+is sent again, so the receiver overhead cannot fall much below the error rate.
+With errors only on the clients' outgoing packets (ACKs), as ns-2's
+`$ns lossmodel $em $client $routerA` would install them, damaged data packets
+are not counted by the receivers; `ecnlab reproduce allecn-direction` runs the
+three directions and its claim says which lies nearest the paper's numbers.
 """
+
+
+def minimum_line() -> str:
+    """How the paper's minimum packets per transfer and ecnlab's differ (from the paper's constant)."""
+    return (
+        f"- **The minimum.** The paper's percentages imply {PAPER_MIN_PACKETS} packets per transfer; "
+        "ecnlab counts ceil(file size / MSS), the segments its sender needs. Each counts excess over its own minimum."
+    )
 
 
 def report_text(tables: dict[str, pd.DataFrame], study: str) -> str:
@@ -140,7 +143,7 @@ def report_text(tables: dict[str, pd.DataFrame], study: str) -> str:
     claims += transfer_time_lines(tables["transfer_times"])
     parts += ["# The paper's claims", "\n".join(claims)]
     parts += ["# Checks", "\n".join(check_lines(tables["checks"]))]
-    parts.append(WHY.strip())
+    parts.append(WHY.strip() + "\n" + minimum_line())
     if study == "allecn-errors":
         parts.append(ERRORS_WHY.strip())
     return "\n\n".join(parts)

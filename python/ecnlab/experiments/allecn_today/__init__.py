@@ -91,11 +91,12 @@ def claims(c: pd.DataFrame) -> list[Claim]:
 
 
 def answer(c: pd.DataFrame) -> str:
-    """The seed's question for 2026, per AQM, for today's CUBIC (means over n and QL), from the cells."""
+    """The seed's question asked today, per AQM, for today's CUBIC (means over n and QL), from the cells."""
     d = c[c["stack"] == TODAY]
     mean = d.groupby("scheme")[["network_overhead_pct", "acks_per_transfer", "tt_mean_s", "marks"]].mean()
+    grid = f"n = {d.clients.min()}–{d.clients.max()} clients and QL {' and '.join(str(q) for q in sorted(set(d.ql)))}"
     lines = ["**Does ECN save packets, ACKs and time for short transfers?** With today's Linux CUBIC "
-             "(means over n = 5–25 clients and QL 16 and 64):", ""]  # fmt: skip
+             f"(means over {grid}):", ""]  # fmt: skip
     for aqm in AQMS:
         if aqm not in mean.index or f"{aqm}+ECN" not in mean.index:
             continue
@@ -142,7 +143,7 @@ def section(r: Results, t: Tables, figs: list[Path]) -> tuple[str, str]:
 STUDY = Study(
     name="allecn-today",
     question=(
-        "The all-ECN question in 2026: with today's Linux CUBIC through RED, FQ-CoDel, PIE and DualPI2, does ECN "
+        "The all-ECN question today: with Linux CUBIC through RED, FQ-CoDel, PIE and DualPI2, does ECN "
         "save short transfers packets, ACKs and time?"
     ),
     package=__name__,

@@ -1,8 +1,9 @@
 """The report section of the Floyd 1994 reproduction: the setup, each claim and what ecnlab shows.
 
-The verdicts and numbers come from the claims table (:mod:`.claims`); the
-explanations of differences are the ones docs/experiments/floyd1994.md
-establishes from the runs (the mechanism, not a fitted parameter).
+The verdicts and numbers come from the claims table (:mod:`.claims`); an
+explanation is shown only where a claim is not (fully) shown, and it names the
+mechanism docs/experiments/floyd1994.md establishes from the runs, never a
+result the claims table does not state.
 """
 
 from __future__ import annotations
@@ -68,29 +69,28 @@ _WHY = {
         "max_th whenever several bulk connections are at full window, so RED's average passes max_th "
         "and the non-gentle gateway, ECN or not, drops every arriving packet for a while, telnet "
         "packets included. Drop-Tail drops only when the buffer is full, and in byte mode a 41-byte "
-        "telnet packet nearly always finds room. So in ecnlab RED+ECN loses more telnet packets than "
-        "Drop-Tail; with 8-packet windows all three gateways are alike."
+        "telnet packet nearly always finds room."
     ),
     "wan_tput": (
-        "Where the gateways' throughputs differ by more than 10 % (64-packet windows), Drop-Tail is "
-        "ahead: it lets the queue grow to the buffer, RED holds it near max_th and, with the forced "
-        "drops above, costs timeouts at the 100 ms clock."
+        "Where the gateways' throughputs differ by more than 10 %, look for the forced drops: Drop-Tail "
+        "lets the queue grow to the buffer, while RED holds it near max_th and, when its average passes "
+        "max_th, drops every arriving packet, which costs timeouts at the 100 ms clock."
     ),
     "sq_tput": (
-        "Where RED+SQ and RED+ECN differ by more than 10 % in bulk throughput: in the LAN, the 60 kB "
-        "buffer with 64-packet windows and the 100 ms clock, where RED's average passes max_th and both "
-        "gateways drop every arriving packet; there single runs of the same gateway differ between seeds "
-        "by as much as the gateways do. In the WAN, RED+SQ is ahead with 64-packet windows: RED+ECN must "
-        "drop a selected packet that is not ECN-capable (pure ACKs of the reverse traffic, SYNs, "
-        "retransmissions), while RED+SQ forwards it and quenches its sender, so RED+SQ drops fewer "
-        "packets and waits for fewer timeouts."
+        "Where RED+SQ and RED+ECN differ by more than 10 % in bulk throughput, two mechanisms act. "
+        "Where RED's average passes max_th both gateways drop every arriving packet, and single runs of "
+        "one gateway differ between seeds by as much as the gateways do. And RED+ECN must drop a selected "
+        "packet that is not ECN-capable (pure ACKs of the reverse traffic, SYNs, retransmissions), while "
+        "RED+SQ forwards it and quenches its sender, so RED+SQ drops fewer packets and waits for fewer "
+        "timeouts."
     ),
     "sq_prompt": (
         "The quench reaches the source from the gateway instead of after the receiver's echo, but that head "
         "start is small against round trips of a few (LAN) to 40 (WAN) milliseconds plus queueing, and the "
         "means are decided by the runs where RED's average passes max_th and the gateway drops everything, "
-        "RED+SQ as much as RED+ECN. The expected advantage of promptness does not show in these grids; the "
-        "mechanism of RED+SQ's somewhat higher forced-drop count in the LAN was not established."
+        "RED+SQ as much as RED+ECN. After its halving a quenched sender grows its window on every ACK, "
+        "while an ECN sender does not grow on ACKs carrying ECN-Echo (RFC 3168 §6.1.2), which can leave "
+        "RED+SQ with more forced drops."
     ),
 }
 

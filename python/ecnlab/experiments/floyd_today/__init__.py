@@ -87,7 +87,7 @@ def claims(c: pd.DataFrame) -> list[Claim]:
 
 
 def answer(c: pd.DataFrame) -> str:
-    """Floyd's question for 2026 in plain words: per gateway, today's CUBIC, means over the grid."""
+    """Floyd's question asked today in plain words: per gateway, today's CUBIC, means over the grid."""
     d = c[c["stack"] == "cubic-linux"].groupby("gateway", sort=False)[METRICS].mean()
     lines = ["**Do bulk TCPs get the link while telnet keeps a low delay?** With today's Linux CUBIC "
              "(means over windows, loads and buffers):", ""]  # fmt: skip
@@ -125,7 +125,7 @@ def draw(r: Results, outdir: Path) -> list[Path]:
 STUDY = Study(
     name="floyd-today",
     question=(
-        "Floyd 1994's question in 2026: with FQ-CoDel beside RED+ECN and today's Linux CUBIC, do bulk TCPs get the "
+        "Floyd 1994's question today: with FQ-CoDel beside RED+ECN and today's Linux CUBIC, do bulk TCPs get the "
         "link while telnet keeps a low delay, and does ECN still matter?"
     ),
     package=__name__,

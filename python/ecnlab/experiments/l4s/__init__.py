@@ -1,5 +1,5 @@
 """``ecnlab reproduce l4s``: TCP Prague (RFC 9331 §4) beside CUBIC through DualPI2 (RFC 9332),
-FQ-CoDel, a FIFO and the seeds' single-queue RFC 3168 AQMs (RED, PIE, CoDel with ECN), with
+FQ-CoDel, a FIFO and the classic single-queue RFC 3168 AQMs (RED, PIE, CoDel with ECN), with
 Prague's classic-ECN fallback off and on, at 10 and 50 Mbit/s and base RTTs of 10, 20, 80 ms and
 160 ms (Prague) against 10 ms (CUBIC). ``mixes.toml`` (3-minute runs) and ``mixes-quick.toml``;
 docs/experiments/l4s.md gives the method, every choice and the published measurements beside.

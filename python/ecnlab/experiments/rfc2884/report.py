@@ -1,7 +1,8 @@
 """The RFC 2884 section of report.html: what the paper claims, what ecnlab shows, and why they differ.
 
 Every sentence that states a number or a trend is computed from the summary
-tables, so the text cannot claim agreement the data does not show. The
+tables, and the paper's numbers are read from :mod:`.paper`, so the text
+cannot claim agreement the data does not show. The
 explanations of disagreements name mechanisms checked in ecnlab's own runs
 (docs/experiments/rfc2884.md has the details).
 """
@@ -12,13 +13,45 @@ import math
 
 import pandas as pd
 
-__all__ = ["section", "trend_words", "pct"]
+from ecnlab.experiments.rfc2884.paper import BULK_ADVANTAGE, TRANSACTIONAL_GAIN, TRANSACTIONAL_TPS_ECN
+
+__all__ = ["section", "trend_words", "pct", "paper_bulk_line", "paper_transactional_line"]
 
 Tables = list[tuple[str, pd.DataFrame]]
 
 
 def pct(x: float) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:+.0f} %"
+
+
+def _pp(x: float) -> str:
+    return f"{100 * x:.0f} %"
+
+
+def paper_bulk_line() -> str:
+    """The RFC's bulk advantages (paper.py): with congestion at max_p 0.1, with max_p at high congestion."""
+    a = BULK_ADVANTAGE
+    by_v = [
+        f"{v}: {_pp(a[v, 'low', 0.1])} → {_pp(a[v, 'high', 0.1])} with congestion at max_p 0.1, "
+        f"{_pp(a[v, 'high', 0.02])} → {_pp(a[v, 'high', 0.5])} with max_p at high congestion"
+        for v in ("reno", "sack")
+    ]
+    return f"Paper: {'; '.join(by_v)}. The `bulk` table puts each number beside ecnlab's."
+
+
+def paper_transactional_line() -> str:
+    """The RFC's 5 KB transactional gains and the ECN client's rate (paper.py)."""
+    g, tps = TRANSACTIONAL_GAIN, TRANSACTIONAL_TPS_ECN
+    by_v = [
+        f"{v}: {_pp(g[v, 'moderate', '5KB', 0.1])} → {_pp(g[v, 'high', '5KB', 0.1])} (moderate → high, max_p 0.1), "
+        f"{_pp(g[v, 'high', '5KB', 0.02])} → {_pp(g[v, 'high', '5KB', 0.5])} (high congestion, rising max_p)"
+        for v in ("reno", "sack")
+    ]
+    rate = f"{tps['reno', 'high', '5KB', 0.02]:g} → {tps['reno', 'high', '5KB', 0.5]:g}"
+    return (
+        f"Paper (5 KB responses): {'; '.join(by_v)}; Reno's ECN client {rate} transactions/s at high congestion, "
+        "rising max_p; the gain shrinks as the response grows."
+    )
 
 
 def trend_words(values: list[float]) -> str:
@@ -90,10 +123,7 @@ def _bulk(tables: Tables) -> str:
             f"{', '.join(f'{m:g}' for m in hi['maxp'])})"
         )
     out.append("\n".join(items))
-    out.append(
-        "Paper (Reno): 23 % → 50 % with congestion at max_p 0.1, 10 % → 60 % with max_p at high congestion; "
-        "SACK: 5 % → 15 % and 10 % → 40 %. The `bulk` table puts each number beside ecnlab's."
-    )
+    out.append(paper_bulk_line())
     hi = _pick(t, congestion="high")
     out.append(
         f"Retransmissions per 20 MB transfer, mean over the grid: ECN {t['retransmits_ecn'].mean():.1f}, "
@@ -130,11 +160,7 @@ def _transactional(tables: Tables) -> str:
             f"{hi['tps_ecn'].iloc[0]:.2f} → {hi['tps_ecn'].iloc[-1]:.2f} transactions/s"
         )
     out.append("\n".join(items))
-    out.append(
-        "Paper (Reno, 5 KB): 42 % → 62 % (moderate → high, max_p 0.1), 20 % → 140 % and 0.8 → 2.2 "
-        "transactions/s (high congestion, rising max_p); SACK 47 % → 80 % and 15 % → 120 %; the gain "
-        "shrinks as the response grows."
-    )
+    out.append(paper_transactional_line())
     hi = _pick(t, congestion="high")
     out.append(
         f"Timeouts per 180 s, mean over the grid: ECN client {t['timeouts_ecn'].mean():.1f}, non-ECN client "

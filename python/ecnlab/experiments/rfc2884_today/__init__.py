@@ -93,7 +93,7 @@ _PARTS = tuple(_part(*p) for p in PARTS)
 STUDY = Study(
     name="rfc2884-today",
     question=(
-        "RFC 2884's questions in 2026: with today's Linux Reno and CUBIC, through RED, FQ-CoDel, PIE and DualPI2, "
+        "RFC 2884's questions today: with Linux Reno and CUBIC, through RED, FQ-CoDel, PIE and DualPI2, "
         "does ECN keep flows fair, speed up bulk transfers and raise the rate of short transactions?"
     ),
     package=__name__,

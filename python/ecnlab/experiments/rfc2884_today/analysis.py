@@ -158,7 +158,7 @@ def _sentence(kind: str, c: pd.DataFrame, aqm: str) -> str:
 
 
 def answer(kind: str, c: pd.DataFrame) -> str:
-    """The seed's question for 2026 in plain words: Linux CUBIC through each queue, from the cells."""
+    """The seed's question asked today in plain words: Linux CUBIC through each queue, from the cells."""
     question = {
         "fairness": "Does the choice of ECN or non-ECN background flows bias fairness?",
         "bulk": "Do ECN bulk transfers finish sooner than non-ECN ones?",
