@@ -29,7 +29,7 @@ class PaperNumber:
 # The paper's overheads imply 70 packets per transfer: 1960 excess packets are
 # 10.18 % of 19 250 = 275 transfers x 70 (and 535 / 19 250 = 2.78 %), so the
 # 10.18 / 7.32 / 2.78 % of section 4.2 are the 25-client case. ecnlab counts
-# ceil(102 400 / 1460) = 71 (docs/experiments/allecn.md).
+# ceil(102 400 / 1460) = 71 (metrics.py).
 PAPER_MIN_PACKETS = 70
 
 _S42 = "4.2 (Fig. 4), d = 20 ms"
