@@ -1,13 +1,13 @@
-"""Side-by-side text of two runs — a simulated and an emulated run of one
-scenario, or any two (ECN on vs off, two queues) — and the short report
-``ecnlab emulate`` prints. Both read summaries only.
+"""Side-by-side text of runs — a simulated and an emulated run of one scenario, or any others
+(ECN on vs off, two queues, two TCP personalities) — and the short report ``ecnlab emulate``
+prints. Both read summaries only; docs/emulation.md, "Comparing runs", defines every row.
 
-Rows: per flow goodput, delivered bytes, retransmissions, timeouts, CE
-packets received, ECN negotiated, RTT; per queue that saw traffic arrivals,
-marks, drops by kind, average and maximum queue; utilisation of links
-between routers. RTT: the emulation reports the sender's smoothed RTT at
-the end of the run (``TCP_INFO``); the simulator reports no RTT, so its row
-is the model's estimate, twice the path's propagation delay plus the
+Rows: per flow every run has, goodput, delivered bytes, retransmissions, timeouts, CE packets
+received, ECN negotiated, RTT; per queue every run has that saw traffic, arrivals, marks, drops
+by kind, average and maximum queue, sojourn percentiles; utilisation of links between routers.
+Two runs get a column of B against A; more get a column each (A, B, C, ...). RTT: the emulation
+reports the sender's smoothed RTT at the end of the run (``TCP_INFO``); the simulator's summary
+has no RTT, so its row is the model's estimate, twice the path's propagation delay plus the
 queueing delay of each link's average queue (Little: bytes / rate).
 """
 
