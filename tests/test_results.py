@@ -270,3 +270,12 @@ def test_load_result_reads_the_engines_time_series(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(loaded.timeseries, pd.read_parquet(tmp_path / "r" / "timeseries-queues.parquet"))
     pd.testing.assert_frame_equal(loaded.flow_timeseries, pd.read_parquet(tmp_path / "r" / "timeseries-flows.parquet"))
     assert len(loaded.flow_timeseries) > 100
+
+
+def test_result_tables_print_as_markdown(tmp_path: Path, fake: FakeCore) -> None:
+    """``DataFrame.to_markdown`` works on a result's tables (tabulate is a dependency)."""
+    ecnlab.run(tomllib.loads(SMALL), out=tmp_path / "r")
+    text = load_result(tmp_path / "r").flows[["id", "goodput_bps"]].to_markdown(index=False)
+    lines = text.splitlines()
+    assert [c.strip() for c in lines[0].split("|")[1:3]] == ["id", "goodput_bps"] and len(lines) == 12
+    assert lines[2].split("|")[1].strip() == "bulk0_1"
