@@ -127,3 +127,55 @@ def test_compare_bad_input_is_one_line_and_writes_nothing(three: Path, args: lis
     assert r.returncode == 2 and r.stdout == ""
     assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(message), r.stderr
     assert not list(three.glob("f.*"))
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sweep of two ECN settings x two seeds of the one-flow scenario."""
+    import io
+
+    from ecnlab.sweep import load_sweep, run_sweep
+
+    tmp = tmp_path_factory.mktemp("cells")
+    (tmp / "s.toml").write_text(
+        f'base = "{SCENARIO}"\nname = "ecn{{ecn}}-s{{seed}}"\nseeds = 2\n'
+        '[set]\nduration = "3s"\nwarmup = "1s"\nsample_interval = 0\n[axes]\n"tcp.ecn" = [true, false]\n'
+    )
+    assert run_sweep(load_sweep(tmp / "s.toml"), tmp / "sw", jobs=1, progress=False, stream=io.StringIO()).ok
+    return tmp
+
+
+@pytest.mark.engine
+def test_a_sweep_cell_is_the_mean_over_its_seeds(swept: Path) -> None:
+    r = run_cli("compare", "sw:ecn=true", "sw:ecn=false", "sw/runs/ecntrue-s1", cwd=swept)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:3] == [
+        "A: sw:ecn=true (mean of 2 runs): ecn=true, simulated (seed 1, 2)",
+        "B: sw:ecn=false (mean of 2 runs): ecn=false, simulated (seed 1, 2)",
+        "C: sw/runs/ecntrue-s1: ecntrue-s1, simulated (seed 1)",
+    ]
+    rows = {" ".join(line.split()[:-3]): line.split()[-3:] for line in lines if line.startswith(("reno ", "R1->R2 "))}
+    runs = {n: json.loads((swept / "sw" / "runs" / n / "summary.json").read_text()) for n in
+            ("ecntrue-s1", "ecntrue-s2", "ecnfalse-s1", "ecnfalse-s2")}  # fmt: skip
+    goodput = {n: s["flows"][0]["goodput_bps"] for n, s in runs.items()}
+    mean_on = (goodput["ecntrue-s1"] + goodput["ecntrue-s2"]) / 2
+    mean_off = (goodput["ecnfalse-s1"] + goodput["ecnfalse-s2"]) / 2
+    assert [float(v) for v in rows["reno goodput_bps"]] == pytest.approx([mean_on, mean_off, goodput["ecntrue-s1"]])
+    assert rows["reno ecn_negotiated"] == ["True", "False", "True"]
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ("sw:seed=1", "ecnlab: error: sw:seed=1: seed: not an axis of sw (axes: ecn)"),
+        ("sw:ecn=maybe", "ecnlab: error: sw:ecn=maybe: ecn=maybe: no run of sw has it"),
+        ("sw:ecn", "ecnlab: error: sw:ecn: 'ecn': expected COL=VALUE"),
+        ("sw", "ecnlab: error: sw: a sweep directory: name one of its cells, sw:COL=VALUE,... or a run, sw/runs/NAME"),
+    ],
+)
+def test_a_cell_that_is_not_one_is_refused_in_one_line(swept: Path, cell: str, message: str) -> None:
+    r = run_cli("compare", cell, "sw/runs/ecntrue-s1", cwd=swept)
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1
+    assert r.stderr.startswith(message), r.stderr

@@ -34,11 +34,14 @@ def add_parsers(sub: Any) -> None:
         help="show runs side by side (a simulation beside its emulation, ECN on vs off, ...), "
         "optionally over time in one figure",
         description="Show runs side by side as one table: results of `ecnlab run` or `ecnlab emulate`, "
-        "or runs of a sweep (SWEEP_DIR/runs/NAME). Two runs get a third column, B against A (a "
+        "runs of a sweep (SWEEP_DIR/runs/NAME), or a sweep's cell, the mean over its seeds "
+        "(SWEEP_DIR:COL=VALUE,...; a value for each axis). Two runs get a third column, B against A (a "
         "simulation then its emulation: simulated, emulated, emu vs sim); more get a column each, "
         "A, B, C, ... The rows are defined in docs/emulation.md, 'Comparing runs'.",
     )
-    cmp.add_argument("dirs", nargs="+", metavar="DIR", help="result directories (two or more)")
+    cmp.add_argument(
+        "dirs", nargs="+", metavar="DIR", help="result directories or sweep cells SWEEP_DIR:COL=VALUE,... (two or more)"
+    )
     cmp.add_argument(
         "--figure",
         metavar="FILE",
@@ -88,31 +91,43 @@ def _emulate(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ecnlab.cells import is_cell, load_cell
     from ecnlab.emu.compare import column_names, format_comparison, format_comparisons
-    from ecnlab.results import load_result
+    from ecnlab.results import RunResult, load_result
 
     if len(args.dirs) < 2:
         return _fail("compare", f"DIR: {len(args.dirs)} given, at least two result directories are needed")
-    runs = []
+    runs, sources = [], []
     for d in args.dirs:
+        if is_cell(d):
+            try:
+                summary, names = load_cell(d)
+            except (OSError, ValueError) as e:  # CellError is a ValueError
+                return _fail(d, str(e))
+            runs.append(RunResult(summary))
+            sources.append(f"{d} (mean of {len(names)} runs)")
+            continue
+        if (Path(d) / "manifest.json").is_file():
+            return _fail(d, f"a sweep directory: name one of its cells, {d}:COL=VALUE,... or a run, {d}/runs/NAME")
         try:
             runs.append(load_result(d))
         except (OSError, ValueError) as e:
             return _fail(d, f"not a result directory ({e})")
+        sources.append(d)
     summaries = [r.summary for r in runs]
     names = column_names(len(runs))
     try:
         if len(runs) == 2:
             text = format_comparison(summaries[0], summaries[1])
         else:
-            text = format_comparisons(summaries, args.dirs)
+            text = format_comparisons(summaries, sources)
     except ValueError as e:
         return _fail(" vs ".join(args.dirs), str(e))
     written = []
     if args.figure is not None:
         from ecnlab.emu.overlay import OverlayError, overlay_figure
 
-        labels = [f"{n}: {d}" for n, d in zip(names, args.dirs, strict=True)]
+        labels = [f"{n}: {d}" for n, d in zip(names, sources, strict=True)]
         try:
             fig = overlay_figure(runs, labels, flow=args.flow, link=args.link)
         except OverlayError as e:
