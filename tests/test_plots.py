@@ -148,3 +148,10 @@ def test_plot_of_one_run_draws_its_queues_over_time(tmp_path: Path) -> None:
                 "--set", "warmup=1s", "--set", "sample_interval=0", cwd=tmp_path)  # fmt: skip
     r = run_cli("plot", "n", cwd=tmp_path)
     assert r.returncode == 2 and "set sample_interval > 0" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_aggregate_refuses_to_average_rows_of_one_run() -> None:
+    frame = pd.DataFrame({"run": ["a", "a", "b"], "q": ["x", "x", "x"], "link": ["l1", "l2", "l1"], "m": [1.0, 2, 3]})
+    with pytest.raises(PlotError, match="2 rows of one run would be averaged into one point"):
+        aggregate(frame, y="m", by=["q"], axes=["q"])
+    assert list(aggregate(frame, y="m", by=["q"], axes=["q"], where={"link": "l1"})["mean"]) == [2.0]
