@@ -182,3 +182,9 @@ def test_a_run_over_time_draws_one_line_per_queue_and_flow(tmp_path: Path, monke
     assert [line.get_label() for line in axes[0].lines] == sorted(busy)  # one per queue, none merged
     cwnd = next(ax for ax in axes if ax.get_ylabel() == "cwnd (kB)")
     assert len(cwnd.lines) == read_flows(tmp_path / "r")["flow"].nunique()
+
+
+def test_points_of_one_seed_have_no_interval_and_say_so(res: SweepResults) -> None:
+    fig = figure(res, x="aqm", y="drops", where={"rate": 10, "ecn": True, "seed": 3})
+    assert _bars(fig.axes[0]) == [(9.0, 9.0)] * 3
+    assert _caption(fig) == "points: one run each (one seed: no interval)"

@@ -277,7 +277,7 @@ def _caption(points: pd.DataFrame, q: Quantity) -> str:
     counts = sorted({int(n) for n in points["n"]})
     seeds = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
     if counts[-1] < 2:
-        return f"points: one seed each (no interval); {q.what} per run"
+        return "points: one run each (one seed: no interval)"
     bounds = q.range_text()
     method = f"{METHOD}, clipped to {bounds}" if bounds else METHOD
     return f"points: mean over {seeds} seeds; bars: {method}"
