@@ -188,3 +188,12 @@ def test_points_of_one_seed_have_no_interval_and_say_so(res: SweepResults) -> No
     fig = figure(res, x="aqm", y="drops", where={"rate": 10, "ecn": True, "seed": 3})
     assert _bars(fig.axes[0]) == [(9.0, 9.0)] * 3
     assert _caption(fig) == "points: one run each (one seed: no interval)"
+
+
+def test_the_same_figure_gives_the_same_bytes(res: SweepResults, tmp_path: Path) -> None:
+    from ecnlab.plots import write_figure
+
+    files = [write_figure(figure(res, x="aqm", y="drops", hue="ecn", where={"rate": 10}), tmp_path / f"f{i}=0.1")
+             for i in range(2)]  # fmt: skip
+    assert [p.name for p in files[0]] == ["f0=0.1.png", "f0=0.1.svg"]
+    assert [p.read_bytes() for p in files[0]] == [p.read_bytes() for p in files[1]]

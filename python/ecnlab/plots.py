@@ -31,7 +31,17 @@ if TYPE_CHECKING:
 
     from ecnlab.store import SweepResults
 
-__all__ = ["plot", "figure", "aggregate", "t_critical", "label_for", "PlotError", "save_figure", "pyplot"]
+__all__ = [
+    "plot",
+    "figure",
+    "write_figure",
+    "aggregate",
+    "t_critical",
+    "label_for",
+    "PlotError",
+    "save_figure",
+    "pyplot",
+]
 
 TABLES = ("runs", "flows", "queues")
 _ROW_KEY = {"flows": "id", "queues": "link"}  # the column naming a row of one run
@@ -230,13 +240,22 @@ def plot(
     res = results if isinstance(results, SweepResults) else load(results)
     fig = figure(res, x=x, y=y, hue=hue, facet=facet, where=where, table=table)
     name = _default_name(x, y, hue, facet, table=table, where=where)
-    stem = Path(out) if out is not None else res.path / "figures" / name
+    return write_figure(fig, Path(out) if out is not None else res.path / "figures" / name)
+
+
+def write_figure(fig: Any, stem: Path, *, dpi: int = 120) -> list[Path]:
+    """Write ``fig`` as ``stem.png`` and ``stem.svg`` (a ``.png``/``.svg`` suffix of ``stem`` is
+    dropped), with no dates or tool versions and the SVG's element ids from a fixed salt, so the
+    same results give byte-identical files; return [png, svg]."""
+    import matplotlib
+
     if stem.suffix.lower() in {".png", ".svg"}:
         stem = stem.with_suffix("")
     stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fig.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]  # "max_p=0.1" keeps its ".1"
+    with matplotlib.rc_context({"svg.hashsalt": "ecnlab"}):
+        fig.savefig(paths[0], dpi=dpi, metadata={"Software": None})
+        fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
     return paths
 
 
@@ -356,13 +375,7 @@ def plot_run(run_dir: str | Path, *, out: str | Path | None = None) -> list[Path
     """One run over time (:func:`run_figure`), written beside it as ``over-time``; returns [png, svg]."""
     run = Path(run_dir)
     fig = run_figure(run)
-    stem = Path(out) if out is not None else run / "over-time"
-    if stem.suffix.lower() in {".png", ".svg"}:
-        stem = stem.with_suffix("")
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fig.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
-    return paths
+    return write_figure(fig, Path(out) if out is not None else run / "over-time")
 
 
 def run_figure(run_dir: str | Path) -> Any:
@@ -449,10 +462,7 @@ def save_figure(fig: Any, outdir: Path, stem: str, *, dpi: int = 110) -> Path:
     same results give the same files), close it and return the PNG's path."""
     import matplotlib.pyplot as plt
 
-    outdir.mkdir(parents=True, exist_ok=True)
-    png = outdir / f"{stem}.png"
-    fig.savefig(png, dpi=dpi, metadata={"Software": None})
-    fig.savefig(outdir / f"{stem}.svg", metadata={"Date": None, "Creator": None})
+    png, _svg = write_figure(fig, outdir / stem, dpi=dpi)
     plt.close(fig)
     return png
 

@@ -132,13 +132,9 @@ def _compare(args: argparse.Namespace) -> int:
             fig = overlay_figure(runs, labels, flow=args.flow, link=args.link)
         except OverlayError as e:
             return _fail(f"--figure {args.figure}", str(e))
-        stem = Path(args.figure)
-        if stem.suffix.lower() in {".png", ".svg"}:
-            stem = stem.with_suffix("")
-        written = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(written[0], dpi=120, metadata={"Software": None})
-        fig.savefig(written[1], metadata={"Date": None, "Creator": None})
+        from ecnlab.plots import write_figure
+
+        written = write_figure(fig, Path(args.figure))
     print(text)
     if written:
         print("\nwrote " + ", ".join(str(p) for p in written))
