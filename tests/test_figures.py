@@ -197,3 +197,8 @@ def test_the_same_figure_gives_the_same_bytes(res: SweepResults, tmp_path: Path)
              for i in range(2)]  # fmt: skip
     assert [p.name for p in files[0]] == ["f0=0.1.png", "f0=0.1.svg"]
     assert [p.read_bytes() for p in files[0]] == [p.read_bytes() for p in files[1]]
+
+
+def test_a_run_level_column_says_where_it_was_taken(res: SweepResults) -> None:
+    fig = figure(res, x="aqm", y="utilization", hue="ecn", where={"rate": 10})
+    assert fig._suptitle.get_text() == "utilisation at the bottleneck (R1->R2) vs aqm, rate = 10"

@@ -100,7 +100,7 @@ def test_row_tables_and_subsets_get_their_own_file_label_and_title(swept: Path, 
         str(figures / "marks-vs-max_p-by-ecn-queues-link=R2-R1.png"),
     ]
     svg = [Path(n).with_suffix(".svg").read_text().replace("&gt;", ">") for n in names]
-    assert "CE marks at the bottleneck vs max_p" in svg[0] and "CE marks (packets)" in svg[0]
+    assert "CE marks at the bottleneck (R1->R2) vs max_p" in svg[0] and "CE marks (packets)" in svg[0]
     assert "CE marks at the bottleneck (R1->R2) vs max_p" in svg[1]
     assert "CE marks at R2->R1 vs max_p" in svg[2]
 

@@ -116,6 +116,11 @@ def _rows_per_point(frame: pd.DataFrame, by: Sequence[str]) -> int:
     return int(frame.groupby(["run", *by], sort=False, dropna=False).size().max())
 
 
+def _at_bottleneck(links: list[Any]) -> str:
+    """``at the bottleneck (R1->R2)``; ``at each run's bottleneck`` when the runs' differ."""
+    return f"at the bottleneck ({links[0]})" if len(links) == 1 else "at each run's bottleneck"
+
+
 def one_row_per_run(
     results: SweepResults, table: str, frame: pd.DataFrame, y: str, by: Sequence[str], where: Mapping[str, Any]
 ) -> tuple[pd.DataFrame, str]:
@@ -124,16 +129,16 @@ def one_row_per_run(
     flow per run is left."""
     frame = _select(frame, where)
     if table == "runs":
-        return frame, RUN_SCOPE.get(y, "")
+        scope = RUN_SCOPE.get(y, "")
+        at_bottleneck = scope == "at the bottleneck" and "bottleneck" in frame.columns
+        return frame, _at_bottleneck(list(dict.fromkeys(frame["bottleneck"]))) if at_bottleneck else scope
     key = _ROW_KEY[table]
     if _rows_per_point(frame, by) > 1 and table == "queues":
         bottleneck = results.runs.set_index("run")["bottleneck"]
         frame = frame[frame[key] == frame["run"].map(bottleneck)]
         if frame.empty:
             raise PlotError("no run's bottleneck is among the queues left after --where")
-        links = list(dict.fromkeys(frame[key]))
-        where_text = f"at the bottleneck ({links[0]})" if len(links) == 1 else "at each run's bottleneck"
-        return frame, where_text
+        return frame, _at_bottleneck(list(dict.fromkeys(frame[key])))
     n = _rows_per_point(frame, by)
     if n > 1:
         first = frame[key].iloc[0]
