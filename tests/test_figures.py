@@ -80,6 +80,11 @@ def test_numeric_axis_joins_its_points(res: SweepResults) -> None:
     lines = _series(fig.axes[0])
     assert [line.get_linestyle() for line in lines] == ["-", "-"]
     assert [list(line.get_xdata()) for line in lines] == [[10, 100], [10, 100]]
+    assert min(lo for lo, _ in _bars(fig.axes[0])) == 0.0  # 3 ± 12.9 packets, cut at zero
+    queues = figure(res, x="rate", y="utilization", table="queues", where={"aqm": "red", "ecn": True})
+    (line,) = _series(queues.axes[0])
+    assert list(line.get_ydata()) == pytest.approx([100 * 2.9 / 3] * 2)  # the bottleneck's, not mixed with R2->R1
+    assert max(hi for _, hi in _bars(queues.axes[0])) == pytest.approx(100.0)
 
 
 @pytest.mark.parametrize(
