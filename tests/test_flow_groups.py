@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
@@ -143,6 +144,9 @@ def test_group_runs_are_byte_identical_and_read_back(group_run: tuple[Path, dict
     second = json.loads((again / "summary.json").read_text())
     assert {**second, "sim": {**second["sim"], "wall_s": 0}} == {**summary, "sim": {**summary["sim"], "wall_s": 0}}
     assert len(result.flows) == N + 2 and len(ecnlab.load_result(out).flows) == N + 2
+    stored = pd.read_parquet(out / FLOWS_FILE)  # read back, the result holds what the file holds
+    pd.testing.assert_frame_equal(ecnlab.load_result(out).flows, stored)
+    pd.testing.assert_frame_equal(result.flows, stored)
     assert list(result.groups["name"]) == ["g"]
 
 

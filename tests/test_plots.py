@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import ecnlab
-from conftest import SCENARIOS, run_cli, texts_outside
+from conftest import SCENARIOS, run_cli
 from ecnlab.plots import PlotError, aggregate, label_for, t_critical
 from ecnlab.sweep import load_sweep, run_sweep
 
@@ -52,7 +52,7 @@ def test_aggregate_refuses_to_mix_an_unplotted_axis() -> None:
 
 def test_labels_carry_units() -> None:
     assert label_for("goodput_bps") == ("mean goodput per flow (Mbit/s)", 1e-6)
-    assert label_for("utilization")[0] == "bottleneck utilisation (%)"
+    assert label_for("utilization") == ("utilisation (%)", 100.0)
     assert label_for("rtt_s")[0] == "rtt_s (s)"
 
 
@@ -77,7 +77,7 @@ def test_cli_plot_writes_png_and_svg(swept: Path, tmp_path: Path) -> None:
 
 @pytest.mark.engine
 def test_python_plot_with_facet_flow_metric_and_out(swept: Path, tmp_path: Path) -> None:
-    paths = ecnlab.plot(swept, x="ecn", y="bytes_delivered", facet="max_p", out=tmp_path / "f.png")
+    paths = ecnlab.plot(swept, x="ecn", y="bytes_delivered", facet="max_p", where={"id": "reno_1"}, out=tmp_path / "f")
     assert paths == [tmp_path / "f.png", tmp_path / "f.svg"]
     assert all(p.stat().st_size > 1000 for p in paths)
     assert "max_p = 0.5" in paths[1].read_text()  # one panel per facet value
@@ -85,26 +85,24 @@ def test_python_plot_with_facet_flow_metric_and_out(swept: Path, tmp_path: Path)
 
 @pytest.mark.engine
 def test_row_tables_and_subsets_get_their_own_file_label_and_title(swept: Path, tmp_path: Path) -> None:
-    """``--table queues --y marks`` gets its own file, label and title, not the run-level figure's "CE
-    marks at the bottleneck" over an average of every link queue; ``--where`` is in both the file
-    name and the title."""
+    """``--table queues`` takes each run's bottleneck queue (never a mean over every queue) and says
+    so; a figure of other rows or a subset has its own file name, ``--where`` shows in the title."""
     figures = swept / "figures"
     base = ["--x", "max_p", "--y", "marks", "--hue", "ecn"]
     runs = run_cli("plot", str(swept), *base, cwd=tmp_path)
     queues = run_cli("plot", str(swept), *base, "--table", "queues", cwd=tmp_path)
-    one = run_cli("plot", str(swept), *base, "--table", "queues", "--where", "link=R1->R2", cwd=tmp_path)
+    one = run_cli("plot", str(swept), *base, "--table", "queues", "--where", "link=R2->R1", cwd=tmp_path)
     assert (runs.returncode, queues.returncode, one.returncode) == (0, 0, 0), (queues.stderr, one.stderr)
     names = [r.stdout.splitlines()[0].removeprefix("wrote ") for r in (runs, queues, one)]
     assert names == [
         str(figures / "marks-vs-max_p-by-ecn.png"),
         str(figures / "marks-vs-max_p-by-ecn-queues.png"),
-        str(figures / "marks-vs-max_p-by-ecn-queues-link=R1-R2.png"),
+        str(figures / "marks-vs-max_p-by-ecn-queues-link=R2-R1.png"),
     ]
-    svg = [Path(n).with_suffix(".svg").read_text() for n in names]
-    assert "CE marks at the bottleneck" in svg[0]
-    assert "CE marks at the bottleneck" not in svg[1] and "marks per queue (packets)" in svg[1]
-    assert "mean over queues per run" in svg[1]
-    assert "link = R1->R2" in svg[2].replace("&gt;", ">")
+    svg = [Path(n).with_suffix(".svg").read_text().replace("&gt;", ">") for n in names]
+    assert "CE marks at the bottleneck (R1->R2) vs max_p" in svg[0] and "CE marks (packets)" in svg[0]
+    assert "CE marks at the bottleneck (R1->R2) vs max_p" in svg[1]
+    assert "CE marks at R2->R1 vs max_p" in svg[2]
 
 
 @pytest.mark.engine
@@ -113,7 +111,9 @@ def test_row_tables_and_subsets_get_their_own_file_label_and_title(swept: Path, 
     [
         (["--x", "max_p", "--y", "nope"], "--y 'nope': not a result column"),
         (["--x", "max_p", "--y", "goodput_bps"], "axis 'ecn' varies but is not --x, --hue or --facet"),
-        (["--x", "nope", "--y", "goodput_bps", "--hue", "ecn"], "'nope': not a column"),
+        (["--x", "nope", "--y", "goodput_bps", "--hue", "ecn"], "--x 'nope': not a column of runs.parquet"),
+        (["--x", "max_p", "--y", "goodput_bps", "--hue", "id", "--where", "ecn=red"], "add --table flows"),
+        (["--x", "max_p", "--y", "goodput_bps", "--table", "flows", "--hue", "ecn"], "--where id=reno_1"),
         # Names and lists are not plotted as numbers (a pandas TypeError otherwise).
         (["--x", "max_p", "--y", "id", "--hue", "ecn"], "--y 'id': not a numeric column (numeric columns there: "),
         (["--x", "max_p", "--y", "link", "--hue", "ecn"], "--y 'link': not a numeric column"),
@@ -126,19 +126,6 @@ def test_cli_plot_errors_are_one_line(swept: Path, tmp_path: Path, args: list[st
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"ecnlab: error: {swept}: ") and message in lines[0]
     assert not list(tmp_path.glob("x*"))
-
-
-@pytest.mark.parametrize("rows", [None, "flows", "queues"])
-def test_no_title_or_label_is_clipped(rows: str | None) -> None:
-    """Long titles ("mean goodput per flow vs ...") are not cut at the figure's edge."""
-    import pandas as pd
-
-    from ecnlab.plots import _draw
-
-    x = "topology.bottleneck_queue.max_p_with_a_long_name"
-    points = pd.DataFrame({x: [0.02, 0.1, 0.5], "mean": [1e6, 2e6, 3e6], "ci": [1e5, 1e5, 1e5], "n": [3, 3, 3]})
-    fig = _draw(points, points, x=x, y="goodput_bps", hue=None, facet=None, rows=rows, where={"id": "bulk_10"})
-    assert texts_outside(fig) == []
 
 
 @pytest.mark.engine
@@ -161,3 +148,10 @@ def test_plot_of_one_run_draws_its_queues_over_time(tmp_path: Path) -> None:
                 "--set", "warmup=1s", "--set", "sample_interval=0", cwd=tmp_path)  # fmt: skip
     r = run_cli("plot", "n", cwd=tmp_path)
     assert r.returncode == 2 and "set sample_interval > 0" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_aggregate_refuses_to_average_rows_of_one_run() -> None:
+    frame = pd.DataFrame({"run": ["a", "a", "b"], "q": ["x", "x", "x"], "link": ["l1", "l2", "l1"], "m": [1.0, 2, 3]})
+    with pytest.raises(PlotError, match="2 rows of one run would be averaged into one point"):
+        aggregate(frame, y="m", by=["q"], axes=["q"])
+    assert list(aggregate(frame, y="m", by=["q"], axes=["q"], where={"link": "l1"})["mean"]) == [2.0]

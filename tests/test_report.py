@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from conftest import SCENARIOS, run_cli, texts_outside
-from ecnlab.report import FIGURE_METRICS, Report, markdown_to_html, sweep_report
+from ecnlab.report import FIGURE_METRICS, Report, markdown_to_html, report_title, sweep_report
 from ecnlab.sweep import load_sweep, run_sweep
 
 EXAMPLE = SCENARIOS / "sweep-red-ecn.toml"
@@ -52,6 +52,12 @@ def test_report_has_sweep_versions_tables_and_figures(reported: Path) -> None:
         assert not src.startswith(("/", "file:", "http")), src  # relative: the directory can move
         assert (reported / src).is_file()
     assert "<script" not in page
+    assert "<h1>10 Reno flows through a 1.5 Mbit/s RED bottleneck: ECN on/off x max_p</h1>" in page
+
+
+def test_a_report_is_titled_with_the_sweeps_description() -> None:
+    assert report_title({"description": "RED: ECN on/off", "sweep_file": "a/s.toml"}) == "RED: ECN on/off"
+    assert report_title({"description": "", "sweep_file": "a/s.toml"}) == "ecnlab sweep: s.toml"
 
 
 def _write_checking_figures(sweep: Path, page: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
@@ -103,7 +109,7 @@ def test_report_renders_in_headless_chromium(reported: Path, tmp_path: Path, mon
     assert len(images) == len(FIGURE_METRICS)
     assert all(complete and width > 0 for _, complete, width in images), images
     assert errors == []
-    assert title == "ecnlab sweep: sweep-red-ecn.toml"
+    assert title == "10 Reno flows through a 1.5 Mbit/s RED bottleneck: ECN on/off x max_p"  # the description
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
 
 

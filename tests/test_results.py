@@ -242,3 +242,40 @@ def test_compare_any_two_runs(tmp_path: Path) -> None:
     assert rows["reno_1 ecn_negotiated"][:2] == ["True", "False"]
     assert int(rows["R1->R2 marks"][0]) > 0 and rows["R1->R2 marks"][1] == "0"
     assert "R1->R2 sojourn_p99_ms" in rows
+
+
+def test_load_result_reads_each_time_series_file(tmp_path: Path, fake: FakeCore) -> None:
+    """A result read back holds what its Parquet files hold, as the run that wrote them did."""
+    import pandas as pd
+
+    from ecnlab import timeseries
+
+    made = ecnlab.run(tomllib.loads(SMALL), out=tmp_path / "r", overrides=["sample_interval=100ms"])
+    loaded = load_result(tmp_path / "r")
+    for reader, name in (("timeseries", timeseries.QUEUES_FILE), ("flow_timeseries", timeseries.FLOWS_FILE)):
+        stored = pd.read_parquet(tmp_path / "r" / name)
+        assert len(stored) > 0
+        pd.testing.assert_frame_equal(getattr(loaded, reader), stored)
+        pd.testing.assert_frame_equal(getattr(made, reader), stored)
+
+
+@pytest.mark.engine
+def test_load_result_reads_the_engines_time_series(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from conftest import SCENARIOS
+
+    ecnlab.run(SCENARIOS / "dumbbell-pie.toml", out=tmp_path / "r", overrides=["duration=2s", "warmup=1s"])
+    loaded = load_result(tmp_path / "r")
+    pd.testing.assert_frame_equal(loaded.timeseries, pd.read_parquet(tmp_path / "r" / "timeseries-queues.parquet"))
+    pd.testing.assert_frame_equal(loaded.flow_timeseries, pd.read_parquet(tmp_path / "r" / "timeseries-flows.parquet"))
+    assert len(loaded.flow_timeseries) > 100
+
+
+def test_result_tables_print_as_markdown(tmp_path: Path, fake: FakeCore) -> None:
+    """``DataFrame.to_markdown`` works on a result's tables (tabulate is a dependency)."""
+    ecnlab.run(tomllib.loads(SMALL), out=tmp_path / "r")
+    text = load_result(tmp_path / "r").flows[["id", "goodput_bps"]].to_markdown(index=False)
+    lines = text.splitlines()
+    assert [c.strip() for c in lines[0].split("|")[1:3]] == ["id", "goodput_bps"] and len(lines) == 12
+    assert lines[2].split("|")[1].strip() == "bulk0_1"

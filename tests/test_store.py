@@ -123,3 +123,27 @@ def test_run_metrics_pick_the_most_utilised_link() -> None:
 def test_run_metrics_transactions_sum() -> None:
     m = run_metrics(_summary([("a", 0.1)], [_flow(transactions=3), _flow(transactions=4), _flow()]))
     assert m["transactions"] == 7 and m["completion_time_s"] is None
+
+
+@pytest.mark.engine
+def test_load_reads_what_each_parquet_file_holds(tmp_path: Path) -> None:
+    """``ecnlab.load``: the three tables and each run's time series are the files' rows."""
+    import pandas as pd
+
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(
+        f'base = "{SCENARIOS / "dumbbell-pie.toml"}"\nname = "{{ecn}}-s{{seed}}"\n'
+        '[set]\nduration = "2s"\nwarmup = "1s"\n[axes]\n"tcp.ecn" = [true, false]\n'
+    )
+    out = tmp_path / "out"
+    assert run_sweep(load_sweep(sweep), out, jobs=1, progress=False, stream=io.StringIO()).ok
+    res = ecnlab.load(out)
+    for name in ("runs", "flows", "queues"):
+        pd.testing.assert_frame_equal(getattr(res, name), pd.read_parquet(out / f"{name}.parquet"))
+    for run in res.runs["run"]:
+        for reader, file in ((res.queue_series, "timeseries-queues"), (res.flow_series, "timeseries-flows")):
+            stored = pd.read_parquet(out / "runs" / run / f"{file}.parquet")
+            assert len(stored) > 0
+            pd.testing.assert_frame_equal(reader(run), stored)
+        loaded = ecnlab.load_result(out / "runs" / run)
+        assert len(loaded.flow_timeseries) == len(res.flow_series(run))

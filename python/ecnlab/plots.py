@@ -1,103 +1,94 @@
-"""Figures from a sweep's results: a metric against an axis, mean and 95 % confidence interval over seeds.
+"""Figures from a sweep's results: a metric against an axis, mean and interval over seeds.
 
 Plots read the results store only (``runs.parquet``, ``flows.parquet``,
 ``queues.parquet``); they never run a simulation. Every figure is written as
-PNG and SVG.
+PNG and SVG. Rules, so that a figure cannot mislead:
 
-The interval is Student's t: mean ± t(0.975, n−1)·s/√n over the n seeds of
-each point (s the sample standard deviation); a point from one seed has none.
+- a numeric x axis (max_p, a rate) joins its points with lines; a categorical one (aqm, ecn)
+  draws each hue's points side by side at each category, never a line between categories;
+- each point is the mean over seeds with the interval of ``intervals.py`` (Student t, clipped
+  to the quantity's physical range, ``quantities.py``), and the caption names that method;
+- a point is one row per run: nothing is averaged across links, flows or classes. Over
+  ``queues.parquet`` without a ``link`` chosen (``--where link=…``, or ``link`` as x, hue or
+  facet) each run's bottleneck queue (runs.parquet ``bottleneck``) is taken and the title
+  says so; over ``flows.parquet`` with several flows per run the plot refuses, naming the
+  ``--where id=…`` it needs;
+- one label style: the axis ``quantity (unit)``, the title ``quantity where vs x`` on one
+  line (the figure is as wide as it needs), the caption over what and how.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ecnlab.intervals import METHOD, interval, t_critical
+from ecnlab.quantities import RUN_SCOPE, Quantity, quantity
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ecnlab.store import SweepResults
 
-__all__ = ["plot", "aggregate", "t_critical", "label_for", "PlotError", "save_figure", "pyplot"]
+__all__ = [
+    "plot",
+    "figure",
+    "write_figure",
+    "aggregate",
+    "t_critical",
+    "label_for",
+    "PlotError",
+    "save_figure",
+    "pyplot",
+]
 
-# Two-sided 95 % Student t critical values t(0.975, df), df = 1..30 (standard tables).
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-_Z975 = 1.959964
-
-# metric -> (what, unit, scale applied to the values)
-_METRICS: dict[str, tuple[str, str, float]] = {
-    "goodput_bps": ("mean goodput per flow", "Mbit/s", 1e-6),
-    "goodput_total_bps": ("total goodput", "Mbit/s", 1e-6),
-    "utilization": ("bottleneck utilisation", "%", 100.0),
-    "marks": ("CE marks at the bottleneck", "packets", 1.0),
-    "early_drops": ("early drops at the bottleneck", "packets", 1.0),
-    "forced_drops": ("forced drops at the bottleneck", "packets", 1.0),
-    "overflow_drops": ("overflow drops at the bottleneck", "packets", 1.0),
-    "drops": ("drops at the bottleneck", "packets", 1.0),
-    "avg_qlen_pkts": ("mean queue length", "packets", 1.0),
-    "max_qlen_pkts": ("largest queue length", "packets", 1.0),
-    "sojourn_p50_ms": ("median queue delay", "ms", 1.0),
-    "sojourn_p99_ms": ("p99 queue delay", "ms", 1.0),
-    "sojourn_p999_ms": ("p99.9 queue delay", "ms", 1.0),
-    "fairness": ("Jain's fairness index", "0-1", 1.0),
-    "retransmits": ("retransmitted packets", "packets", 1.0),
-    "fast_retransmits": ("fast retransmits", "count", 1.0),
-    "timeouts": ("retransmission timeouts", "count", 1.0),
-    "ecn_reductions": ("ECN window reductions", "count", 1.0),
-    "transactions": ("transactions", "count", 1.0),
-    "completion_time_s": ("completion time", "s", 1.0),
-    "bytes_delivered": ("bytes delivered", "MB", 1e-6),
-    "max_p": ("max_p", "probability", 1.0),
-}
-_SUFFIX_UNITS = (("_bps", "bit/s"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes"))
+TABLES = ("runs", "flows", "queues")
+_ROW_KEY = {"flows": "id", "queues": "link"}  # the column naming a row of one run
+_CHARS_PER_INCH = 11  # of a title at the "medium" font size (a caption at "small" is narrower)
 
 
 class PlotError(ValueError):
     """A plot request that the results cannot answer (unknown column, an unplotted varying axis)."""
 
 
-def t_critical(df: int) -> float:
-    """t(0.975, df): the table for df ≤ 30, a Cornish-Fisher expansion beyond (error < 1e-4)."""
-    if df < 1:
-        raise ValueError("df must be >= 1")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = _Z975
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    return z + g1 / df + g2 / df**2 + g3 / df**3
-
-
 def label_for(column: str) -> tuple[str, float]:
-    """(axis label with unit, scale for the values) of a column."""
-    if column in _METRICS:
-        what, unit, scale = _METRICS[column]
-        return f"{what} ({unit})", scale
-    for suffix, unit in _SUFFIX_UNITS:
-        if column.endswith(suffix):
-            return f"{column} ({unit})", 1.0
-    return column, 1.0
+    """(axis label ``quantity (unit)``, scale to that unit) of a column."""
+    q = quantity(column)
+    return q.label, q.scale
 
 
-def _pick_table(results: SweepResults, y: str, table: str | None) -> pd.DataFrame:
-    tables = {"runs": results.runs, "flows": results.flows, "queues": results.queues}
+def _frames(results: SweepResults) -> dict[str, pd.DataFrame]:
+    return {"runs": results.runs, "flows": results.flows, "queues": results.queues}
+
+
+def _pick_table(results: SweepResults, y: str, table: str | None) -> str:
+    tables = _frames(results)
     if table is not None:
         if table not in tables:
             raise PlotError(f"--table {table!r}: must be one of runs, flows, queues")
         if y not in tables[table].columns:
-            raise PlotError(f"--y {y!r}: not a column of {table}.parquet")
-        return tables[table]
-    for name in ("runs", "flows", "queues"):
+            raise PlotError(f"--y {y!r}: not a column of {table}.parquet{_elsewhere(results, y, table)}")
+        return table
+    for name in TABLES:
         if y in tables[name].columns:
-            return tables[name]
+            return name
     raise PlotError(f"--y {y!r}: not a result column (runs.parquet: {', '.join(results.runs.columns)})")
+
+
+def _elsewhere(results: SweepResults, column: str, table: str) -> str:
+    """``; it is a column of flows.parquet: add --table flows`` when another table has it."""
+    others = [n for n, f in _frames(results).items() if n != table and column in f.columns]
+    return f"; it is a column of {others[0]}.parquet: add --table {others[0]}" if others else ""
+
+
+def _check_columns(results: SweepResults, table: str, options: Sequence[tuple[str, str | None]]) -> None:
+    """Every ``--x``/``--hue``/``--facet``/``--where`` column must be in the table plotted."""
+    frame = _frames(results)[table]
+    for option, col in options:
+        if col is not None and col not in frame.columns:
+            hint = _elsewhere(results, col, table) or f" (axes: {', '.join(results.axes)})"
+            raise PlotError(f"{option} {col!r}: not a column of {table}.parquet{hint}")
 
 
 def _check_numeric(frame: pd.DataFrame, y: str) -> None:
@@ -111,21 +102,76 @@ def _check_numeric(frame: pd.DataFrame, y: str) -> None:
         raise PlotError(f"--y {y!r}: not a numeric column (numeric columns there: {', '.join(numeric)})")
 
 
-def aggregate(
-    frame: pd.DataFrame, *, y: str, by: Sequence[str], axes: Sequence[str], where: Mapping[str, Any] | None = None
-) -> pd.DataFrame:
-    """Mean, CI half-width and n over seeds of ``y`` for each combination of ``by``.
-
-    Rows of one run (several flows or links) are averaged first. Every other
-    axis in ``axes`` must be constant after ``where``, so no point silently
-    mixes different settings.
-    """
+def _select(frame: pd.DataFrame, where: Mapping[str, Any] | None) -> pd.DataFrame:
     for col, value in (where or {}).items():
         if col not in frame.columns:
             raise PlotError(f"--where {col}: not a column (columns: {', '.join(frame.columns)})")
         frame = frame[frame[col] == value]
     if frame.empty:
         raise PlotError("no rows left after --where")
+    return frame
+
+
+def _rows_per_point(frame: pd.DataFrame, by: Sequence[str]) -> int:
+    return int(frame.groupby(["run", *by], sort=False, dropna=False).size().max())
+
+
+def _at_bottleneck(links: list[Any]) -> str:
+    """``at the bottleneck (R1->R2)``; ``at each run's bottleneck`` when the runs' differ."""
+    return f"at the bottleneck ({links[0]})" if len(links) == 1 else "at each run's bottleneck"
+
+
+def one_row_per_run(
+    results: SweepResults, table: str, frame: pd.DataFrame, y: str, by: Sequence[str], where: Mapping[str, Any]
+) -> tuple[pd.DataFrame, str]:
+    """The rows a point is drawn from, one per run, and where they were taken (for the title).
+    Over queues without a link chosen: each run's bottleneck; over flows: refused unless one
+    flow per run is left."""
+    frame = _select(frame, where)
+    if table == "runs":
+        scope = RUN_SCOPE.get(y, "")
+        at_bottleneck = scope == "at the bottleneck" and "bottleneck" in frame.columns
+        return frame, _at_bottleneck(list(dict.fromkeys(frame["bottleneck"]))) if at_bottleneck else scope
+    key = _ROW_KEY[table]
+    if _rows_per_point(frame, by) > 1 and table == "queues":
+        bottleneck = results.runs.set_index("run")["bottleneck"]
+        frame = frame[frame[key] == frame["run"].map(bottleneck)]
+        if frame.empty:
+            raise PlotError("no run's bottleneck is among the queues left after --where")
+        return frame, _at_bottleneck(list(dict.fromkeys(frame[key])))
+    n = _rows_per_point(frame, by)
+    if n > 1:
+        first = frame[key].iloc[0]
+        raise PlotError(
+            f"--table {table}: {n} {table} per run would be averaged into one point; pick one with "
+            f"--where {key}={first}, draw each with --hue {key}, or plot the run-level column from runs.parquet"
+        )
+    names = list(dict.fromkeys(frame[key]))
+    if len(names) != 1 or key in by:
+        return frame, ""
+    return frame, f"at {names[0]}" if table == "queues" else f"of flow {names[0]}"
+
+
+def aggregate(
+    frame: pd.DataFrame,
+    *,
+    y: str,
+    by: Sequence[str],
+    axes: Sequence[str],
+    where: Mapping[str, Any] | None = None,
+    low: float | None = None,
+    high: float | None = None,
+) -> pd.DataFrame:
+    """Mean, interval (``intervals.py``: ``lo``, ``hi``, clipped to [``low``, ``high``]; ``ci`` the
+    t half-width) and n over seeds of ``y`` for each combination of ``by``.
+
+    Each point takes one row per run (several rows of one run are refused: that would average
+    links or flows). Every other axis in ``axes`` must be constant after ``where``, so no point
+    silently mixes different settings.
+    """
+    import pandas as pd
+
+    frame = _select(frame, where)
     for col in by:
         if col not in frame.columns:
             raise PlotError(f"{col!r}: not a column (axes: {', '.join(axes)})")
@@ -135,21 +181,47 @@ def aggregate(
             f"axis {varying[0]!r} varies but is not --x, --hue or --facet; "
             f"plot it or fix it with --where {varying[0]}=VALUE"
         )
-    per_run = frame.groupby(["run", *by], sort=False, dropna=False)[y].mean().reset_index()
+    n = _rows_per_point(frame, by)
+    if n > 1:
+        raise PlotError(f"{n} rows of one run would be averaged into one point; choose one with --where")
     rows = []
-    for key, group in per_run.groupby(list(by), sort=False, dropna=False):
-        values = [float(v) for v in group[y] if v is not None and not math.isnan(float(v))]
-        n = len(values)
-        mean = sum(values) / n if n else math.nan
-        half = math.nan
-        if n > 1:
-            sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-            half = t_critical(n - 1) * sd / math.sqrt(n)
+    for key, group in frame.groupby(list(by), sort=False, dropna=False):
+        iv = interval([float("nan") if v is None else float(v) for v in group[y]], low, high)
         keys = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, keys, strict=True)), "mean": mean, "ci": half, "n": n})
+        point = {"mean": iv.mean, "ci": iv.half, "lo": iv.lo, "hi": iv.hi, "n": iv.n, "clipped": iv.clipped}
+        rows.append({**dict(zip(by, keys, strict=True)), **point})
+    return pd.DataFrame(rows)
+
+
+def figure(
+    results: SweepResults | str | Path,
+    *,
+    x: str,
+    y: str,
+    hue: str | None = None,
+    facet: str | None = None,
+    where: Mapping[str, Any] | None = None,
+    table: str | None = None,
+) -> Any:
+    """The matplotlib Figure :func:`plot` writes (not saved)."""
     import pandas as pd
 
-    return pd.DataFrame(rows)
+    from ecnlab.store import SweepResults, load
+
+    res = results if isinstance(results, SweepResults) else load(results)
+    name = _pick_table(res, y, table)
+    frame = _frames(res)[name]
+    _check_numeric(frame, y)
+    by = [c for c in (facet, hue, x) if c is not None]
+    if len(set(by)) != len(by):
+        raise PlotError("--x, --hue and --facet must be different columns")
+    where = dict(where or {})
+    _check_columns(res, name, [("--x", x), ("--hue", hue), ("--facet", facet), *(("--where", k) for k in where)])
+    rows, at = one_row_per_run(res, name, frame, y, by, where)
+    q = quantity(y, integer=pd.api.types.is_integer_dtype(frame[y]), table=name)
+    points = aggregate(rows, y=y, by=by, axes=res.axes, low=q.low, high=q.high)
+    shown = {k: v for k, v in where.items() if not (name != "runs" and k == _ROW_KEY[name] and at)}
+    return _draw(points, rows, x=x, hue=hue, facet=facet, q=q, at=at, where=shown)
 
 
 def plot(
@@ -163,7 +235,7 @@ def plot(
     table: str | None = None,
     out: str | Path | None = None,
 ) -> list[Path]:
-    """Draw ``y`` against ``x`` (one line per ``hue``, one panel per ``facet``); return [png, svg].
+    """Draw ``y`` against ``x`` (one series per ``hue``, one panel per ``facet``); return [png, svg].
 
     ``out`` is the file name without or with a suffix (both PNG and SVG are
     written); by default ``DIR/figures/Y-vs-X[-by-HUE][-per-FACET]``.
@@ -171,24 +243,24 @@ def plot(
     from ecnlab.store import SweepResults, load
 
     res = results if isinstance(results, SweepResults) else load(results)
-    frame = _pick_table(res, y, table)
-    _check_numeric(frame, y)
-    by = [c for c in (facet, hue, x) if c is not None]
-    if len(set(by)) != len(by):
-        raise PlotError("--x, --hue and --facet must be different columns")
-    points = aggregate(frame, y=y, by=by, axes=res.axes, where=where)
+    fig = figure(res, x=x, y=y, hue=hue, facet=facet, where=where, table=table)
     name = _default_name(x, y, hue, facet, table=table, where=where)
-    stem = Path(out) if out is not None else res.path / "figures" / name
+    return write_figure(fig, Path(out) if out is not None else res.path / "figures" / name)
+
+
+def write_figure(fig: Any, stem: Path, *, dpi: int = 120) -> list[Path]:
+    """Write ``fig`` as ``stem.png`` and ``stem.svg`` (a ``.png``/``.svg`` suffix of ``stem`` is
+    dropped), with no dates or tool versions and the SVG's element ids from a fixed salt, so the
+    same results give byte-identical files; return [png, svg]."""
+    import matplotlib
+
     if stem.suffix.lower() in {".png", ".svg"}:
         stem = stem.with_suffix("")
     stem.parent.mkdir(parents=True, exist_ok=True)
-    rows = table if table in ("flows", "queues") else None
-    if rows is None and frame is not res.runs:
-        rows = "flows" if frame is res.flows else "queues"
-    fig = _draw(points, frame, x=x, y=y, hue=hue, facet=facet, rows=rows, where=where)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fig.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]  # "max_p=0.1" keeps its ".1"
+    with matplotlib.rc_context({"svg.hashsalt": "ecnlab"}):
+        fig.savefig(paths[0], dpi=dpi, metadata={"Software": None})
+        fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
     return paths
 
 
@@ -220,80 +292,102 @@ def _order(frame: pd.DataFrame, column: str) -> list[Any]:
     return list(dict.fromkeys(frame[column].tolist()))
 
 
+def is_numeric_axis(values: Sequence[Any]) -> bool:
+    """Numbers (not booleans) are a numeric axis; anything else is categories."""
+    return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+
+
+def _caption(points: pd.DataFrame, q: Quantity) -> str:
+    counts = sorted({int(n) for n in points["n"]})
+    seeds = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    if counts[-1] < 2:
+        return "points: one run each (one seed: no interval)"
+    bounds = q.range_text()
+    method = f"{METHOD}, clipped to {bounds}" if bounds else METHOD
+    return f"points: mean over {seeds} seeds; bars: {method}"
+
+
 def _draw(
     points: pd.DataFrame,
     frame: pd.DataFrame,
     *,
     x: str,
-    y: str,
     hue: str | None,
     facet: str | None,
-    rows: str | None = None,
+    q: Quantity,
+    at: str = "",
     where: Mapping[str, Any] | None = None,
 ) -> Any:
-    import textwrap
+    import math
 
     from matplotlib.figure import Figure
 
     facets = _order(frame, facet) if facet else [None]
     hues = _order(frame, hue) if hue else [None]
     xs = _order(frame, x)
-    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in xs)
+    numeric = is_numeric_axis(xs)
+    subset = "".join(f", {k} = {v}" for k, v in (where or {}).items())
+    title = f"{q.what}{' ' + at if at else ''} vs {x}{subset}"
+    caption = _caption(points, q)
     ncols = min(len(facets), 3)
     nrows = math.ceil(len(facets) / ncols)
-    fig = Figure(figsize=(4.8 * ncols, 3.6 * nrows), layout="constrained")
+    width = max(4.8 * ncols, len(title) / _CHARS_PER_INCH + 0.6, len(caption) / (_CHARS_PER_INCH + 2) + 0.6)
+    fig = Figure(figsize=(width, 3.6 * nrows), layout="constrained")
     axs = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
-    ylabel, scale = label_for(y)
-    if rows is not None:  # per-flow or per-queue rows: the run-level wording ("at the bottleneck") does not apply
-        ylabel, scale = _row_label(y, rows)
-    xlabel, _ = label_for(x)
     for i, fv in enumerate(facets):
         ax = axs[i // ncols][i % ncols]
         sel = points if facet is None else points[points[facet] == fv]
         for k, hv in enumerate(hues):
-            line = sel if hue is None else sel[sel[hue] == hv]
-            line = line.set_index(x).reindex(xs).dropna(subset=["mean"])
-            pos = list(line.index) if numeric else [xs.index(v) + (k - (len(hues) - 1) / 2) * 0.06 for v in line.index]
-            err = [0.0 if math.isnan(c) else c * scale for c in line["ci"]]
+            series = sel if hue is None else sel[sel[hue] == hv]
+            series = series.set_index(x).reindex(xs).dropna(subset=["mean"])
+            spread = 0.5 / max(len(hues), 1)  # hues side by side within a category
+            pos = (
+                list(series.index)
+                if numeric
+                else [xs.index(v) + (k - (len(hues) - 1) / 2) * spread for v in series.index]
+            )
+            mean = series["mean"] * q.scale
+            below = [0.0 if math.isnan(v) else v for v in (series["mean"] - series["lo"]) * q.scale]
+            above = [0.0 if math.isnan(v) else v for v in (series["hi"] - series["mean"]) * q.scale]
             ax.errorbar(
-                pos, line["mean"] * scale, yerr=err, marker="o", capsize=3, label=None if hv is None else str(hv)
+                pos,
+                mean,
+                yerr=[below, above],
+                marker="o",
+                linestyle="-" if numeric else "none",
+                capsize=3,
+                label=None if hv is None else str(hv),
             )
         if not numeric:
             ax.set_xticks(range(len(xs)), [str(v) for v in xs])
-        ax.set_xlabel(xlabel)
+            ax.set_xlim(-0.5, len(xs) - 0.5)
+        ax.set_xlabel(quantity(x).label)
         if facet is not None:
             ax.set_title(f"{facet} = {fv}")
         ax.grid(True, alpha=0.3)
         if hue is not None and i == 0:
             ax.legend(title=hue, fontsize="small")
     for ax in axs[:, 0]:
-        ax.set_ylabel(ylabel)
+        ax.set_ylabel(q.label)
     for j in range(len(facets), nrows * ncols):
         axs[j // ncols][j % ncols].set_visible(False)
-    n = points["n"].max()
-    subset = "".join(f", {k} = {v}" for k, v in (where or {}).items())
-    over = f"mean over {rows} per run, then ± 95 % CI over {n} seed(s)" if rows else f"mean ± 95 % CI over {n} seed(s)"
-    title = f"{ylabel.split(' (')[0]} vs {x}{subset}: {over}"
-    # Wrapped to the figure's width (about 11 characters per inch at this size), so nothing is clipped.
-    fig.suptitle(textwrap.fill(title, width=int(11 * 4.8 * ncols)), fontsize="medium")
+    fig.suptitle(title, fontsize="medium")
+    fig.supxlabel(caption, fontsize="small")
     return fig
 
 
-def _row_label(column: str, rows: str) -> tuple[str, float]:
-    """The axis label of a per-flow or per-queue column: its unit, and which rows were averaged."""
-    _, scale = label_for(column)
-    unit = next((u for sfx, u in _SUFFIX_UNITS if column.endswith(sfx)), None)
-    if column in _METRICS:
-        unit = _METRICS[column][1]
-    what = f"{column} per {'flow' if rows == 'flows' else 'queue'}"
-    return (f"{what} ({unit})" if unit else what), scale
-
-
 def plot_run(run_dir: str | Path, *, out: str | Path | None = None) -> list[Path]:
-    """One run over time (``sample_interval`` > 0 records the series, ``timeseries.py``):
-    each sampled queue that held packets (length with the AQM's dashed average, the
-    oldest packet's sojourn, the AQM's probability, marks and drops per interval),
-    then each sampled flow's cwnd and goodput per interval. Returns [png, svg]."""
+    """One run over time (:func:`run_figure`), written beside it as ``over-time``; returns [png, svg]."""
+    run = Path(run_dir)
+    fig = run_figure(run)
+    return write_figure(fig, Path(out) if out is not None else run / "over-time")
+
+
+def run_figure(run_dir: str | Path) -> Any:
+    """One run over time (``sample_interval`` > 0 records the series, ``timeseries.py``): each
+    sampled queue that held packets (length with the AQM's dashed average, the oldest packet's
+    sojourn, the AQM's probability, marks and drops per interval), then each sampled flow's cwnd
+    and goodput per interval; one line per queue or flow, nothing averaged."""
     import json
 
     from matplotlib.figure import Figure
@@ -317,13 +411,7 @@ def plot_run(run_dir: str | Path, *, out: str | Path | None = None) -> list[Path
     axs[-1].set_xlabel("time (s)")
     sc = summary["scenario"]
     fig.suptitle(f"{sc['name']}, seed {summary['seed']}: over time", fontsize="medium")
-    stem = Path(out) if out is not None else run / "over-time"
-    if stem.suffix.lower() in {".png", ".svg"}:
-        stem = stem.with_suffix("")
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fig.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
-    return paths
+    return fig
 
 
 _LEGEND_MAX = 10  # flows or queues beyond this are drawn without a legend
@@ -379,10 +467,7 @@ def save_figure(fig: Any, outdir: Path, stem: str, *, dpi: int = 110) -> Path:
     same results give the same files), close it and return the PNG's path."""
     import matplotlib.pyplot as plt
 
-    outdir.mkdir(parents=True, exist_ok=True)
-    png = outdir / f"{stem}.png"
-    fig.savefig(png, dpi=dpi, metadata={"Software": None})
-    fig.savefig(outdir / f"{stem}.svg", metadata={"Date": None, "Creator": None})
+    png, _svg = write_figure(fig, outdir / stem, dpi=dpi)
     plt.close(fig)
     return png
 

@@ -162,10 +162,14 @@ class RunResult:
         return self._series(timeseries.FLOWS_FILE, ["flow", "t_s", *timeseries.FLOW_COLUMNS])
 
     def _series(self, name: str, columns: list[str]) -> pd.DataFrame:
+        """The table in memory (a run just made), else the run directory's Parquet file (a
+        result read back), else an empty frame with the table's columns."""
         import pandas as pd
 
         if name in self.series:
             return self.series[name].to_pandas()
+        if self.out is not None and (self.out / name).is_file():
+            return pd.read_parquet(self.out / name)
         return pd.DataFrame(columns=columns)
 
 

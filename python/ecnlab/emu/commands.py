@@ -1,4 +1,4 @@
-"""``ecnlab emulate SCENARIO --out DIR`` and ``ecnlab compare DIR_A DIR_B``.
+"""``ecnlab emulate SCENARIO --out DIR`` and ``ecnlab compare DIR_A DIR_B [DIR_C ...]``.
 
 Errors follow the CLI's rule: one line ``ecnlab: error: WHAT: message``,
 exit status 2, no output directory.
@@ -30,10 +30,25 @@ def add_parsers(sub: Any) -> None:
     em.add_argument("--out", required=True, metavar="DIR", help="result directory (created only on success)")
     em.add_argument("--quiet", "-q", action="store_true", help="do not print the report")
     cmp = sub.add_parser(
-        "compare", help="show two runs side by side (a simulation beside its emulation, ECN on vs off, ...)"
+        "compare",
+        help="show runs side by side (a simulation beside its emulation, ECN on vs off, ...), "
+        "optionally over time in one figure",
+        description="Show runs side by side as one table: results of `ecnlab run` or `ecnlab emulate`, "
+        "runs of a sweep (SWEEP_DIR/runs/NAME), or a sweep's cell, the mean over its seeds "
+        "(SWEEP_DIR:COL=VALUE,...; a value for each axis). Two runs get a third column, B against A (a "
+        "simulation then its emulation: simulated, emulated, emu vs sim); more get a column each, "
+        "A, B, C, ... The rows are defined in docs/emulation.md, 'Comparing runs'.",
     )
-    cmp.add_argument("sim", metavar="DIR_A", help="a result directory (`ecnlab run`, or `ecnlab emulate`)")
-    cmp.add_argument("emu", metavar="DIR_B", help="another; a simulation then its emulation gives sim/emu columns")
+    cmp.add_argument(
+        "dirs", nargs="+", metavar="DIR", help="result directories or sweep cells SWEEP_DIR:COL=VALUE,... (two or more)"
+    )
+    cmp.add_argument(
+        "--figure",
+        metavar="FILE",
+        help="also write one figure (PNG and SVG) of the runs over time: a flow's cwnd and RTT, a queue's length",
+    )
+    cmp.add_argument("--flow", metavar="ID", help="the flow of the figure (default: the first every run sampled)")
+    cmp.add_argument("--link", metavar="LINK", help="the queue of the figure (default: the first run's bottleneck)")
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -74,17 +89,53 @@ def _emulate(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from ecnlab.emu.compare import format_comparison
-    from ecnlab.results import load_result
+    from pathlib import Path
 
-    runs = []
-    for d in (args.sim, args.emu):
+    from ecnlab.cells import is_cell, load_cell
+    from ecnlab.emu.compare import column_names, format_comparison, format_comparisons
+    from ecnlab.results import RunResult, load_result
+
+    if len(args.dirs) < 2:
+        return _fail("compare", f"DIR: {len(args.dirs)} given, at least two result directories are needed")
+    runs, sources = [], []
+    for d in args.dirs:
+        if is_cell(d):
+            try:
+                summary, names = load_cell(d)
+            except (OSError, ValueError) as e:  # CellError is a ValueError
+                return _fail(d, str(e))
+            runs.append(RunResult(summary))
+            sources.append(f"{d} (mean of {len(names)} runs)")
+            continue
+        if (Path(d) / "manifest.json").is_file():
+            return _fail(d, f"a sweep directory: name one of its cells, {d}:COL=VALUE,... or a run, {d}/runs/NAME")
         try:
-            runs.append(load_result(d).summary)
+            runs.append(load_result(d))
         except (OSError, ValueError) as e:
             return _fail(d, f"not a result directory ({e})")
+        sources.append(d)
+    summaries = [r.summary for r in runs]
+    names = column_names(len(runs))
     try:
-        print(format_comparison(runs[0], runs[1]))
+        if len(runs) == 2:
+            text = format_comparison(summaries[0], summaries[1])
+        else:
+            text = format_comparisons(summaries, sources)
     except ValueError as e:
-        return _fail(f"{args.sim} vs {args.emu}", str(e))
+        return _fail(" vs ".join(args.dirs), str(e))
+    written = []
+    if args.figure is not None:
+        from ecnlab.emu.overlay import OverlayError, overlay_figure
+
+        labels = [f"{n}: {d}" for n, d in zip(names, sources, strict=True)]
+        try:
+            fig = overlay_figure(runs, labels, flow=args.flow, link=args.link)
+        except OverlayError as e:
+            return _fail(f"--figure {args.figure}", str(e))
+        from ecnlab.plots import write_figure
+
+        written = write_figure(fig, Path(args.figure))
+    print(text)
+    if written:
+        print("\nwrote " + ", ".join(str(p) for p in written))
     return 0

@@ -1,13 +1,13 @@
-"""Side-by-side text of two runs — a simulated and an emulated run of one
-scenario, or any two (ECN on vs off, two queues) — and the short report
-``ecnlab emulate`` prints. Both read summaries only.
+"""Side-by-side text of runs — a simulated and an emulated run of one scenario, or any others
+(ECN on vs off, two queues, two TCP personalities) — and the short report ``ecnlab emulate``
+prints. Both read summaries only; docs/emulation.md, "Comparing runs", defines every row.
 
-Rows: per flow goodput, delivered bytes, retransmissions, timeouts, CE
-packets received, ECN negotiated, RTT; per queue that saw traffic arrivals,
-marks, drops by kind, average and maximum queue; utilisation of links
-between routers. RTT: the emulation reports the sender's smoothed RTT at
-the end of the run (``TCP_INFO``); the simulator reports no RTT, so its row
-is the model's estimate, twice the path's propagation delay plus the
+Rows: per flow every run has, goodput, delivered bytes, retransmissions, timeouts, CE packets
+received, ECN negotiated, RTT; per queue every run has that saw traffic, arrivals, marks, drops
+by kind, average and maximum queue, sojourn percentiles; utilisation of links between routers.
+Two runs get a column of B against A; more get a column each (A, B, C, ...). RTT: the emulation
+reports the sender's smoothed RTT at the end of the run (``TCP_INFO``); the simulator's summary
+has no RTT, so its row is the model's estimate, twice the path's propagation delay plus the
 queueing delay of each link's average queue (Little: bytes / rate).
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from ecnlab.tables import _table
 
-__all__ = ["format_comparison", "format_emu_report"]
+__all__ = ["format_comparison", "format_comparisons", "column_names", "format_emu_report"]
 
 FLOW_ROWS = ("goodput_bps", "bytes_delivered", "retransmits", "timeouts", "ce_received", "ecn_negotiated")
 QUEUE_ROWS = ("arrivals", "marks", "early_drops", "forced_drops", "overflow_drops", "avg_qlen_pkts", "max_qlen_pkts")
@@ -95,6 +95,73 @@ def _kind(summary: dict[str, Any]) -> str:
     return "emulated" if "emulation" in summary else "simulated"
 
 
+def _each(records: Sequence[dict[str, dict[str, Any]]], key: str) -> list[dict[str, Any]] | None:
+    """The record named ``key`` of every run, or None when a run has none."""
+    found = [r.get(key) for r in records]
+    return None if any(f is None for f in found) else [f for f in found if f is not None]
+
+
+def _rows(runs: Sequence[dict[str, Any]]) -> tuple[list[Sequence[Any]], list[str]]:
+    """(rows ``[metric, value per run...]``, queues left out as quiet): the flows and queues every
+    run has, the queues only where one of the runs marked, dropped or queued."""
+    first = runs[0]
+    rows: list[Sequence[Any]] = []
+    flows = [{f["id"]: f for f in run["flows"]} for run in runs]
+    rtt_note = " (sim: model estimate)" if any(_kind(r) == "simulated" for r in runs) else ""
+    for f in first["flows"]:
+        same = _each(flows, f["id"])
+        if same is None:
+            continue
+        for key in FLOW_ROWS:
+            rows.append([f"{f['id']} {key}", *(g[key] for g in same)])
+        rows.append([f"{f['id']} rtt_ms{rtt_note}", *(_rtt_ms(r, g) for r, g in zip(runs, same, strict=True))])
+    queues = [{q["link"]: q for q in run["queues"]} for run in runs]
+    quiet = []
+    for q in first["queues"]:
+        same = _each(queues, q["link"])
+        if same is None:
+            continue
+        if not any(_busy(r) for r in same):
+            quiet.append(q["link"])
+            continue
+        for key in QUEUE_ROWS:
+            rows.append([f"{q['link']} {key}", *(r[key] for r in same)])
+        for key in SOJOURN_ROWS:
+            if any(r.get(key) is not None for r in same):
+                rows.append([f"{q['link']} {key}", *(r.get(key) for r in same)])
+    links = [_links_by_name(run) for run in runs]
+    for link in first["links"]:
+        same = _each(links, link["name"])
+        if same is not None and _between_routers(link["name"]):
+            rows.append([f"{link['name']} utilization", *(o["utilization"] for o in same)])
+    return rows, quiet
+
+
+def _between_routers(name: str) -> bool:
+    """A link between routers (``R1->R2``: routers are named with a capital letter)."""
+    return name[0].isupper() and name.split("->")[1][:1].isupper()
+
+
+def _notes(runs: Sequence[dict[str, Any]], quiet: list[str]) -> list[str]:
+    """The lines under the runs' names: quiet queues, differing scenario keys, router lateness."""
+    out = []
+    if quiet:
+        out.append(f"queues with no marks or drops and an average below {QUIET_AVG_PKTS} packets: {', '.join(quiet)}")
+    scenarios = [r["scenario"] for r in runs]
+    keys = dict.fromkeys(k for sc in scenarios for k in sc)
+    differ = sorted(k for k in keys if k != "name" and any(sc.get(k) != scenarios[0].get(k) for sc in scenarios))
+    if differ:
+        out.append(f"note: the resolved scenarios differ in: {', '.join(differ)}")
+    for run in runs:
+        if "emulation" in run:
+            lat = run["emulation"]["router"]["lateness"]
+            out.append(
+                f"router delivery lateness: median {lat['p50_us']:.0f} µs, p99 {lat['p99_us']:.0f} µs, "
+                f"max {lat['max_us']:.0f} µs over {lat['samples']:,} packets"
+            )
+    return out
+
+
 def format_comparison(a_run: dict[str, Any], b_run: dict[str, Any]) -> str:
     """Two runs side by side: a simulation beside an emulation of one scenario, or any two runs
     (ECN on against off, two seeds, two queues); rows for the flows and queues both have."""
@@ -102,36 +169,8 @@ def format_comparison(a_run: dict[str, Any], b_run: dict[str, Any]) -> str:
     ka, kb = _kind(a_run), _kind(b_run)
     sim_vs_emu = (ka, kb) == ("simulated", "emulated") and a["name"] == b["name"]
     cols = ["simulated", "emulated", "emu vs sim"] if sim_vs_emu else ["A", "B", "B vs A"]
-    rows: list[Sequence[Any]] = []
-    b_flows = {f["id"]: f for f in b_run["flows"]}
-    rtt_note = " (sim: model estimate)" if "simulated" in (ka, kb) else ""
-    for f in a_run["flows"]:
-        g = b_flows.get(f["id"])
-        if g is None:
-            continue
-        for key in FLOW_ROWS:
-            rows.append([f"{f['id']} {key}", f[key], g[key], _diff(f[key], g[key])])
-        ra, rb = _rtt_ms(a_run, f), _rtt_ms(b_run, g)
-        rows.append([f"{f['id']} rtt_ms{rtt_note}", ra, rb, _diff(ra, rb)])
-    b_queues = {q["link"]: q for q in b_run["queues"]}
-    quiet = []
-    for q in a_run["queues"]:
-        r = b_queues.get(q["link"])
-        if r is None:
-            continue
-        if not (_busy(q) or _busy(r)):
-            quiet.append(q["link"])
-            continue
-        for key in QUEUE_ROWS:
-            rows.append([f"{q['link']} {key}", q[key], r[key], _diff(q[key], r[key])])
-        for key in SOJOURN_ROWS:
-            if q.get(key) is not None or r.get(key) is not None:
-                rows.append([f"{q['link']} {key}", q.get(key), r.get(key), _diff(q.get(key), r.get(key))])
-    b_links = _links_by_name(b_run)
-    for link in a_run["links"]:
-        other = b_links.get(link["name"])
-        if other is not None and link["name"][0].isupper() and link["name"].split("->")[1][:1].isupper():
-            rows.append([f"{link['name']} utilization", link["utilization"], other["utilization"], ""])
+    rows, quiet = _rows([a_run, b_run])
+    rows = [[*row, "" if row[0].endswith(" utilization") else _diff(row[1], row[2])] for row in rows]
     if sim_vs_emu:
         head = [
             f"{a['name']}: simulated (seed {a_run['seed']}) vs emulated (seed {b_run['seed']}, kernel "
@@ -139,19 +178,28 @@ def format_comparison(a_run: dict[str, Any], b_run: dict[str, Any]) -> str:
         ]
     else:
         head = [f"A: {a['name']}, {ka} (seed {a_run['seed']})", f"B: {b['name']}, {kb} (seed {b_run['seed']})"]
-    if quiet:
-        head.append(f"queues with no marks or drops and an average below {QUIET_AVG_PKTS} packets: {', '.join(quiet)}")
-    differ = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k) and k != "name")
-    if differ:
-        head.append(f"note: the resolved scenarios differ in: {', '.join(differ)}")
-    for run in (a_run, b_run):
-        if "emulation" in run:
-            lat = run["emulation"]["router"]["lateness"]
-            head.append(
-                f"router delivery lateness: median {lat['p50_us']:.0f} µs, p99 {lat['p99_us']:.0f} µs, "
-                f"max {lat['max_us']:.0f} µs over {lat['samples']:,} packets"
-            )
+    head += _notes([a_run, b_run], quiet)
     return "\n".join([*head, "", *_table(["metric", *cols], rows)])
+
+
+def column_names(n: int) -> list[str]:
+    """A, B, C, ... for the runs compared (AA, AB, ... past Z)."""
+    letters = [chr(ord("A") + i) for i in range(26)]
+    return [letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26] for i in range(n)]
+
+
+def format_comparisons(runs: Sequence[dict[str, Any]], sources: Sequence[str]) -> str:
+    """Any number of runs (simulations, emulations, runs of sweeps) as one table, a column each,
+    named A, B, C, ... in the lines above it (with the directory each came from)."""
+    names = column_names(len(runs))
+    head = [
+        f"{n}: {src}: {r['scenario']['name']}, {_kind(r)} (seed {r['seed']}"
+        + (f", kernel {r['emulation'].get('kernel', '?')})" if "emulation" in r else ")")
+        for n, src, r in zip(names, sources, runs, strict=True)
+    ]
+    rows, quiet = _rows(runs)
+    head += _notes(runs, quiet)
+    return "\n".join([*head, "", *_table(["metric", *names], rows)])
 
 
 def format_emu_report(summary: dict[str, Any]) -> str:

@@ -24,6 +24,7 @@ __all__ = [
     "Section",
     "markdown_to_html",
     "sweep_report",
+    "report_title",
     "add_sweep_sections",
     "REPORT_FILE",
     "FIGURE_METRICS",
@@ -52,9 +53,15 @@ def sweep_report(results: SweepResults | str | Path, out: str | Path | None = No
 
     res = results if isinstance(results, SweepResults) else load(results)
     page = Path(out) if out is not None else res.path / REPORT_FILE
-    report = Report(f"ecnlab sweep: {Path(res.manifest.get('sweep_file', 'sweep')).name}")
+    report = Report(report_title(res.manifest))
     add_sweep_sections(report, res, page.parent / "figures")
     return report.write(page)
+
+
+def report_title(manifest: dict[str, Any]) -> str:
+    """The sweep's description (what it asks), else its file's name."""
+    description = str(manifest.get("description") or "").strip()
+    return description or f"ecnlab sweep: {Path(manifest.get('sweep_file', 'sweep')).name}"
 
 
 def add_sweep_sections(report: Report, res: SweepResults, figdir: Path) -> None:
@@ -70,7 +77,12 @@ def add_sweep_sections(report: Report, res: SweepResults, figdir: Path) -> None:
         )
     figures = default_figures(res, figdir)
     if figures:
-        report.add_section("Figures", "Mean and 95 % confidence interval (Student t) over seeds.", figures=figures)
+        report.add_section(
+            "Figures",
+            "Mean over seeds and its 95 % Student-t interval, clipped to the quantity's physical range "
+            "(each figure's caption says which).",
+            figures=figures,
+        )
     body = f"<p><code>{html.escape(m.get('sweep_file', ''))}</code></p><pre>{html.escape(m.get('sweep', ''))}</pre>"
     if m.get("base_scenario"):
         body += f"<details><summary>base scenario</summary><pre>{html.escape(m['base_scenario'])}</pre></details>"

@@ -49,8 +49,18 @@ def add_parsers(sub: Any) -> None:
     pl.add_argument("--y", metavar="METRIC", help="result column (runs, flows or queues table; sweeps)")
     pl.add_argument("--hue", metavar="AXIS", help="one line per value of this axis")
     pl.add_argument("--facet", metavar="AXIS", help="one panel per value of this axis")
-    pl.add_argument("--where", action="append", default=[], metavar="COL=VALUE", help="keep rows with COL = VALUE")
-    pl.add_argument("--table", choices=("runs", "flows", "queues"), help="table of METRIC (default: first having it)")
+    pl.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="COL=VALUE",
+        help="keep rows with COL = VALUE (an axis; a queue: link=R1->R2; a flow: id=NAME)",
+    )
+    pl.add_argument(
+        "--table",
+        choices=("runs", "flows", "queues"),
+        help="table of METRIC (default: first having it); queues: each run's bottleneck unless a link is chosen",
+    )
     pl.add_argument("--out", metavar="FILE", help="output file (PNG and SVG; default DIR/figures/Y-vs-X...)")
 
     rp = sub.add_parser("report", help="write DIR/report.html (figures, tables, the sweep, versions)")
