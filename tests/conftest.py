@@ -114,3 +114,15 @@ def texts_outside(fig) -> list[str]:  # type: ignore[no-untyped-def]
         if b.x0 < box.x0 - 1 or b.x1 > box.x1 + 1 or b.y0 < box.y0 - 1 or b.y1 > box.y1 + 1:
             out.append(t.get_text())
     return out
+
+
+#: Markers whose tests are slow by their nature: live emulation (namespaces, real time) and the
+#: wheel (a build and a clean venv). Tests slow for their size carry ``@pytest.mark.slow`` themselves.
+SLOW_BY_NATURE = ("emulation", "wheel")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark live-emulation and wheel tests ``slow``, so ``-m "not slow"`` leaves them out."""
+    for item in items:
+        if any(item.get_closest_marker(m) for m in SLOW_BY_NATURE):
+            item.add_marker(pytest.mark.slow)

@@ -24,5 +24,6 @@ def test_a_tiny_point_is_measured() -> None:
     (r,) = rows
     assert r["packets"] > 0 and r["engine_s"] > 0 and r["command_s"] >= r["engine_s"]
     assert r["outside_s"] == r["command_s"] - r["engine_s"]
-    assert r["peak_rss_mib"] is None or r["peak_rss_mib"] > 0
+    # The command reads its own VmHWM from /proc/self/status (bench/measure.py): Linux always has it.
+    assert isinstance(r["peak_rss_mib"], float) and r["peak_rss_mib"] > 0
     assert len(format_scaling(rows).splitlines()) == 2

@@ -174,7 +174,8 @@ def test_unavailable_experiment_is_skipped_and_the_group_completes(tmp_path: Pat
     skipped = tmp_path / "out" / "tiny-emu"
     assert "Skipped on this machine: no TUN devices in this test." in (skipped / "report.html").read_text()
     assert not (skipped / "runs").exists()
-    assert isinstance(pd.read_parquet(tmp_path / "out" / "tiny-sim" / "runs.parquet"), pd.DataFrame)
+    runs = pd.read_parquet(tmp_path / "out" / "tiny-sim" / "runs.parquet")
+    assert len(runs) >= 1 and (runs["goodput_bps"] > 0).all()
 
 
 @pytest.mark.parametrize("ecn_plus", [False, True])
