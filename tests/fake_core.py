@@ -19,9 +19,9 @@ class EngineError(Exception):
 class FakeCore:
     """``run`` returns deterministic numbers derived from the spec; ``fail`` makes it raise.
 
-    The parameter checks (``check_tcp``, ``check_queue``, ``check_spec``) and ``summary_schema``
-    are the real engine's: they are the scenario front's validation and the result's key list,
-    not a simulation."""
+    The parameter checks (``check_tcp``, ``check_queue``, ``check_spec``), ``summary_schema`` and
+    the TCP tables (``default_tcp_config``, ``tcp_personalities``) are the real engine's: they are
+    the scenario front's validation, its defaults and the result's key list, not a simulation."""
 
     EngineError = EngineError
 
@@ -34,6 +34,8 @@ class FakeCore:
         self.check_queue = real.check_queue
         self.check_spec = real.check_spec
         self.summary_schema = real.summary_schema
+        self.default_tcp_config = real.default_tcp_config
+        self.tcp_personalities = real.tcp_personalities
 
     def version(self) -> str:
         return "0.0.0-fake"
@@ -86,6 +88,7 @@ def _flows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
     """A result in the engine's format (every record built from ``ecnlab.schema``, the engine's
     own key list; keys given no number here are null): numbers depend only on the spec."""
+    from ecnlab.lower import engine_tcp_config
     from ecnlab.schema import record
 
     dur = spec["duration_ns"] / 1e9
@@ -96,10 +99,10 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
             "kind": f["app"]["kind"],
             "src": f["src"],
             "dst": f["dst"],
-            "ecn": f["tcp"]["ecn"] != "off",
-            "ecn_negotiated": f["tcp"]["ecn"] != "off",
-            "cc": f["tcp"]["cc"],
-            "recovery": f["tcp"]["recovery"],
+            "ecn": engine_tcp_config(f["tcp"])["ecn"] != "off",
+            "ecn_negotiated": engine_tcp_config(f["tcp"])["ecn"] != "off",
+            "cc": engine_tcp_config(f["tcp"])["cc"],
+            "recovery": engine_tcp_config(f["tcp"])["recovery"],
             "start_s": f["start_ns"] / 1e9,
             "connections": 1,
             "bytes_delivered": 100_000 * (i + 1),
@@ -108,7 +111,7 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
             "retransmits": i,
             "fast_retransmits": i,
             "timeouts": 0,
-            "ecn_reductions": 2 if f["tcp"]["ecn"] != "off" else 0,
+            "ecn_reductions": 2 if engine_tcp_config(f["tcp"])["ecn"] != "off" else 0,
             "ce_received": 2,
             "ece_sent": 2,
             "cwr_sent": 2,

@@ -11,7 +11,7 @@ import pytest
 
 from ecnlab.config import load_scenario, parse_scenario
 from ecnlab.errors import ScenarioError
-from ecnlab.lower import engine_spec, resolved_scenario
+from ecnlab.lower import engine_spec, engine_tcp_config, resolved_scenario
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "emulate-reno-ecn.toml"
 
@@ -29,7 +29,7 @@ def test_accecn_lowers_to_the_engine_mode_and_round_trips() -> None:
 def test_other_modes_are_unchanged() -> None:
     for mode, engine in (("classic", "classic"), ("ecn+", "ecn+"), ("off", "off")):
         sc = load_scenario(SCENARIO, [f'tcp.ecn="{mode}"'])
-        assert engine_spec(sc)["flows"][0]["tcp"]["ecn"] == engine
+        assert engine_tcp_config(engine_spec(sc)["flows"][0]["tcp"])["ecn"] == engine
         assert resolved_scenario(sc)["flows"][0]["tcp"]["ecn"] is (mode != "off")
 
 
@@ -39,14 +39,14 @@ def test_accecn_option_key_lowers_and_round_trips_with_accecn_only() -> None:
     resolved scenario with ``ecn = "accecn"`` only."""
     for value, number in (('"off"', 0), ('"minimum"', 1), ('"full"', 2), ("0", 0), ("1", 1), ("2", 2)):
         sc = load_scenario(SCENARIO, ['tcp.ecn="accecn"', f"tcp.accecn_option={value}", "tcp.accecn_option_beacon=1"])
-        tcp = engine_spec(sc)["flows"][0]["tcp"]
+        tcp = engine_tcp_config(engine_spec(sc)["flows"][0]["tcp"])
         assert (tcp["accecn_option"], tcp["accecn_option_beacon"]) == (number, 1)
         resolved = resolved_scenario(sc)["flows"][0]["tcp"]
         assert (resolved["accecn_option"], resolved["accecn_option_beacon"]) == (number, 1)
         assert parse_scenario(resolved_scenario(sc)).groups[0].tcp == sc.groups[0].tcp
-    default = engine_spec(load_scenario(SCENARIO, ['tcp.ecn="accecn"']))["flows"][0]["tcp"]
+    default = engine_tcp_config(engine_spec(load_scenario(SCENARIO, ['tcp.ecn="accecn"']))["flows"][0]["tcp"])
     assert (default["accecn_option"], default["accecn_option_beacon"]) == (2, 3)  # Linux's defaults
-    classic = load_scenario(SCENARIO, ['tcp.ecn="classic"'])
+    classic = load_scenario(SCENARIO, ['tcp.ecn="classic"'])  # the engine's defaults: not lowered
     assert not {"accecn_option", "accecn_option_beacon"} & set(engine_spec(classic)["flows"][0]["tcp"])
 
 

@@ -13,8 +13,8 @@ import pytest
 
 import ecnlab
 from conftest import SCENARIOS, SMALL, run_cli
-from ecnlab.lower import engine_spec, tcp_engine
-from ecnlab.model import ACCECN_KEYS, DCTCP_KEYS, PRAGUE_KEYS, TcpSpec
+from ecnlab.lower import engine_spec, engine_tcp_config, tcp_engine
+from ecnlab.model import TcpSpec
 from ecnlab.schema import problems
 from ecnlab.timeseries import read_flows, read_queues
 
@@ -89,14 +89,17 @@ def test_extension_metadata() -> None:
 
 
 def test_documented_tcp_defaults_are_the_engines() -> None:
-    from ecnlab import _core
+    """The front's TcpSpec with a personality's rules lowers to that personality alone: every
+    default the front documents is the engine's, for every personality."""
+    from dataclasses import replace
 
-    # DCTCP's keys go to the engine with cc = "dctcp" only, Prague's with cc = "prague", the AccECN
-    # option's with ecn = "accecn" and HyStart's and CUBIC's arithmetic with cc = "cubic"; their
-    # defaults must agree as well.
-    t = TcpSpec()
-    only_with = {k: getattr(t, k) for k in (*DCTCP_KEYS, *PRAGUE_KEYS, *ACCECN_KEYS, "hystart", "cubic_arith")}
-    assert json.loads(_core.default_tcp_config()) == {**tcp_engine(t), **only_with}
+    from ecnlab import _core
+    from ecnlab.tcp_personalities import TCP_PERSONALITIES
+
+    for name, rules in TCP_PERSONALITIES.items():
+        t = replace(TcpSpec(), personality=name, **rules)
+        assert tcp_engine(t) == {"personality": name}, name
+        assert engine_tcp_config(tcp_engine(t)) == json.loads(_core.default_tcp_config(name))
 
 
 def test_engine_rejects_what_the_front_would_not_send() -> None:

@@ -13,7 +13,7 @@ from conftest import SCENARIOS, SMALL, check_snapshot
 from ecnlab import load_scenario
 from ecnlab.config import parse_scenario
 from ecnlab.errors import ScenarioError
-from ecnlab.lower import engine_spec, resolved_scenario
+from ecnlab.lower import engine_spec, engine_tcp_config, resolved_scenario
 
 TINY = """\
 name = "tiny"
@@ -137,57 +137,63 @@ def test_dumbbell_flows_zip_globs_in_natural_order() -> None:
     assert [(f.id, f.src, f.dst) for f in sc.flows] == [(f"bulk0_{i}", f"s{i}", f"r{i}") for i in range(1, 11)]
     f = spec["flows"][0]
     assert (f["start_ns"], f["initiator"], f["app"]) == (0, "src", {"kind": "bulk", "bytes": None})
-    assert f["tcp"] == {
-        "recovery": "reno",
-        "cc": "reno",
-        "mss": 1460,
-        "init_cwnd_segments": 2,
-        "rwnd_bytes": 65535,
-        "delayed_ack": True,
-        "delack_timeout_ns": 100_000_000,
-        "ecn": "classic",
-        "ecn_min_cwnd_segments": 1,
-        "clock_granularity_ns": 1_000_000,
-        "min_rto_ns": 1_000_000_000,
-        "initial_rto_ns": 1_000_000_000,
-        "max_rto_ns": 60_000_000_000,
-        "dupack_threshold": 3,
-        "abc": 2,
-        "limited_transmit": True,
-        "abe": False,
-        "newreno_timer": "impatient",
-        "window_scale": True,
-        "ecn_on_retransmit": False,
-        "recover_guard_all": False,
-        "window_arith": "rfc5681",
-        "syn_immediate_ack": True,
-        "rto_arith": "rfc6298",
-        "clock_phase_ns": 0,
-        "ecn_backoff": False,
-        "ack_ce_at_once": True,
-        "sack_is_lost": True,
-        "rtx_restart_on_fr": False,
-        "limited_transmit_all": False,
-        "guard_after_timeout": True,
-        "timer_before_sample": False,
-        "ssthresh_basis": "flight",
-        "sack_after_rto": False,
-        "rto_keeps_recovery_ssthresh": False,
-        "prr": False,
-        "dupacks_as_sacks": False,
-        "fin_with_data": False,
-        "growth_arith": "rfc5681",
-        "tso": "none",
-        "rcv_autotune": "off",
-        "rack": False,
-        "tlp": False,
-        "sack_recover_guard": True,
-        "ect_all_packets": False,
-        "idle_restart": "rfc5681",
-        "pacing": False,
-        "pacing_ss_ratio": 200,
-        "pacing_ca_ratio": 120,
-    }
+    # Lowered: the personality and what differs from it; the engine fills in the rest.
+    assert f["tcp"] == {"personality": "rfc", "ecn": "classic"}
+    full = engine_tcp_config(f["tcp"])
+    assert {k: full[k] for k in RFC_DUMBBELL_TCP} == RFC_DUMBBELL_TCP
+
+
+RFC_DUMBBELL_TCP = {
+    "recovery": "reno",
+    "cc": "reno",
+    "mss": 1460,
+    "init_cwnd_segments": 2,
+    "rwnd_bytes": 65535,
+    "delayed_ack": True,
+    "delack_timeout_ns": 100_000_000,
+    "ecn": "classic",
+    "ecn_min_cwnd_segments": 1,
+    "clock_granularity_ns": 1_000_000,
+    "min_rto_ns": 1_000_000_000,
+    "initial_rto_ns": 1_000_000_000,
+    "max_rto_ns": 60_000_000_000,
+    "dupack_threshold": 3,
+    "abc": 2,
+    "limited_transmit": True,
+    "abe": False,
+    "newreno_timer": "impatient",
+    "window_scale": True,
+    "ecn_on_retransmit": False,
+    "recover_guard_all": False,
+    "window_arith": "rfc5681",
+    "syn_immediate_ack": True,
+    "rto_arith": "rfc6298",
+    "clock_phase_ns": 0,
+    "ecn_backoff": False,
+    "ack_ce_at_once": True,
+    "sack_is_lost": True,
+    "rtx_restart_on_fr": False,
+    "limited_transmit_all": False,
+    "guard_after_timeout": True,
+    "timer_before_sample": False,
+    "ssthresh_basis": "flight",
+    "sack_after_rto": False,
+    "rto_keeps_recovery_ssthresh": False,
+    "prr": False,
+    "dupacks_as_sacks": False,
+    "fin_with_data": False,
+    "growth_arith": "rfc5681",
+    "tso": "none",
+    "rcv_autotune": "off",
+    "rack": False,
+    "tlp": False,
+    "sack_recover_guard": True,
+    "ect_all_packets": False,
+    "idle_restart": "rfc5681",
+    "pacing": False,
+    "pacing_ss_ratio": 200,
+    "pacing_ca_ratio": 120,
+}
 
 
 @pytest.mark.parametrize(
@@ -235,8 +241,8 @@ def test_tiny_details() -> None:
     assert [f.id for f in sc.flows] == ["bulk_1", "bulk_2", "serial1", "request_response2"]
     assert (flows["bulk"]["src"], flows["bulk"]["dst"], "count" in flows["bulk"]) == (["s1", "s2"], ["r1", "r2"], False)
     assert "count" not in flows["serial1"]  # a single flow's entry is as it always was
-    assert flows["bulk"]["tcp"]["recovery"] == "sack" and flows["serial1"]["tcp"]["recovery"] == "newreno"
-    assert flows["bulk"]["tcp"]["rwnd_bytes"] == 65536
+    bulk, serial = engine_tcp_config(flows["bulk"]["tcp"]), engine_tcp_config(flows["serial1"]["tcp"])
+    assert bulk["recovery"] == "sack" and serial["recovery"] == "newreno" and bulk["rwnd_bytes"] == 65536
     assert flows["serial1"]["initiator"] == "dst" and flows["bulk"]["initiator"] == "src"
     assert flows["serial1"]["app"] == {"kind": "serial", "files": 3, "file_bytes": 100_000, "gap_ns": 0}
     assert flows["request_response2"]["app"] == {
@@ -381,7 +387,7 @@ def test_scenario_paths_accept_str_and_path(tmp_path: Path) -> None:
 )
 def test_tcp_ecn_is_a_boolean_or_a_mode(tcp: str, engine_ecn: str, plus: bool) -> None:
     sc = _load(SMALL.replace("[tcp]\necn = true", f"[tcp]\n{tcp}"))
-    assert engine_spec(sc)["flows"][0]["tcp"]["ecn"] == engine_ecn
+    assert engine_tcp_config(engine_spec(sc)["flows"][0]["tcp"])["ecn"] == engine_ecn
     assert resolved_scenario(sc)["tcp"]["ecn_plus"] is plus
 
 
@@ -407,7 +413,8 @@ def test_tcp_seam_keys_refuse_what_they_cannot_mean(tcp: str, message: str) -> N
 def test_variant_is_the_older_name_of_recovery() -> None:
     a = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\nvariant = "newreno"\n')))
     b = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\nrecovery = "newreno"\n')))
-    assert a == b and a["flows"][0]["tcp"]["recovery"] == "newreno" and a["flows"][0]["tcp"]["cc"] == "reno"
+    tcp = engine_tcp_config(a["flows"][0]["tcp"])
+    assert a == b and tcp["recovery"] == "newreno" and tcp["cc"] == "reno"
 
 
 @pytest.mark.parametrize("name", ["rfc", "ns2", "linux"])
@@ -458,17 +465,17 @@ def test_linux_personality_uses_linux_rto_and_growth_arithmetic() -> None:
     rto = {}
     for name in ("rfc", "ns2", "linux"):
         spec = engine_spec(_load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{name}"\n')))
-        rto[name] = spec["flows"][0]["tcp"]["rto_arith"]
+        rto[name] = engine_tcp_config(spec["flows"][0]["tcp"])["rto_arith"]
     assert rto == {"rfc": "rfc6298", "ns2": "ns2", "linux": "linux"}
     growth = {n: engine_spec(_load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{n}"\n'))) for n in rto}
-    assert {n: g["flows"][0]["tcp"]["growth_arith"] for n, g in growth.items()} == {
+    assert {n: engine_tcp_config(g["flows"][0]["tcp"])["growth_arith"] for n, g in growth.items()} == {
         "rfc": "rfc5681",
         "ns2": "rfc5681",
         "linux": "linux",
     }
     # Linux's TSO bursts (crates/tcp/src/tso.rs) are an option, not the personality's yet
     # (docs/emulation.md: at 10 Mbit/s the model holds segments that the measured Linux sends).
-    assert {n: g["flows"][0]["tcp"]["tso"] for n, g in growth.items()} == {
+    assert {n: engine_tcp_config(g["flows"][0]["tcp"])["tso"] for n, g in growth.items()} == {
         "rfc": "none",
         "ns2": "none",
         "linux": "none",
@@ -481,7 +488,7 @@ def test_tso_reaches_the_engine_and_a_bad_value_names_the_field() -> None:
     """`tcp.tso = "linux"` (crates/tcp/src/tso.rs) is passed to every flow's engine config;
     anything but "none" or "linux" is refused naming the key and the allowed values."""
     spec = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\ntso = "linux"\n')))
-    assert {f["tcp"]["tso"] for f in spec["flows"]} == {"linux"}
+    assert {engine_tcp_config(f["tcp"])["tso"] for f in spec["flows"]} == {"linux"}
     with pytest.raises(ScenarioError) as e:
         _load(SMALL.replace("[tcp]\n", '[tcp]\ntso = "gso"\n'))
     assert "tcp.tso" in str(e.value) and "none" in str(e.value) and "linux" in str(e.value)
@@ -492,9 +499,11 @@ def test_rcv_autotune_reaches_the_engine_off_in_every_personality() -> None:
     engine config; no personality turns it on yet (docs/emulation.md, "The receive window
     Linux autotunes"); anything but "off" or "linux" is refused naming the key."""
     spec = engine_spec(_load(SMALL.replace("[tcp]\n", '[tcp]\nrcv_autotune = "linux"\n')))
-    assert {f["tcp"]["rcv_autotune"] for f in spec["flows"]} == {"linux"}
+    assert {engine_tcp_config(f["tcp"])["rcv_autotune"] for f in spec["flows"]} == {"linux"}
     per = {
-        n: engine_spec(_load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{n}"\n')))["flows"][0]["tcp"]
+        n: engine_tcp_config(
+            engine_spec(_load(SMALL.replace("[tcp]\n", f'[tcp]\npersonality = "{n}"\n')))["flows"][0]["tcp"]
+        )
         for n in ("rfc", "ns2", "linux")
     }
     assert {n: t["rcv_autotune"] for n, t in per.items()} == {"rfc": "off", "ns2": "off", "linux": "off"}

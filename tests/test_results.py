@@ -13,6 +13,7 @@ import pytest
 
 import ecnlab
 from conftest import SMALL
+from ecnlab.lower import engine_tcp_config
 from ecnlab.results import FORMAT_VERSION, build_summary, dumps, jain, load_result
 from ecnlab.tables import format_report
 from ecnlab.timeseries import read_flows, read_queues
@@ -187,7 +188,7 @@ def test_cli_run_prints_report(tmp_path: Path, fake: FakeCore, capsys: pytest.Ca
     out, err = capsys.readouterr()
     assert err == ""
     assert "bulk0_10" in out and out.rstrip().endswith(f"wrote {tmp_path / 'o' / 'summary.json'}")
-    assert fake.specs[0]["flows"][0]["tcp"]["ecn"] == "off"
+    assert engine_tcp_config(fake.specs[0]["flows"][0]["tcp"])["ecn"] == "off"
 
 
 def test_cli_engine_error_is_one_line(

@@ -21,8 +21,8 @@ def run_split(
     ``(name, arrow type, data, offsets, valid)`` (``flowtable.py``) and the JSON holds only the
     smaller entries' flow records."""
 
-def default_tcp_config() -> str:
-    """The engine's ``TcpConfig::default()`` as JSON."""
+def default_tcp_config(personality: str | None = None) -> str:
+    """The engine's ``TcpConfig`` of a personality with no field set (``rfc`` by default) as JSON."""
 
 def check_queue(queue_json: str) -> tuple[str, str, str] | None:
     """The engine's check of one queue (``QueueConfig`` JSON): None, or (field, value, allowed)."""

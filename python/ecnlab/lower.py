@@ -8,6 +8,8 @@ configuration; nanoseconds, bits per second and bytes.
 from __future__ import annotations
 
 import fnmatch
+import functools
+import json
 from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
@@ -264,7 +266,29 @@ def ecn_mode(t: TcpSpec) -> str:
 
 
 def tcp_engine(t: TcpSpec) -> dict[str, Any]:
-    """The engine's TcpConfig JSON of ``t``."""
+    """The engine's TcpConfig JSON of ``t``: its personality and the fields that differ from what
+    that personality gives (the engine fills in the rest: ``crates/tcp/src/personality.rs``)."""
+    defaults = engine_tcp_defaults(t.personality)
+    return {"personality": t.personality, **{k: v for k, v in _tcp_fields(t).items() if v != defaults[k]}}
+
+
+def engine_tcp_config(tcp: dict[str, Any]) -> dict[str, Any]:
+    """Every field of a lowered TcpConfig (``tcp_engine``'s output), as the engine reads it."""
+    given = dict(tcp)
+    return {**engine_tcp_defaults(given.pop("personality", "rfc")), **given}
+
+
+@functools.cache
+def engine_tcp_defaults(personality: str) -> dict[str, Any]:
+    """The engine's TcpConfig of ``personality`` with no field set."""
+    from ecnlab import _core
+
+    defaults: dict[str, Any] = json.loads(_core.default_tcp_config(personality))
+    return defaults
+
+
+def _tcp_fields(t: TcpSpec) -> dict[str, Any]:
+    """Every TcpConfig field of ``t``, by the engine's names."""
     return {
         "recovery": t.recovery,
         "cc": t.cc,
@@ -291,9 +315,7 @@ def tcp_engine(t: TcpSpec) -> dict[str, Any]:
         "syn_immediate_ack": t.syn_immediate_ack,
         "rto_arith": t.rto_arith,
         "clock_phase_ns": t.clock_phase_ns,
-        **{k: getattr(t, k) for k in NS2_RULE_KEYS},
-        **({k: getattr(t, k) for k in DCTCP_KEYS} if t.cc == "dctcp" else {}),
-        **({k: getattr(t, k) for k in PRAGUE_KEYS} if t.cc == "prague" else {}),
-        **({k: getattr(t, k) for k in ACCECN_KEYS} if t.accecn else {}),
-        **({"hystart": t.hystart, "cubic_arith": t.cubic_arith} if t.cc == "cubic" else {}),
+        **{k: getattr(t, k) for k in (*NS2_RULE_KEYS, *DCTCP_KEYS, *PRAGUE_KEYS, *ACCECN_KEYS)},
+        "hystart": t.hystart,
+        "cubic_arith": t.cubic_arith,
     }

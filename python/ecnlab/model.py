@@ -183,10 +183,10 @@ NS2_RULE_KEYS = (
     "pacing_ca_ratio",
 )
 
-#: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere; the engine JSON carries
-#: them only with ``cc = "dctcp"`` (the engine refuses other values for other congestion controls).
+#: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere (the engine refuses values
+#: other than their defaults for other congestion controls).
 DCTCP_KEYS = ("dctcp_shift_g", "dctcp_ect", "dctcp_arith")
-#: TCP Prague's knobs (crates/tcp/src/cc/prague.rs), likewise only with ``cc = "prague"``.
+#: TCP Prague's knobs (crates/tcp/src/cc/prague.rs), named alike everywhere.
 PRAGUE_KEYS = ("prague_rtt_target_ns", "prague_rtt_transition", "prague_classic_fallback")
 #: The AccECN option's policy (crates/tcp/src/accecn.rs), only with ``ecn = "accecn"``.
 ACCECN_KEYS = ("accecn_option", "accecn_option_beacon")

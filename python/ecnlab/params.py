@@ -8,7 +8,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
-from ecnlab.model import ACCECN_KEYS, DCTCP_KEYS, PRAGUE_KEYS, PiSpec, QueueSpec, RedSpec, TcpSpec
+from ecnlab.model import PiSpec, QueueSpec, RedSpec, TcpSpec
 from ecnlab.queues import MODERN_KINDS, OWN_PKT_LIMIT, allowed_keys, engine_check, parse_modern
 from ecnlab.tcp_personalities import TCP_PERSONALITIES
 from ecnlab.units import parse_duration, parse_size
@@ -235,9 +235,8 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
     from ecnlab import _core
     from ecnlab.lower import tcp_engine
 
-    # With every key, DCTCP's and Prague's too (lowering leaves them out for other congestion controls).
-    keys = (*DCTCP_KEYS, *PRAGUE_KEYS, "hystart", "cubic_arith", *ACCECN_KEYS)
-    err = _core.check_tcp(json.dumps({**tcp_engine(tcp), **{k: getattr(tcp, k) for k in keys}}))
+    # The engine fills in what the lowering leaves out and checks the whole TcpConfig.
+    err = _core.check_tcp(json.dumps(tcp_engine(tcp)))
     if err is None:
         return
     field, value, allowed = err

@@ -114,11 +114,18 @@ fn flow_table_list(py: Python<'_>, columns: &[ecnlab_sim::flow_table::Column]) -
     Ok(list.unbind())
 }
 
-/// `TcpConfig::default()` as JSON, so the front can check that its documented
-/// defaults match the engine's.
+/// The `TcpConfig` a personality gives when no field is set (`TcpConfig::default()`, the `rfc`
+/// personality's, without one) as JSON: what the engine fills in for every field that engine JSON
+/// leaves out, so the front lowers only the fields that differ.
 #[pyfunction]
-fn default_tcp_config() -> PyResult<String> {
-    serde_json::to_string(&ecnlab_tcp::TcpConfig::default()).map_err(|e| EngineError::new_err(e.to_string()))
+#[pyo3(signature = (personality=None))]
+fn default_tcp_config(personality: Option<&str>) -> PyResult<String> {
+    let p = match personality {
+        None => ecnlab_tcp::Personality::default(),
+        Some(name) => serde_json::from_value(serde_json::Value::from(name))
+            .map_err(|e| EngineError::new_err(format!("personality: {e}")))?,
+    };
+    serde_json::to_string(&p.config()).map_err(|e| EngineError::new_err(e.to_string()))
 }
 
 /// Checks one queue configuration (`ecnlab_aqm::QueueConfig` as JSON) with
