@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import ecnlab
 from conftest import SCENARIOS, run_cli
 from ecnlab.bottleneck import AWAY_SHARE, MIN_SIGNALS, configured_bottleneck, signal_warnings
 from ecnlab.config import load_scenario
@@ -113,3 +114,17 @@ def test_a_dumbbell_means_its_bottleneck_link_whatever_its_queue() -> None:
     sc = load_scenario(SCENARIOS / "dumbbell-dualpi2.toml", ['topology.bottleneck_queue={kind = "droptail"}'])
     assert configured_bottleneck(sc.topology) == {"R1->R2": "droptail", "R2->R1": "droptail"}
     assert len(signal_warnings(sc.topology, [_queue("s1->R1", drops=500)])) == 1
+
+
+def test_the_emulation_report_has_the_same_hop_columns_and_classes() -> None:
+    from ecnlab.emu.compare import format_emu_report
+
+    s = ecnlab.run(SCENARIOS / "dumbbell-dualpi2.toml", overrides={"duration": "4s", "warmup": "1s"}).summary
+    s["sim"]["wall_s"] = 4.0
+    s["emulation"] = {"router": {"lateness": {"p50_us": 5.0, "p99_us": 9.0}}}
+    lines = format_emu_report(s).splitlines()
+    assert next(ln for ln in lines if ln.startswith("queue ")).split()[-5:] == ["mean", "delay", "ms", "p99", "max"]
+    q = next(q for q in s["queues"] if q["link"] == "R1->R2")
+    (row,) = [ln.split() for ln in lines if ln.startswith("R1->R2 ") and not ln.startswith(("R1->R2 L", "R1->R2 C"))]
+    assert row[-3:] == [f"{q[k]:.3f}" for k in ("sojourn_mean_ms", "sojourn_p99_ms", "sojourn_max_ms")]
+    assert [ln.split()[1] for ln in lines if ln.startswith(("R1->R2 L", "R1->R2 C"))] == ["L", "C"]
