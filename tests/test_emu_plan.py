@@ -172,20 +172,24 @@ def test_router_rejects_a_bad_configuration_in_one_line(
     assert r.returncode == 2 and "routes[0] = 0 -> 0: two different ends" in r.stderr, r.stderr
 
 
-def test_emulation_warns_of_access_drops_and_lateness() -> None:
-    """Drops at links that touch a host, and a late router, are said (not silent)."""
+def test_emulation_warns_of_access_drops_signals_away_from_the_bottleneck_and_lateness() -> None:
+    """Drops at links that touch a host, signals that happened away from the configured bottleneck,
+    and a late router, are said (not silent)."""
     from ecnlab.emu.summary import LATENESS_WARN_US, warnings
 
     sc = load_scenario(SCENARIO)
     names = [link.name for link in sc.topology.links]
-    queues = [{"link": n, "early_drops": 0, "forced_drops": 0, "overflow_drops": 0} for n in names]
+    zero = {"arrivals": 1000, "marks": 0, "early_drops": 0, "forced_drops": 0, "overflow_drops": 0}
+    queues = [{"link": n, **zero} for n in names]
     summary = {"queues": queues, "emulation": {"router": {"lateness": {"p50_us": 10.0, "p99_us": 40.0}}}}
     assert warnings(sc, summary) == []
     queues[0]["overflow_drops"] = 287  # s1->R1, a host's link
     summary["emulation"]["router"]["lateness"]["p99_us"] = LATENESS_WARN_US + 1
     w = warnings(sc, summary)
-    assert len(w) == 2 and w[0].startswith(f"287 packets were dropped at links that touch a host ({names[0]} (287))")
-    assert "p99 1001 µs" in w[1]
+    assert len(w) == 3 and w[0].startswith(f"287 packets were dropped at links that touch a host ({names[0]} (287))")
+    assert w[1].startswith(f"100 % of the congestion signals (287 of 287 marks and drops) happened at {names[0]} (")
+    assert w[1].endswith("not at the configured bottleneck R1->R2 (red)")
+    assert "p99 1001 µs" in w[2]
 
 
 def test_utilisation_counts_bytes_after_the_warmup_mark_over_the_routers_own_clock() -> None:

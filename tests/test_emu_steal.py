@@ -56,7 +56,7 @@ def test_meter_keeps_the_total_and_the_most_in_one_interval():
 
 def test_a_disturbed_emulation_says_so():
     sc = load_scenario(SCENARIO)
-    zero = {"early_drops": 0, "forced_drops": 0, "overflow_drops": 0}
+    zero = {"arrivals": 0, "marks": 0, "early_drops": 0, "forced_drops": 0, "overflow_drops": 0}
     queues = [{"link": link.name, **zero} for link in sc.topology.links]
     emu = {"router": {"lateness": {"p50_us": 10.0, "p99_us": 40.0}}, "cpu_steal": {"total_s": 0.4, "peak_s": 0.05}}
     summary = {"queues": queues, "emulation": emu}

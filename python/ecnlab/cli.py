@@ -201,4 +201,7 @@ def _run(args: argparse.Namespace) -> int:
         print(format_report(result.summary, sc.topology.kinds))
         written = [out / "summary.json", *sorted(out.glob("*.pcap"))]
         print("\nwrote " + ", ".join(str(p) for p in written))
+    else:  # the report carries the warnings; a quiet run still says them
+        for w in result.summary.get("warnings", []):
+            print(f"ecnlab: warning: {w}", file=sys.stderr)
     return 0

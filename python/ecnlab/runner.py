@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ecnlab import flowtable, timeseries
+from ecnlab.bottleneck import signal_warnings
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec, resolved_scenario
@@ -171,6 +172,9 @@ def _run_engine(
     series = timeseries.from_columns(queues, flows) if sc.sample_interval_ns else {}
     table = flowtable.from_engine(columns) if columns is not None else None
     summary = build_summary(scenario=resolved, engine=engine, wall_s=wall, version=core.version(), flows=table)
+    warnings = signal_warnings(sc.topology, summary["queues"])
+    if warnings:  # only then: a run whose signals happened where the scenario meant has no such key
+        summary["warnings"] = warnings
     return summary, series, table
 
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["format_report"]
+from ecnlab.bottleneck import signals
+
+__all__ = ["format_report", "class_rows"]
 
 MAX_QUEUE_ROWS = 12
-
-
-def _signals(q: dict[str, Any]) -> int:
-    return int(q["marks"] + q.get("quenches", 0) + q["early_drops"] + q["forced_drops"] + q["overflow_drops"])
+#: The DualPI2 per-class table (``classes`` of a queue record): its headings.
+CLASS_HEADS = ("class", "dequeued", "marks", "step marks", "drops", "mean delay ms", "p99 delay ms", "max delay ms")
 
 
 def _table(headers: Sequence[str], rows: list[Sequence[Any]]) -> list[str]:
@@ -65,8 +65,73 @@ def _groups(groups: list[dict[str, Any]]) -> list[str]:
     return [*_table(heads, rows), "(each flow of a group: flows.parquet)"]
 
 
+def _on_report(q: dict[str, Any], links: Mapping[str, dict[str, Any]], is_router: Callable[[str], bool]) -> bool:
+    """A hop of the report: a router's queue that saw arrivals, or a host's that marked or dropped."""
+    if not q["arrivals"] or q["link"] not in links:
+        return False
+    return is_router(links[q["link"]]["from"]) or signals(q) > 0
+
+
+def _queue_table(queues: list[dict[str, Any]]) -> list[str]:
+    """One row per hop: arrivals, marks and drops by reason, the average queue, and the sojourn of the
+    packets that left (mean, p99, peak; ``-`` where none is recorded: a host's queue, no departure)."""
+    # A "quenches" column only when a queue sent ICMP Source Quenches (RED signal = "quench").
+    quench = any(q.get("quenches") for q in queues)
+    heads = [
+        "queue",
+        "arrivals",
+        "marks",
+        *(["quenches"] if quench else []),
+        "early drops",
+        "forced drops",
+        "overflow drops",
+        "avg qlen pkts",
+        "mean delay ms",
+        "p99 delay ms",
+        "max delay ms",
+    ]
+    rows: list[Sequence[Any]] = [
+        [
+            q["link"],
+            q["arrivals"],
+            q["marks"],
+            *([q["quenches"]] if quench else []),
+            q["early_drops"],
+            q["forced_drops"],
+            q["overflow_drops"],
+            q["avg_qlen_pkts"],
+            q.get("sojourn_mean_ms"),
+            q.get("sojourn_p99_ms"),
+            q.get("sojourn_max_ms"),
+        ]
+        for q in queues
+    ]
+    return _table(heads, rows)
+
+
+def class_rows(queues: list[dict[str, Any]]) -> list[Sequence[Any]]:
+    """Rows of :data:`CLASS_HEADS`, one per class of each queue that has classes (DualPI2: L, then C)."""
+    rows: list[Sequence[Any]] = []
+    for q in queues:
+        for c in q.get("classes") or []:
+            sojourn = c.get("sojourn") or {}
+            rows.append([
+                f"{q['link']} {c['name']}",
+                c["dequeued"],
+                c["marks"],
+                c["step_marks"],
+                c["drops"],
+                sojourn.get("mean_ms"),
+                sojourn.get("p99_ms"),
+                sojourn.get("max_ms"),
+            ])  # fmt: skip
+    return rows
+
+
 def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None = None) -> str:
-    """Flows, router queues with arrivals, router-to-router link utilisation, fairness.
+    """Flows, each hop (router queues with arrivals, host queues that marked or dropped; DualPI2's
+    classes), the warnings the run carries (``bottleneck.py``), router-to-router link utilisation,
+    incast queries, fairness.
 
     ``node_kinds`` (node name → ``"host"``/``"router"``) comes from the scenario when the caller has
     it; without it the resolved scenario stored in the summary is parsed again for them."""
@@ -93,49 +158,21 @@ def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None 
         )
     groups = _groups(summary.get("groups", []))
     out += ([""] if groups and summary["flows"] else []) + groups
-    queues = [
-        q for q in summary["queues"] if q["arrivals"] > 0 and q["link"] in links and is_router(links[q["link"]]["from"])
-    ]
+    queues = [q for q in summary["queues"] if _on_report(q, links, is_router)]
     quiet: list[dict[str, Any]] = []
     if len(queues) > MAX_QUEUE_ROWS:  # keep the report short: fold queues that neither marked nor dropped
-        busy = [q for q in queues if _signals(q) or is_router(links[q["link"]]["to"])]
-        quiet = [q for q in queues if q not in busy]
-        queues = busy
+        busy = [bool(signals(q)) or is_router(links[q["link"]]["to"]) for q in queues]
+        quiet = [q for q, b in zip(queues, busy, strict=True) if not b]
+        queues = [q for q, b in zip(queues, busy, strict=True) if b]
     if queues:
-        # A "quenches" column only when a queue sent ICMP Source Quenches (RED signal = "quench").
-        quench = any(q.get("quenches") for q in queues)
-        out.append("")
-        out += _table(
-            [
-                "queue",
-                "arrivals",
-                "marks",
-                *(["quenches"] if quench else []),
-                "early drops",
-                "forced drops",
-                "overflow drops",
-                "avg qlen pkts",
-                "p50 delay ms",
-                "p99 delay ms",
-            ],
-            [
-                [
-                    q["link"],
-                    q["arrivals"],
-                    q["marks"],
-                    *([q["quenches"]] if quench else []),
-                    q["early_drops"],
-                    q["forced_drops"],
-                    q["overflow_drops"],
-                    q["avg_qlen_pkts"],
-                    q.get("sojourn_p50_ms"),
-                    q.get("sojourn_p99_ms"),
-                ]
-                for q in queues
-            ],
-        )
+        out += ["", *_queue_table(queues)]
     if quiet:
         out.append(f"(+{len(quiet)} other router queues with arrivals but no marks or drops)")
+    classes = class_rows(queues)
+    if classes:
+        out += ["", *_table(CLASS_HEADS, classes)]
+    warnings = summary.get("warnings", [])
+    out += [""] * bool(warnings) + [f"warning: {w}" for w in warnings]
     core = [link for link in summary["links"] if is_router(link["from"]) and is_router(link["to"])]
     if core:
         out.append("")

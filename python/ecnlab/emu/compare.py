@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ecnlab.tables import _table
+from ecnlab.tables import CLASS_HEADS, _table, class_rows
 
 __all__ = ["format_comparison", "format_comparisons", "column_names", "format_emu_report"]
 
@@ -203,7 +203,8 @@ def format_comparisons(runs: Sequence[dict[str, Any]], sources: Sequence[str]) -
 
 
 def format_emu_report(summary: dict[str, Any]) -> str:
-    """The short report of one emulated run."""
+    """The short report of one emulated run: flows, each queue that saw arrivals (marks, drops, the
+    average queue, mean, p99 and peak sojourn), DualPI2's classes, the router's lateness."""
     sc = summary["scenario"]
     rows: list[Sequence[Any]] = [
         [f["id"], f["cc"], f["goodput_bps"] / 1e6, f["retransmits"], f["ce_received"], f["ecn_negotiated"]]
@@ -219,11 +220,17 @@ def format_emu_report(summary: dict[str, Any]) -> str:
             q["early_drops"] + q["forced_drops"],
             q["overflow_drops"],
             q["avg_qlen_pkts"],
+            q["sojourn_mean_ms"],
+            q["sojourn_p99_ms"],
+            q["sojourn_max_ms"],
         ]
         for q in summary["queues"]
         if q["arrivals"]
     ]
-    out += ["", *_table(["queue", "arrivals", "marks", "AQM drops", "overflow", "avg pkts"], qrows)]
+    qheads = ["queue", "arrivals", "marks", "AQM drops", "overflow", "avg pkts", "mean delay ms", "p99", "max"]
+    out += ["", *_table(qheads, qrows)]
+    classes = class_rows([q for q in summary["queues"] if q["arrivals"]])
+    out += ["", *_table(CLASS_HEADS, classes)] if classes else []
     lat = summary["emulation"]["router"]["lateness"]
     out += ["", f"router delivery lateness: median {lat['p50_us']:.0f} µs, p99 {lat['p99_us']:.0f} µs"]
     return "\n".join(out)

@@ -17,6 +17,7 @@ import platform
 from typing import Any
 
 from ecnlab import __version__
+from ecnlab.bottleneck import signal_warnings
 from ecnlab.emu.plan import Plan, flow_start_ns
 from ecnlab.emu.steal import PEAK_WARN_S
 from ecnlab.model import Flow, Scenario
@@ -93,7 +94,8 @@ def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
     """What suggests the emulation did not keep up: drops at links that touch
     a host, where the scenario's bottleneck is between routers, a router delivery
     lateness whose p99 exceeds ``LATENESS_WARN_US``, and CPU steal beyond
-    :data:`~ecnlab.emu.steal.PEAK_WARN_S` within one second."""
+    :data:`~ecnlab.emu.steal.PEAK_WARN_S` within one second; and, as ``ecnlab run`` says it,
+    congestion signals that happened away from the configured bottleneck (``bottleneck.py``)."""
     hosts = {n.name for n in sc.topology.nodes if n.kind == "host"}
     access = {link.name for link in sc.topology.links if link.src in hosts or link.dst in hosts}
     core = any(link.name not in access for link in sc.topology.links)
@@ -110,6 +112,7 @@ def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
             f"{sum(dropped.values())} packets were dropped at links that touch a host ({where}), not at the "
             "queues between routers: bursts from the hosts' TUN devices, not the scenario's bottleneck"
         )
+    out += signal_warnings(sc.topology, summary["queues"])
     lat = summary["emulation"]["router"]["lateness"]
     if (lat.get("p99_us") or 0) > LATENESS_WARN_US:
         out.append(
