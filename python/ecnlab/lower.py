@@ -8,23 +8,17 @@ configuration; nanoseconds, bits per second and bytes.
 from __future__ import annotations
 
 import fnmatch
-import functools
-import json
 from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
+from ecnlab.lower_tcp import engine_tcp_config, tcp_engine
 from ecnlab.model import (
-    ACCECN_KEYS,
-    DCTCP_KEYS,
-    NS2_RULE_KEYS,
-    PRAGUE_KEYS,
     AppSpec,
     FlowGroup,
     Link,
     PiSpec,
     QueueSpec,
     Scenario,
-    TcpSpec,
 )
 from ecnlab.params import engine_queue
 from ecnlab.pi_design import pi_gains
@@ -32,7 +26,7 @@ from ecnlab.queues import MODERN_KINDS
 from ecnlab.resolve import app_resolved, tcp_resolved
 from ecnlab.units import ns_to_s
 
-__all__ = ["resolved_scenario", "engine_spec"]
+__all__ = ["resolved_scenario", "engine_spec", "tcp_engine", "engine_tcp_config"]
 
 
 def resolved_scenario(sc: Scenario) -> dict[str, Any]:
@@ -253,69 +247,4 @@ def _app(a: AppSpec) -> dict[str, Any]:
         "response_bytes": a.response_bytes,
         "think_ns": a.think_ns,
         "count": a.transactions,
-    }
-
-
-def ecn_mode(t: TcpSpec) -> str:
-    """The engine's ``EcnMode`` of ``t``: off, classic (RFC 3168), ecn+ (RFC 5562) or accecn (RFC 9768)."""
-    if not t.ecn:
-        return "off"
-    if t.accecn:
-        return "accecn"
-    return "ecn+" if t.ecn_plus else "classic"
-
-
-def tcp_engine(t: TcpSpec) -> dict[str, Any]:
-    """The engine's TcpConfig JSON of ``t``: its personality and the fields that differ from what
-    that personality gives (the engine fills in the rest: ``crates/tcp/src/personality.rs``)."""
-    defaults = engine_tcp_defaults(t.personality)
-    return {"personality": t.personality, **{k: v for k, v in _tcp_fields(t).items() if v != defaults[k]}}
-
-
-def engine_tcp_config(tcp: dict[str, Any]) -> dict[str, Any]:
-    """Every field of a lowered TcpConfig (``tcp_engine``'s output), as the engine reads it."""
-    given = dict(tcp)
-    return {**engine_tcp_defaults(given.pop("personality", "rfc")), **given}
-
-
-@functools.cache
-def engine_tcp_defaults(personality: str) -> dict[str, Any]:
-    """The engine's TcpConfig of ``personality`` with no field set."""
-    from ecnlab import _core
-
-    defaults: dict[str, Any] = json.loads(_core.default_tcp_config(personality))
-    return defaults
-
-
-def _tcp_fields(t: TcpSpec) -> dict[str, Any]:
-    """Every TcpConfig field of ``t``, by the engine's names."""
-    return {
-        "recovery": t.recovery,
-        "cc": t.cc,
-        "mss": t.mss,
-        "init_cwnd_segments": t.init_cwnd,
-        "rwnd_bytes": t.rwnd_bytes,
-        "delayed_ack": t.delayed_ack,
-        "delack_timeout_ns": t.delack_timeout_ns,
-        "ecn": ecn_mode(t),
-        "ecn_min_cwnd_segments": t.ecn_min_cwnd,
-        "clock_granularity_ns": t.clock_granularity_ns,
-        "min_rto_ns": t.min_rto_ns,
-        "initial_rto_ns": t.initial_rto_ns,
-        "max_rto_ns": t.max_rto_ns,
-        "dupack_threshold": t.dupack_threshold,
-        "abc": t.abc,
-        "limited_transmit": t.limited_transmit,
-        "abe": t.abe,
-        "newreno_timer": t.newreno_timer,
-        "window_scale": t.window_scale,
-        "ecn_on_retransmit": t.ecn_on_retransmit,
-        "recover_guard_all": t.recover_guard_all,
-        "window_arith": t.window_arith,
-        "syn_immediate_ack": t.syn_immediate_ack,
-        "rto_arith": t.rto_arith,
-        "clock_phase_ns": t.clock_phase_ns,
-        **{k: getattr(t, k) for k in (*NS2_RULE_KEYS, *DCTCP_KEYS, *PRAGUE_KEYS, *ACCECN_KEYS)},
-        "hystart": t.hystart,
-        "cubic_arith": t.cubic_arith,
     }

@@ -8,6 +8,7 @@ from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number
 from ecnlab.errors import ScenarioError
+from ecnlab.lower_tcp import tcp_engine
 from ecnlab.model import PiSpec, QueueSpec, RedSpec, TcpSpec
 from ecnlab.queues import MODERN_KINDS, OWN_PKT_LIMIT, allowed_keys, engine_check, parse_modern
 from ecnlab.tcp_personalities import TCP_PERSONALITIES
@@ -233,7 +234,6 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
     import json
 
     from ecnlab import _core
-    from ecnlab.lower import tcp_engine
 
     # The engine fills in what the lowering leaves out and checks the whole TcpConfig.
     err = _core.check_tcp(json.dumps(tcp_engine(tcp)))
