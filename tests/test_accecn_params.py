@@ -12,6 +12,7 @@ import pytest
 from ecnlab.config import load_scenario, parse_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec, engine_tcp_config, resolved_scenario
+from ecnlab.resolve import flow_tcp
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "emulate-reno-ecn.toml"
 
@@ -20,7 +21,8 @@ def test_accecn_lowers_to_the_engine_mode_and_round_trips() -> None:
     sc = load_scenario(SCENARIO, ['tcp.ecn="accecn"'])
     (flow,) = engine_spec(sc)["flows"]
     assert flow["tcp"]["ecn"] == "accecn"
-    tcp = resolved_scenario(sc)["flows"][0]["tcp"]
+    resolved = resolved_scenario(sc)
+    tcp = flow_tcp(resolved, resolved["flows"][0])
     assert tcp["ecn"] == "accecn" and tcp["ecn_plus"] is False
     again = parse_scenario(resolved_scenario(sc))
     assert again.groups[0].tcp == sc.groups[0].tcp
@@ -30,7 +32,8 @@ def test_other_modes_are_unchanged() -> None:
     for mode, engine in (("classic", "classic"), ("ecn+", "ecn+"), ("off", "off")):
         sc = load_scenario(SCENARIO, [f'tcp.ecn="{mode}"'])
         assert engine_tcp_config(engine_spec(sc)["flows"][0]["tcp"])["ecn"] == engine
-        assert resolved_scenario(sc)["flows"][0]["tcp"]["ecn"] is (mode != "off")
+        resolved = resolved_scenario(sc)
+        assert flow_tcp(resolved, resolved["flows"][0])["ecn"] is (mode != "off")
 
 
 def test_accecn_option_key_lowers_and_round_trips_with_accecn_only() -> None:
@@ -41,7 +44,8 @@ def test_accecn_option_key_lowers_and_round_trips_with_accecn_only() -> None:
         sc = load_scenario(SCENARIO, ['tcp.ecn="accecn"', f"tcp.accecn_option={value}", "tcp.accecn_option_beacon=1"])
         tcp = engine_tcp_config(engine_spec(sc)["flows"][0]["tcp"])
         assert (tcp["accecn_option"], tcp["accecn_option_beacon"]) == (number, 1)
-        resolved = resolved_scenario(sc)["flows"][0]["tcp"]
+        whole = resolved_scenario(sc)
+        resolved = flow_tcp(whole, whole["flows"][0])
         assert (resolved["accecn_option"], resolved["accecn_option_beacon"]) == (number, 1)
         assert parse_scenario(resolved_scenario(sc)).groups[0].tcp == sc.groups[0].tcp
     default = engine_tcp_config(engine_spec(load_scenario(SCENARIO, ['tcp.ecn="accecn"']))["flows"][0]["tcp"])

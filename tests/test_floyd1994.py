@@ -30,7 +30,7 @@ from ecnlab.experiments.floyd1994.claims import (
     wan_ecn_lowest_delay,
 )
 from ecnlab.experiments.floyd1994.metrics import GATEWAYS, LAN, WAN, run_metrics, split_gateway
-from ecnlab.lower import engine_spec, resolved_scenario
+from ecnlab.lower import engine_spec, engine_tcp_config, resolved_scenario
 from ecnlab.sweep.spec import load_sweep
 
 HERE = Path(ecnlab.__file__).parent / "experiments" / "floyd1994"
@@ -270,7 +270,7 @@ def test_every_grid_has_the_four_gateway_columns(name: str) -> None:
             q = engine_spec(load_scenario(data))
             bottleneck = next(link["queue"] for link in q["links"] if link["name"] == "R1->R2")
             assert bottleneck["quench"] is True and bottleneck["ecn"] is False
-            assert all(f["tcp"]["ecn"] == "off" for f in q["flows"])
+            assert all(engine_tcp_config(f["tcp"])["ecn"] == "off" for f in q["flows"])
 
 
 def test_group_resolves_to_lan_and_wan() -> None:

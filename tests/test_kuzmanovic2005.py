@@ -14,7 +14,7 @@ from ecnlab.config import load_scenario, parse_scenario
 from ecnlab.experiments import register, reproduce, resolve, unregister
 from ecnlab.experiments.kuzmanovic2005 import STUDY
 from ecnlab.experiments.kuzmanovic2005.queue_tail import _trend_row, paper_table
-from ecnlab.lower import engine_spec
+from ecnlab.lower import engine_spec, engine_tcp_config
 from ecnlab.sweep.spec import load_sweep
 
 HERE = Path(ecnlab.__file__).parent / "experiments" / "kuzmanovic2005"
@@ -220,8 +220,8 @@ def test_deploy_sweep_splits_clients() -> None:
         sc = parse_scenario(by[name].data)
         assert len(sc.flows) == 20 and sum(f.tcp.ecn for f in sc.flows) == ecn
         assert all(f.tcp.ecn_plus for f in sc.flows if f.tcp.ecn)
-        entries = engine_spec(sc)["flows"]  # the engine's entries carry the same TCP settings
-        assert all(e["tcp"]["ecn"] == "ecn+" for e in entries if e["tcp"]["ecn"] != "off")
+        tcps = [engine_tcp_config(e["tcp"]) for e in engine_spec(sc)["flows"]]  # the same TCP settings
+        assert all(t["ecn"] == "ecn+" for t in tcps if t["ecn"] != "off")
 
 
 @pytest.mark.engine

@@ -238,7 +238,8 @@ def test_compare_any_two_runs(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[:2] == ["A: dumbbell-red-ecn, simulated (seed 1)", "B: dumbbell-red-ecn, simulated (seed 1)"]
-    assert "note: the resolved scenarios differ in: flows, tcp, topology" in lines  # flows carry their tcp
+    # The flow entries inherit the scenario's [tcp] (no tcp of their own in the resolved form).
+    assert "note: the resolved scenarios differ in: tcp, topology" in lines
     rows = {" ".join(line.split()[:2]): line.split()[2:] for line in lines if line.startswith(("reno_1 ", "R1->R2 "))}
     assert rows["reno_1 ecn_negotiated"][:2] == ["True", "False"]
     assert int(rows["R1->R2 marks"][0]) > 0 and rows["R1->R2 marks"][1] == "0"

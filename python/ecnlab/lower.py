@@ -30,7 +30,9 @@ __all__ = ["resolved_scenario", "engine_spec", "tcp_engine", "engine_tcp_config"
 
 
 def resolved_scenario(sc: Scenario) -> dict[str, Any]:
-    """The scenario in file form with every default filled and units canonical."""
+    """The scenario in file form with every default filled and units canonical. A flow entry
+    carries a ``tcp`` table only where its TCP differs from the scenario's ``[tcp]``
+    (:func:`ecnlab.resolve.flow_tcp` reads either)."""
     flows = []
     for g in sc.groups:
         entry: dict[str, Any] = {
@@ -43,7 +45,8 @@ def resolved_scenario(sc: Scenario) -> dict[str, Any]:
             "initiator": g.initiator,
         }
         entry.update(app_resolved(g.app))
-        entry["tcp"] = tcp_resolved(g.tcp)
+        if g.tcp is not sc.tcp and g.tcp != sc.tcp:  # an entry's own [tcp]; else it is the scenario's
+            entry["tcp"] = tcp_resolved(g.tcp)
         flows.append(entry)
     faults = []
     for f in sc.faults:

@@ -7,13 +7,20 @@ run (tests check this round trip).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ecnlab.model import ACCECN_KEYS, DCTCP_KEYS, NS2_RULE_KEYS, AppSpec, QueueSpec, TcpSpec
 from ecnlab.queues import resolved_modern
 from ecnlab.units import ns_to_s
 
-__all__ = ["queue_resolved", "tcp_resolved", "app_resolved"]
+__all__ = ["queue_resolved", "tcp_resolved", "app_resolved", "flow_tcp"]
+
+
+def flow_tcp(resolved: Mapping[str, Any], entry: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The TCP table of a resolved flow entry: its own, else the scenario's ``[tcp]``."""
+    own: Mapping[str, Any] | None = entry.get("tcp")
+    return own if own is not None else resolved["tcp"]
 
 
 def queue_resolved(q: QueueSpec) -> dict[str, Any]:

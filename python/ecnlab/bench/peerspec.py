@@ -14,6 +14,7 @@ from typing import Any
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import resolved_scenario
 from ecnlab.model import Scenario
+from ecnlab.resolve import flow_tcp
 
 __all__ = ["peer_params"]
 
@@ -58,7 +59,7 @@ def peer_params(sc: Scenario, tool: str) -> dict[str, Any]:
     for i, f in enumerate(r["flows"]):
         where = f"flows[{i}]"
         _require(f["kind"] == "bulk" and "bytes" not in f, f"{where}.kind", f["kind"], "unbounded bulk flows")
-        _require(f["tcp"] == tcp, f"{where}.tcp", "per-flow tcp", "the [tcp] table for every flow")
+        _require(flow_tcp(r, f) == tcp, f"{where}.tcp", "per-flow tcp", "the [tcp] table for every flow")
         _require(f["initiator"] == "src", f"{where}.initiator", f["initiator"], "src")
         for src, dst in zip(f["from"], f["to"], strict=True):
             _require(src[1:] == dst[1:], f"{where}.to", dst, f"the receiver of {src} (r{src[1:]})")

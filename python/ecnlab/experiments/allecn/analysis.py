@@ -17,6 +17,7 @@ import pandas as pd
 
 from ecnlab.experiments.allecn.metrics import run_metrics
 from ecnlab.experiments.allecn.paper import PAPER, RELATIVE
+from ecnlab.resolve import flow_tcp
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -50,13 +51,14 @@ def per_run(res: SweepResults) -> pd.DataFrame:
     for run, flows in res.flows.groupby("run", sort=False):
         summary = res.summary(str(run))
         flow0 = summary["scenario"]["flows"][0]
+        tcp0 = flow_tcp(summary["scenario"], flow0)
         queues = queues_of[run]
         m = run_metrics(
             flows,
             queues,
             files=int(flow0["files"]),
             file_bytes=int(flow0["file_size"]),
-            mss=int(flow0["tcp"]["mss"]),
+            mss=int(tcp0["mss"]),
         )
         first = flows.iloc[0]
         scheme, ql = split_queue(str(first["queue"]))

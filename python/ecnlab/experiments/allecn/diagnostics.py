@@ -23,6 +23,7 @@ from ecnlab.experiments.allecn.metrics import run_metrics
 from ecnlab.experiments.allecn.paper import PAPER
 from ecnlab.experiments.allecn.sensitivity import SHOWN
 from ecnlab.experiments.framework import Claim, Verdict
+from ecnlab.resolve import flow_tcp
 
 if TYPE_CHECKING:
     from ecnlab.experiments.framework import Results
@@ -48,13 +49,14 @@ def axis_runs(res: SweepResults) -> pd.DataFrame:
     rows = []
     queues_of = dict(iter(res.queues.groupby("run", sort=False)))
     for run, flows in res.flows.groupby("run", sort=False):
-        flow0 = res.summary(str(run))["scenario"]["flows"][0]
+        scenario = res.summary(str(run))["scenario"]
+        flow0 = scenario["flows"][0]
         m = run_metrics(
             flows,
             queues_of[run],
             files=int(flow0["files"]),
             file_bytes=int(flow0["file_size"]),
-            mss=int(flow0["tcp"]["mss"]),
+            mss=int(flow_tcp(scenario, flow0)["mss"]),
         )
         first = flows.iloc[0]
         rows.append({"run": run, "seed": int(first["seed"]), **{a: first[a] for a in res.axes}, **m})

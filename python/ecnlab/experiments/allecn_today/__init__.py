@@ -27,6 +27,7 @@ import pandas as pd
 from ecnlab.experiments.allecn.metrics import BOTTLENECK, run_metrics
 from ecnlab.experiments.framework import Claim, Part, Results, Study, Verdict, cells
 from ecnlab.plots import pyplot, save_figure
+from ecnlab.resolve import flow_tcp
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -51,10 +52,11 @@ def per_run(res: SweepResults) -> pd.DataFrame:
     rows = []
     queues_of = dict(iter(res.queues.groupby("run", sort=False)))
     for run, flows in res.flows.groupby("run", sort=False):
-        first = res.summary(str(run))["scenario"]["flows"][0]
+        scenario = res.summary(str(run))["scenario"]
+        first = scenario["flows"][0]
         q = queues_of[run]
         m = run_metrics(flows, q, files=int(first["files"]), file_bytes=int(first["file_size"]),
-                        mss=int(first["tcp"]["mss"]))  # fmt: skip
+                        mss=int(flow_tcp(scenario, first)["mss"]))  # fmt: skip
         b = q[q.link == BOTTLENECK].iloc[0]
         f0 = flows.iloc[0]
         scheme, _, ql = str(f0["queue"]).rpartition("-")
