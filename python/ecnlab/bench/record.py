@@ -5,7 +5,8 @@
 - ``command``: the command line as typed, ``ecnlab bench …`` (the ``--record FILE`` included, so
   running it again rewrites the same file);
 - ``commit``: the ecnlab checkout's ``git rev-parse --short=12 HEAD``, ``-dirty`` appended when
-  tracked files differ from it, ``unknown`` outside a git checkout;
+  tracked files outside ``docs/`` differ from it (pages do not change a result), ``unknown``
+  outside a git checkout;
 - ``machine``: CPU model, cores, memory, OS and release, and the host name (``uname -n``);
 - ``date``: the UTC day the command finished (``YYYY-MM-DD``);
 - ``format``: ``markdown`` (the table is Markdown) or ``text`` (fixed-width, shown fenced);
@@ -86,7 +87,7 @@ def _commit(checkout: Path) -> str:
 
     try:
         head = git("rev-parse", "--short=12", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return head + ("-dirty" if dirty else "")
