@@ -86,6 +86,18 @@ def test_a_broken_marker_is_one_line(page: str, message: str) -> None:
     assert str(e.value) == message
 
 
+def test_a_marker_in_a_code_block_is_an_example_and_a_text_result_keeps_its_fence(tmp_path: Path) -> None:
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    write_record(tmp_path / "docs" / "results" / "t.json", ["bench", "scaling"], "a  b", None, markdown=False)
+    example = "```text\n<!-- result: docs/results/none.json -->\n<!-- /result -->\n```\n"
+    page = example + "<!-- result: docs/results/t.json -->\n<!-- /result -->\n"
+    (b,) = blocks(page)
+    assert b.result == "docs/results/t.json"
+    fresh = rewrite(page, tmp_path)
+    assert fresh.startswith(example) and "```text\na  b\n```" in fresh
+    assert blocks(fresh) == [blocks(fresh)[0]] and stale(fresh, tmp_path) == []
+
+
 def test_a_missing_result_file_is_one_error_line_and_no_page_is_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,7 +9,8 @@ A stored result (``docs/results/NAME.json``, written by ``ecnlab bench … --rec
 
 The lines between the markers are the result's rendering, and nothing else: its table (a
 ``text`` table fenced), a blank line, and one line naming the command, the commit, the machine
-and the date. The marker's path is relative to the checkout's root. ``--check`` (the default)
+and the date. The marker's path is relative to the checkout's root; markers inside a
+fenced code block (outside any result) are examples, not includes. ``--check`` (the default)
 prints every block that differs from its stored result and exits 1 if one does; ``--write``
 rewrites those blocks from the stored results and leaves the rest of each page as it is. A
 marker without its end, a nested marker or a missing or unreadable result file is one error
@@ -66,7 +67,12 @@ def blocks(page: str, name: str = "page") -> list[Block]:
     out: list[Block] = []
     open_at: int | None = None
     result = ""
+    fenced = False  # inside a code block outside any result: markers there are examples
     for i, line in enumerate(lines):
+        if open_at is None and line.startswith("```"):
+            fenced = not fenced
+        if fenced:
+            continue
         m = BEGIN.match(line)
         if m:
             if open_at is not None:
