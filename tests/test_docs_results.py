@@ -127,3 +127,23 @@ def test_bench_refuses_a_bad_record_path_with_exit_2(capsys: pytest.CaptureFixtu
     assert ecnlab(["bench", "scaling", "--quick", "--record", "no/such/dir/r.json"]) == 2
     err = capsys.readouterr().err
     assert err == "ecnlab: error: --record = 'no/such/dir/r.json': the directory 'no/such/dir' does not exist\n"
+
+
+def test_a_bench_child_imports_the_ecnlab_that_runs_the_bench(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stored result names the recording ecnlab's commit, so its child runs must import that ecnlab."""
+    import subprocess
+    import sys
+
+    import ecnlab
+    from ecnlab.bench.measure import ECNLAB_ROOT, clean_env
+
+    here = str(Path(ecnlab.__file__).resolve().parents[1])
+    assert ECNLAB_ROOT == Path(here)
+    monkeypatch.setenv("PYTHONPATH", f"/nonexistent{__import__('os').pathsep}{here}")
+    env = clean_env()
+    assert env["PYTHONPATH"] == here
+    probe = "import ecnlab, pathlib; print(pathlib.Path(ecnlab.__file__).resolve().parents[1])"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == here
+    monkeypatch.setenv("PYTHONPATH", "/nonexistent")
+    assert "PYTHONPATH" not in clean_env()
