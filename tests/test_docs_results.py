@@ -42,6 +42,7 @@ def test_a_recorded_result_carries_command_commit_machine_and_date(tmp_path: Pat
     assert doc["command"] == "ecnlab bench peers --record docs/results/r.json"
     assert doc["table"] == "| a |\n|---|\n| 1 |" and doc["data"] == {"a": 1} and doc["format"] == "markdown"
     assert len(doc["commit"]) >= 12 and "cores" in doc["machine"] and len(doc["date"]) == 10
+    assert doc["load"].endswith(" at the end") and " at the start, " in doc["load"]
     assert not list(tmp_path.rglob("*.part"))
 
 
@@ -50,6 +51,7 @@ def test_a_text_table_is_fenced_and_the_provenance_line_follows() -> None:
     shown = render(stored).split("\n")
     assert shown[:4] == ["```text", "a  b", "1  2", "```"] and shown[4] == ""
     assert shown[5].startswith("Recorded by `ecnlab bench scaling` at ecnlab commit ")
+    assert shown[5].endswith(" at the end).") and "(load average " in shown[5]
 
 
 def test_a_changed_table_is_found_and_rewritten(tmp_path: Path) -> None:

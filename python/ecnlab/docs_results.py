@@ -8,8 +8,8 @@ A stored result (``docs/results/NAME.json``, written by ``ecnlab bench … --rec
     <!-- /result -->
 
 The lines between the markers are the result's rendering, and nothing else: its table (a
-``text`` table fenced), a blank line, and one line naming the command, the commit, the machine
-and the date. The marker's path is relative to the checkout's root; markers inside a
+``text`` table fenced), a blank line, and one line naming the command, the commit, the machine,
+the date and the load average. The marker's path is relative to the checkout's root; markers inside a
 fenced code block (outside any result) are examples, not includes. ``--check`` (the default)
 prints every block that differs from its stored result and exits 1 if one does; ``--write``
 rewrites those blocks from the stored results and leaves the rest of each page as it is. A
@@ -58,7 +58,8 @@ def render(stored: dict[str, Any]) -> str:
     if fmt not in ("markdown", "text"):
         raise ResultError(f"format = {fmt!r}: must be markdown or text")
     shown = table if fmt == "markdown" else f"```text\n{table}\n```"
-    return f"{shown}\n\nRecorded by `{command}` at ecnlab commit `{commit}` on {machine}, {date}."
+    load = f" (load average {stored['load']})" if "load" in stored else ""
+    return f"{shown}\n\nRecorded by `{command}` at ecnlab commit `{commit}` on {machine}, {date}{load}."
 
 
 def blocks(page: str, name: str = "page") -> list[Block]:

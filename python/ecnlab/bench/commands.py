@@ -47,7 +47,7 @@ def add_parsers(sub: Any) -> None:
     add_record_option(dctcp)
     fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
     fidelity.add_argument(
-        "--cc", choices=("reno", "cubic", "dctcp"), default="reno", help="grid: reno (issue 15), cubic or dctcp"
+        "--cc", choices=("reno", "cubic", "dctcp"), default="reno", help="grid: reno (default), cubic or dctcp"
     )
     fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
     fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
@@ -81,7 +81,7 @@ def add_parsers(sub: Any) -> None:
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
     scaling.add_argument("--only", choices=("flows", "million", "rate", "fattree"), help="one series only")
     add_record_option(scaling)
-    rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2 (issue 19)")
+    rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2")
     rate.add_argument("--runs", type=int, default=1000, help="runs in the sweep, a multiple of 5 (default 1000)")
     rate.add_argument("--reps", type=int, default=1, help="repetitions per --jobs setting (median; default 1)")
     rate.add_argument("--jobs", default="1,2", help="comma-separated --jobs settings (default 1,2)")
@@ -324,7 +324,7 @@ def _dctcp_ns3(args: argparse.Namespace) -> int:
         print(dctcp.format_echo(n, raw[n]["ns3"]))
     if args.json:
         args.json.write_text(json.dumps(raw, indent=1) + "\n")
-    echoes = "\n".join(dctcp.format_echo(n, raw[n]["ns3"]) for n in names)
+    echoes = "\n".join("- " + dctcp.format_echo(n, raw[n]["ns3"]) for n in names)
     _record(args, dctcp.format_table(rows) + "\n\n" + echoes, raw)
     return 0
 

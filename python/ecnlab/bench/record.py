@@ -9,6 +9,8 @@
   outside a git checkout;
 - ``machine``: CPU model, cores, memory, OS and release, and the host name (``uname -n``);
 - ``date``: the UTC day the command finished (``YYYY-MM-DD``);
+- ``load``: the one-minute load average when the command started and when it finished (a
+  shared machine's load moves timings; the ratios of interleaved runs move less);
 - ``format``: ``markdown`` (the table is Markdown) or ``text`` (fixed-width, shown fenced);
 - ``table``: what the bench prints as its result;
 - ``data``: the bench's numbers behind the table (JSON), for other tools.
@@ -35,6 +37,7 @@ from typing import Any
 __all__ = ["add_record_option", "check_record_path", "machine_name", "provenance", "write_record"]
 
 CHECKOUT = Path(__file__).resolve().parents[3]
+LOAD_AT_START = os.getloadavg()[0]  # this module is imported as the bench command starts
 
 
 def add_record_option(parser: Any) -> None:
@@ -94,12 +97,13 @@ def _commit(checkout: Path) -> str:
 
 
 def provenance(argv: Sequence[str], checkout: Path = CHECKOUT) -> dict[str, str]:
-    """The command, commit, machine and date of a result written now by ``ecnlab ARGV``."""
+    """The command, commit, machine, date and load of a result written now by ``ecnlab ARGV``."""
     return {
         "command": shlex.join(["ecnlab", *argv]),
         "commit": _commit(checkout),
         "machine": f"{machine_name()}, host {platform.node()}",
         "date": datetime.datetime.now(datetime.UTC).date().isoformat(),
+        "load": f"{LOAD_AT_START:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
     }
 
 
