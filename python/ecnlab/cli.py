@@ -90,6 +90,7 @@ def _main(argv: Sequence[str] | None) -> int:
     _sigterm_as_interrupt()
     core = bool(argv) and argv[0] in CORE_COMMANDS
     args = _parser(core_only=core).parse_args(argv)
+    args.argv = argv  # as typed: a stored result names the command that wrote it (bench --record)
     if args.version:
         from ecnlab import __version__
 

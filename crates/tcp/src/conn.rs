@@ -138,7 +138,7 @@ struct Negotiated {
 
 /// One TCP endpoint: a send half and a receive half (sans-IO).
 /// Fields in declaration order (`repr(C)`): what every segment reads first,
-/// the send half (hot part first) last; docs/performance.md ("Item 2").
+/// the send half (hot part first) last; docs/performance.md ("What the engine does per packet").
 #[repr(C)]
 #[derive(Clone, Debug)]
 pub struct Connection {

@@ -64,7 +64,7 @@ pub(crate) struct Timing {
 }
 
 /// Fields in declaration order (`repr(C)`), hot first: see the comments below
-/// and docs/performance.md ("Item 2").
+/// and docs/performance.md ("What the engine does per packet").
 #[repr(C)]
 #[derive(Clone, Debug)]
 pub(crate) struct Sender {

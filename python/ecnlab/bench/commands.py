@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ecnlab.bench.record import add_record_option, check_record_path, write_record
+
 __all__ = ["COMMANDS", "add_parsers", "dispatch"]
 
 COMMANDS = ("bench",)
@@ -24,23 +26,28 @@ def add_parsers(sub: Any) -> None:
     peers.add_argument("--no-install", action="store_true", help="do not pip-install the ns-3 bindings if missing")
     peers.add_argument("--json", type=Path, metavar="FILE", help="also write the full report as JSON")
     peers.add_argument("--markdown", type=Path, metavar="FILE", help="also write the summary table (README format)")
+    add_record_option(peers)
     queues = bsub.add_parser("queues", help="each queue's cost per packet, side by side (ratios to RED)")
     queues.add_argument("--flows", default="10,10000", help="comma-separated flow counts (default 10,10000)")
     queues.add_argument("--packets", type=int, default=2_000_000, help="arrivals per measurement (default 2000000)")
     queues.add_argument("--engine", action="store_true", help="also the whole engine per packet-hop, 10 000 flows")
+    add_record_option(queues)
     aqmdiff = bsub.add_parser("aqm-diff", help="replay scripted arrivals through ecnlab's and ns-3's queue discs")
     aqmdiff.add_argument("--cases", help="comma-separated case names (default: all)")
+    add_record_option(aqmdiff)
     ns2ecn = bsub.add_parser("ns2-ecn", help="ns-2's ECN validation suite (test-suite-ecn.tcl) run in ns-2 and ecnlab")
     ns2ecn.add_argument("--tests", nargs="+", metavar="NAME", help="tests to run (default: all 84)")
     ns2ecn.add_argument("--out", type=Path, metavar="DIR", help="also write DIR/ns2-ecn.json and DIR/ns2-ecn.md")
     ns2ecn.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
+    add_record_option(ns2ecn)
     dctcp = bsub.add_parser("dctcp-ns3", help="DCTCP in ecnlab and ns-3's TcpDctcp on a step-marked dumbbell")
     dctcp.add_argument("--cases", help="comma-separated case names (1G-K20,1G-K65,10G-K20,10G-K65; default: all)")
     dctcp.add_argument("--quick", action="store_true", help="half the durations")
     dctcp.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
+    add_record_option(dctcp)
     fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
     fidelity.add_argument(
-        "--cc", choices=("reno", "cubic", "dctcp"), default="reno", help="grid: reno, cubic or dctcp (default reno)"
+        "--cc", choices=("reno", "cubic", "dctcp"), default="reno", help="grid: reno (default), cubic or dctcp"
     )
     fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
     fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
@@ -67,18 +74,25 @@ def add_parsers(sub: Any) -> None:
         help="run a Linux run again, up to K times, while the hypervisor disturbed it (CPU steal); "
         "the runs set aside are listed under the table (default 0: keep every run)",
     )
+    add_record_option(fidelity)
     scaling = bsub.add_parser(
         "scaling", help="ecnlab's cost per packet: flows 10 -> 1 000 000, rate 10M -> 100G, fat trees"
     )
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
     scaling.add_argument("--only", choices=("flows", "million", "rate", "fattree"), help="one series only")
+    add_record_option(scaling)
     rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2")
     rate.add_argument("--runs", type=int, default=1000, help="runs in the sweep, a multiple of 5 (default 1000)")
     rate.add_argument("--reps", type=int, default=1, help="repetitions per --jobs setting (median; default 1)")
     rate.add_argument("--jobs", default="1,2", help="comma-separated --jobs settings (default 1,2)")
+    add_record_option(rate)
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    bad = check_record_path(args.record)
+    if bad is not None:
+        print(f"ecnlab: error: {bad}", file=sys.stderr)
+        return 2
     if args.bench_command == "queues":
         return _queues(args)
     if args.bench_command == "aqm-diff":
@@ -95,7 +109,8 @@ def dispatch(args: argparse.Namespace) -> int:
         from ecnlab.bench.scaling import format_scaling, run_scaling
 
         print(format_scaling([]))
-        run_scaling(args.quick, print, only=args.only)
+        rows = run_scaling(args.quick, print, only=args.only)
+        _record(args, format_scaling(rows), rows, markdown=False)
         return 0
     from ecnlab.bench.cases import CASES
     from ecnlab.bench.ns3 import install_ns3, ns3_available
@@ -122,6 +137,7 @@ def dispatch(args: argparse.Namespace) -> int:
         dump(report, args.json)
     if args.markdown:
         args.markdown.write_text(f"Machine: {report['machine']}; medians of {reps} runs.\n\n" + format_markdown(report))
+    _record(args, f"Medians of {reps} runs.\n\n" + format_markdown(report), report)
     return 0
 
 
@@ -137,12 +153,18 @@ def _queues(args: argparse.Namespace) -> int:
               "need integers >= 1 and packets >= 1000", file=sys.stderr)  # fmt: skip
         return 2
     rows = run_queue_bench(flows, packets=args.packets)
-    print(format_queue_bench(rows))
+    table = format_queue_bench(rows)
+    print(table)
+    data: dict[str, Any] = {"queues": rows}
     if args.engine:
         from ecnlab.bench.queues import format_engine_bench, run_engine_bench
 
+        data["engine"] = run_engine_bench()
+        engine = format_engine_bench(data["engine"])
         print()
-        print(format_engine_bench(run_engine_bench()))
+        print(engine)
+        table += "\n\n" + engine
+    _record(args, table, data, markdown=table.startswith("|"))
     return 0
 
 
@@ -155,7 +177,8 @@ def _aqm_diff(args: argparse.Namespace) -> int:
         return 2
     if _missing(aqmdiff.ns3_missing()):
         return 2
-    print("| case | compared | ecnlab events | ns-3 events | result |\n|---|---|---|---|---|")
+    lines = ["| case | compared | ecnlab events | ns-3 events | result |", "|---|---|---|---|---|"]
+    print("\n".join(lines))
     status = 0
     for n in names:
         case = aqmdiff.CASES[n]
@@ -163,7 +186,8 @@ def _aqm_diff(args: argparse.Namespace) -> int:
         try:
             r = aqmdiff.compare(aqmdiff.run_ecnlab(case, ops), aqmdiff.run_ns3(case, ops))
         except PeerFailed as e:
-            print(f"| {n} | - | - | - | failed: {e} |")
+            lines.append(f"| {n} | - | - | - | failed: {e} |")
+            print(lines[-1])
             status = 1
             continue
         how = "event for event" if case.exact else "counts (different random streams)"
@@ -172,7 +196,10 @@ def _aqm_diff(args: argparse.Namespace) -> int:
         else:
             a, b = _signals(r["ecnlab"]), _signals(r["ns3"])
             result = f"marks + drops {a} vs {b} ({100 * (a - b) / max(b, 1):+.1f} %)"
-        print(f"| {n} | {how} | {_counts(r['ecnlab'])} | {_counts(r['ns3'])} | {result} |")
+        lines.append(f"| {n} | {how} | {_counts(r['ecnlab'])} | {_counts(r['ns3'])} | {result} |")
+        print(lines[-1])
+    if status == 0:
+        _record(args, "\n".join(lines), None)
     return status
 
 
@@ -197,7 +224,15 @@ def _sweep_rate(args: argparse.Namespace) -> int:
     rows = run_sweep_rate(args.runs, jobs, args.reps, log)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     print(format_sweep_rate(rows))
+    _record(args, format_sweep_rate(rows), rows, markdown=format_sweep_rate(rows).startswith("|"))
     return 0
+
+
+def _record(args: argparse.Namespace, table: str, data: Any, *, markdown: bool = True) -> None:
+    """``--record FILE``: the table stored with its command, commit, machine and date."""
+    if args.record is not None:
+        write_record(args.record, getattr(args, "argv", sys.argv[1:]), table, data, markdown=markdown)
+        print(f"recorded {args.record}", file=sys.stderr)
 
 
 def _case_names(arg: str | None, known: Mapping[str, Any]) -> list[str] | None:
@@ -254,6 +289,7 @@ def _ns2_ecn(args: argparse.Namespace) -> int:
         doc = {"suite": str(suite), "tests": len(results), "reactions_same": n, "trace_same": m, "results": results}
         (args.out / "ns2-ecn.json").write_text(json.dumps(doc, indent=1) + "\n")
         (args.out / "ns2-ecn.md").write_text(table + "\n")
+    _record(args, table, results)
     return 0
 
 
@@ -288,6 +324,8 @@ def _dctcp_ns3(args: argparse.Namespace) -> int:
         print(dctcp.format_echo(n, raw[n]["ns3"]))
     if args.json:
         args.json.write_text(json.dumps(raw, indent=1) + "\n")
+    echoes = "\n".join("- " + dctcp.format_echo(n, raw[n]["ns3"]) for n in names)
+    _record(args, dctcp.format_table(rows) + "\n\n" + echoes, raw)
     return 0
 
 
@@ -354,4 +392,6 @@ def _fidelity(args: argparse.Namespace) -> int:
         print(f"\n{spread}")
     if args.markdown:
         args.markdown.write_text(table + "\n")
+    summary = "\n\n".join(x for x in (f"{ok} of {len(rows)} points within their targets.", disturbed, spread) if x)
+    _record(args, f"{table}\n\n{summary}", rows)
     return 0

@@ -86,5 +86,19 @@ def last_json_line(text: str, what: str) -> dict[str, Any]:
 
 
 def clean_env() -> dict[str, str]:
-    """The environment for peers: no Python path tricks from the caller."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    """The environment for peers: no Python path tricks from the caller, but the same ecnlab.
+
+    A child ``ecnlab run`` must import the ecnlab that runs the bench (a stored result names
+    its commit). When the caller's ``PYTHONPATH`` chose it (a checkout run with
+    ``PYTHONPATH=python``), the child's ``PYTHONPATH`` is that one entry; nothing else of
+    ``PYTHONPATH`` or ``PYTHONHOME`` is passed on.
+    """
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    here = ECNLAB_ROOT.resolve()
+    chosen = [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e and Path(e).resolve() == here]
+    if chosen:
+        env["PYTHONPATH"] = str(here)
+    return env
+
+
+ECNLAB_ROOT = Path(__file__).resolve().parents[2]  # the directory holding this ecnlab package

@@ -14,7 +14,6 @@ wall-second, and peak memory.
 from __future__ import annotations
 
 import json
-import platform
 import statistics
 import tempfile
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from ecnlab.bench.ns2 import ns_binary, run_ns2
 from ecnlab.bench.ns3 import ns3_available, run_ns3
 from ecnlab.bench.ns3cxx import ns3cxx_binary, run_ns3cxx
 from ecnlab.bench.peerspec import peer_params
+from ecnlab.bench.record import machine_name
 from ecnlab.config import load_scenario
 
 __all__ = ["run_bench", "machine_name", "format_case"]
@@ -45,26 +45,6 @@ class CaseResult:
     case: Case
     runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
-
-
-def machine_name() -> str:
-    """CPU model, cores and memory, e.g. for the README table."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-        mem_kib = next(
-            int(line.split()[1])
-            for line in Path("/proc/meminfo").read_text().splitlines()
-            if line.startswith("MemTotal")
-        )
-    except (OSError, StopIteration, ValueError):
-        mem_kib = 0
-    import os
-
-    return f"{cpu}, {os.cpu_count()} cores, {mem_kib / 2**20:.0f} GiB, {platform.system()} {platform.release()}"
 
 
 def _runners(case: Case, work: Path, tools: tuple[str, ...]) -> dict[str, Callable[[int], dict[str, Any]]]:

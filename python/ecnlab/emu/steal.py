@@ -14,7 +14,7 @@ its busy spells, and 30–70 ms per second between spells on a busy day. :data:`
 (stolen within one sampling interval of one second) is a coarse line between them: on a
 busy day nearly every run crosses it, some of them undisturbed, and a stall shorter than
 the interval can stay under it; the windows at which the senders cut tell more
-(docs/emulation.md, "The CUBIC grid").
+(docs/emulation.md, "CPU steal: a busy host stops both sides").
 """
 
 from __future__ import annotations
