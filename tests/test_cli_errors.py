@@ -388,3 +388,15 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path, small: Path) ->
     p.stderr.close()
     assert p.wait(timeout=120) == 141 and err == "", err
     assert (tmp_path / "r" / "summary.json").is_file()
+
+
+def test_compare_of_a_foreign_summary_is_one_line(tmp_path: Path) -> None:
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "summary.json").write_text('{"format_version": 1, "throughput": 12}')
+    cli = run_cli("compare", "a", "b", cwd=tmp_path)
+    assert cli.returncode == 2, cli.stderr
+    assert cli.stderr == (
+        "ecnlab: error: a: not a result directory (a/summary.json: not an ecnlab summary: "
+        "'scenario' is missing or not a JSON object)\n"
+    )

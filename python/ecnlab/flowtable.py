@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ecnlab.files import naming
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
@@ -88,7 +90,8 @@ def write(directory: Path, table: pa.Table | None) -> Path | None:
     import pyarrow.parquet as pq
 
     path = directory / FLOWS_FILE
-    pq.write_table(table, path, compression="zstd", use_dictionary=_DICTIONARY)
+    with naming(path):
+        pq.write_table(table, path, compression="zstd", use_dictionary=_DICTIONARY)
     return path
 
 

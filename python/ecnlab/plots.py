@@ -15,6 +15,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ecnlab.errors import EcnlabError
+from ecnlab.files import write_figure
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -58,7 +61,7 @@ _METRICS: dict[str, tuple[str, str, float]] = {
 _SUFFIX_UNITS = (("_bps", "bit/s"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes"))
 
 
-class PlotError(ValueError):
+class PlotError(EcnlabError, ValueError):
     """A plot request that the results cannot answer (unknown column, an unplotted varying axis)."""
 
 
@@ -187,8 +190,8 @@ def plot(
         rows = "flows" if frame is res.flows else "queues"
     fig = _draw(points, frame, x=x, y=y, hue=hue, facet=facet, rows=rows, where=where)
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fig.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    write_figure(fig, paths[0], dpi=120, metadata={"Software": None})
+    write_figure(fig, paths[1], metadata={"Date": None, "Creator": None})
     return paths
 
 
@@ -321,8 +324,8 @@ def plot_run(run_dir: str | Path, *, out: str | Path | None = None) -> list[Path
     if stem.suffix.lower() in {".png", ".svg"}:
         stem = stem.with_suffix("")
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fig.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    write_figure(fig, paths[0], dpi=120, metadata={"Software": None})
+    write_figure(fig, paths[1], metadata={"Date": None, "Creator": None})
     return paths
 
 
@@ -381,8 +384,8 @@ def save_figure(fig: Any, outdir: Path, stem: str, *, dpi: int = 110) -> Path:
 
     outdir.mkdir(parents=True, exist_ok=True)
     png = outdir / f"{stem}.png"
-    fig.savefig(png, dpi=dpi, metadata={"Software": None})
-    fig.savefig(outdir / f"{stem}.svg", metadata={"Date": None, "Creator": None})
+    write_figure(fig, png, dpi=dpi, metadata={"Software": None})
+    write_figure(fig, outdir / f"{stem}.svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
     return png
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ecnlab.files import naming
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
@@ -146,7 +148,8 @@ def write(directory: Path, tabs: dict[str, pa.Table]) -> list[Path]:
     paths = []
     for name, table in tabs.items():
         path = directory / name
-        _write_table(table, path)
+        with naming(path):
+            _write_table(table, path)
         paths.append(path)
     return paths
 

@@ -66,13 +66,12 @@ def add_parsers(sub: Any) -> None:
 
 def dispatch(args: argparse.Namespace) -> int:
     """Run one of COMMANDS; errors become one line and exit status 2."""
-    from ecnlab.errors import ScenarioError
-    from ecnlab.plots import PlotError
+    from ecnlab.errors import EcnlabError
 
     what = getattr(args, "sweep", None) or getattr(args, "dir", None) or getattr(args, "experiment", None) or "ecnlab"
     try:
         return _COMMANDS[args.command](args)
-    except (ScenarioError, PlotError, FileNotFoundError, ValueError) as e:
+    except (EcnlabError, ValueError) as e:  # an OSError goes to cli.main: one line naming the file
         print(f"ecnlab: error: {what}: {e}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
