@@ -27,7 +27,7 @@
 //!
 //! | field             | allowed                                                       |
 //! |-------------------|---------------------------------------------------------------|
-//! | `max_th`          | RED: ≤ `limit_pkts` (mode packet), ≤ `limit_bytes` / `mean_pkt_bytes` (mode byte) |
+//! | `max_th`          | RED, with `min_th` below the limit: ≤ `limit_pkts` (mode packet), ≤ `limit_bytes` / `mean_pkt_bytes` (mode byte) |
 //! | `q_ref`           | PI: < `limit_pkts` (the reference must be reachable)          |
 //! | `threshold`       | step on packets: < `limit_pkts`; on bytes: < `limit_bytes` (`step.rs`) |
 //! | `max_th`          | ARED, when given: ≤ `limit_pkts` (`ared.rs`)                  |
@@ -130,8 +130,13 @@ impl RedParams {
             }
             _ => return Ok(()),
         };
-        if self.max_th > limit.0 {
-            let rule = format!("must be <= {}: the average queue never exceeds the limit", limit.1);
+        // min_th at or above the limit turns RED off (ns-2's test suites set both thresholds
+        // beyond the limit for a drop-tail queue); only a region cut short by the limit is refused.
+        if self.max_th > limit.0 && self.min_th < limit.0 {
+            let rule = format!(
+                "must be <= {}: the average queue never exceeds the limit (min_th at or above it turns RED off)",
+                limit.1
+            );
             return Err(ConfigError::new("max_th", self.max_th, rule));
         }
         Ok(())
@@ -288,14 +293,17 @@ mod tests {
     fn test_red_max_th_above_limit_rejected() {
         assert_eq!(
             msg(RedParams { max_th: 61.0, ..red() }),
-            "max_th = 61: must be <= limit_pkts (60): the average queue never exceeds the limit"
+            "max_th = 61: must be <= limit_pkts (60): the average queue never exceeds the limit \
+             (min_th at or above it turns RED off)"
         );
+        // both thresholds beyond the limit: RED off, a drop-tail queue (ns-2's noecn tests)
+        assert_eq!(RedParams { min_th: 1000.0, max_th: 1001.0, ..red() }.validate(), Ok(()));
         assert_eq!(RedParams { max_th: 60.0, ..red() }.validate(), Ok(()));
         let bytes = RedParams { mode: RedMode::Byte, limit_pkts: None, limit_bytes: Some(10_000), ..red() };
         assert_eq!(
             msg(bytes),
             "max_th = 15: must be <= limit_bytes / mean_pkt_bytes (10000 / 1000 = 10.0): \
-             the average queue never exceeds the limit"
+             the average queue never exceeds the limit (min_th at or above it turns RED off)"
         );
         // packet thresholds against a byte limit: the units differ (small packets), not checked
         let mixed = RedParams { limit_pkts: None, limit_bytes: Some(10_000), ..red() };
