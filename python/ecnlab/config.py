@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ecnlab import arguments
 from ecnlab._table import Table, boolean, integer, string
 from ecnlab.engine_check import check_scenario
 from ecnlab.errors import ScenarioError
@@ -58,12 +59,15 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 
 
 def load_scenario(source: ScenarioSource, overrides: Overrides = None, *, seed: int | None = None) -> Scenario:
-    """Read, override and validate a scenario (a TOML path or a dict of TOML data)."""
-    if isinstance(source, Mapping):
-        data, default_name = dict(source), "scenario"
+    """Read, override and validate a scenario (a TOML path or a dict of TOML data); arguments of
+    the wrong type raise ScenarioError too (``arguments.py``)."""
+    checked = arguments.scenario_source(source)
+    changes, seed = arguments.overrides(overrides), arguments.seed(seed)
+    if isinstance(checked, dict):
+        data, default_name = checked, "scenario"
     else:
-        data, default_name = read_toml(source), Path(source).stem
-    data = apply_overrides(data, normalize(overrides))
+        data, default_name = read_toml(checked), checked.stem
+    data = apply_overrides(data, normalize(changes))
     if seed is not None:
         data["seed"] = seed
     return parse_scenario(data, default_name=default_name)

@@ -32,7 +32,8 @@ def fmt_value(value: Any) -> str:
     if isinstance(value, dict):
         text = "{" + ", ".join(f"{fmt_key(k)} = {fmt_value(v)}" for k, v in value.items()) + "}"
         return text if len(text) <= 60 else text[:56] + " ...}"
-    return f"<{type(value).__name__}> {value}"
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in repr(value))  # one line, whatever it is
+    return f"<{type(value).__name__}> " + (text if len(text) <= 60 else text[:56] + " ...")
 
 
 def _quote(text: str) -> str:
@@ -43,6 +44,8 @@ def _quote(text: str) -> str:
 
 def fmt_key(key: str) -> str:
     """A table key as TOML writes it: bare when possible, quoted otherwise."""
+    if not isinstance(key, str):  # a dict from Python may have any key; TOML's are strings
+        return fmt_value(key)
     if key and all(c.isalnum() and c.isascii() or c in "_-" for c in key):
         return key
     return _quote(key)
@@ -106,9 +109,10 @@ _STAGING_FILE = re.compile(r"(^|/)\.([^/]+?\.[A-Za-z0-9]+)\.[A-Za-z0-9_]{8}$")
 
 
 def shown_path(path: str) -> str:
-    """A path as the user knows it: a staging directory or temporary file named as what it becomes."""
-    path = _STAGING_DIR.sub(r"\1\2", path)
-    return _STAGING_FILE.sub(r"\1\2", path)
+    """A path as the user knows it: a staging directory or temporary file named as what it becomes,
+    on one line (characters that do not print, a newline among them, as escapes)."""
+    path = _STAGING_FILE.sub(r"\1\2", _STAGING_DIR.sub(r"\1\2", path))
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
 
 
 def os_error_line(e: OSError) -> str:

@@ -177,6 +177,8 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def load_result(path: str | Path) -> RunResult:
     """A result directory (or its summary.json) read back; checks ``format_version``."""
+    from ecnlab.arguments import as_path
+
     p = as_path(path, "path")
     file = p / SUMMARY_FILE if p.is_dir() else p
     return RunResult(read_summary(file), file.parent)
@@ -215,16 +217,3 @@ def read_summary(file: Path) -> dict[str, Any]:
         if not isinstance(doc.get(key), kind):
             raise ResultError(file, f"not an ecnlab summary: {key!r} is missing or not a JSON {_JSON_NAME[kind]}")
     return doc
-
-
-def as_path(value: object, what: str) -> Path:
-    """``value`` as a file path (a str or os.PathLike); anything else raises ScenarioError naming ``what``."""
-    import os
-
-    from ecnlab.errors import ScenarioError
-
-    if isinstance(value, (str, os.PathLike)) and not isinstance(value, bool):
-        text = os.fspath(value)
-        if isinstance(text, str) and text and "\0" not in text:
-            return Path(text)
-    raise ScenarioError(what, "must be a file path (a non-empty str or pathlib.Path)", value)

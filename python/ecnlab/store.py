@@ -29,9 +29,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ecnlab.arguments import as_path
 from ecnlab.errors import MissingResultError, ResultError
 from ecnlab.files import write_atomic, write_text
-from ecnlab.results import SUMMARY_FILE, as_path, git_commit, read_summary
+from ecnlab.results import SUMMARY_FILE, git_commit, read_summary
 
 if TYPE_CHECKING:
     import pandas as pd
