@@ -27,7 +27,7 @@
 //!
 //! | field             | allowed                                                       |
 //! |-------------------|---------------------------------------------------------------|
-//! | `max_th`          | RED, with `min_th` below the limit: ≤ `limit_pkts` (mode packet), ≤ `limit_bytes` / `mean_pkt_bytes` (mode byte) |
+//! | `max_th`          | RED, with `min_th` below the limit, personality not `ns2`: ≤ `limit_pkts` (mode packet), ≤ `limit_bytes` / `mean_pkt_bytes` (mode byte) |
 //! | `q_ref`           | PI: < `limit_pkts` (the reference must be reachable)          |
 //! | `threshold`       | step on packets: < `limit_pkts`; on bytes: < `limit_bytes` (`step.rs`) |
 //! | `max_th`          | ARED, when given: ≤ `limit_pkts` (`ared.rs`)                  |
@@ -131,8 +131,10 @@ impl RedParams {
             _ => return Ok(()),
         };
         // min_th at or above the limit turns RED off (ns-2's test suites set both thresholds
-        // beyond the limit for a drop-tail queue); only a region cut short by the limit is refused.
-        if self.max_th > limit.0 && self.min_th < limit.0 {
+        // beyond the limit for a drop-tail queue); only a region cut short by the limit is refused,
+        // and not for personality ns2: ns-2's automatic thresholds (red.cc, thresh_ = 0) set
+        // max_th = 3·min_th whatever the buffer, and its test suites run such queues.
+        if self.max_th > limit.0 && self.min_th < limit.0 && self.personality != RedPersonality::Ns2 {
             let rule = format!(
                 "must be <= {}: the average queue never exceeds the limit (min_th at or above it turns RED off)",
                 limit.1
@@ -298,6 +300,10 @@ mod tests {
         );
         // both thresholds beyond the limit: RED off, a drop-tail queue (ns-2's noecn tests)
         assert_eq!(RedParams { min_th: 1000.0, max_th: 1001.0, ..red() }.validate(), Ok(()));
+        // ns-2's automatic thresholds beyond a small buffer (test-suite-ecn.tcl's smallwin tests)
+        let ns2 =
+            RedParams { personality: RedPersonality::Ns2, min_th: 62.5, max_th: 187.5, limit_pkts: Some(100), ..red() };
+        assert_eq!(ns2.validate(), Ok(()));
         assert_eq!(RedParams { max_th: 60.0, ..red() }.validate(), Ok(()));
         let bytes = RedParams { mode: RedMode::Byte, limit_pkts: None, limit_bytes: Some(10_000), ..red() };
         assert_eq!(
