@@ -400,3 +400,35 @@ def test_compare_of_a_foreign_summary_is_one_line(tmp_path: Path) -> None:
         "ecnlab: error: a: not a result directory (a/summary.json: not an ecnlab summary: "
         "'scenario' is missing or not a JSON object)\n"
     )
+
+
+# Keys whose values contradict each other (docs/scenario.md, "Checks across keys"): (id, --set arguments,
+# expected message after "FILE: ").
+CROSS_CASES: list[tuple[str, list[str], str]] = [
+    (
+        "start-range-with-three-dots",
+        ['flows[0].start="0s...2s"'],
+        'flows[0].start = "0s...2s": not a range (use "A..B": two durations around two dots, e.g. "0s..2s")',
+    ),
+    (
+        "time-series-without-sampling",
+        ['output.timeseries_links=["R1->R2"]'],
+        'output.timeseries_links = ["R1->R2"]: needs sample_interval > 0 (nothing is sampled without it)',
+    ),
+    (
+        "dualpi2-typical-rtt-above-max-rtt",
+        ['topology.bottleneck_queue={kind="dualpi2", typical_rtt="100ms", max_rtt="20ms"}'],
+        'topology.bottleneck_queue.typical_rtt = "100ms": must be <= max_rtt (20ms)',
+    ),
+]
+
+
+@pytest.mark.parametrize(("overrides", "message"), [c[1:] for c in CROSS_CASES], ids=[c[0] for c in CROSS_CASES])
+def test_contradicting_keys_are_refused_in_one_line(
+    tmp_path: Path, small: Path, overrides: list[str], message: str
+) -> None:
+    args = [a for o in overrides for a in ("--set", o)]
+    r = run_cli("run", str(small), *args, "--out", "r", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == f"ecnlab: error: {small}: {message}\n"
+    assert not (tmp_path / "r").exists()

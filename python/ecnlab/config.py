@@ -73,6 +73,15 @@ def load_scenario(source: ScenarioSource, overrides: Overrides = None, *, seed: 
     return parse_scenario(data, default_name=default_name)
 
 
+def _check_series_sampled(output: Table | None, sample_ns: int) -> None:
+    """Time series asked for (``output.timeseries_links`` / ``timeseries_flows``) need sampling on."""
+    for key in ("timeseries_links", "timeseries_flows"):
+        if output is not None and output.has(key) and not sample_ns:
+            raise ScenarioError(
+                output.at(key), "needs sample_interval > 0 (nothing is sampled without it)", output.raw(key)
+            )
+
+
 def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -> Scenario:
     """Validate TOML data (after overrides) into a Scenario."""
     root = Table(data, "")
@@ -97,6 +106,7 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
     faults = parse_faults(root.tables("faults"), topo, groups)
     pcap = parse_pcap(root.table("output"), topo)
     ts_links, ts_flows = parse_timeseries(root.table("output"), topo, groups)
+    _check_series_sampled(root.table("output"), sample)
     stop_when_complete = root.get("stop_when_complete", boolean, False)
     if stop_when_complete:
         for g in groups:

@@ -184,6 +184,10 @@ def _dualpi2(table: Table, fields: dict[str, Any]) -> dict[str, Any]:
             )
     typ = table.get("typical_rtt", _dur, None)
     mx = table.get("max_rtt", _dur, None)
+    if typ is not None and mx is not None and typ > mx:
+        raise ScenarioError(
+            table.at("typical_rtt"), f"must be <= max_rtt ({table.raw('max_rtt')})", table.raw("typical_rtt")
+        )
     typ = typ if typ is not None else (mx or 0) // 6
     mx = mx if mx is not None else 6 * typ
     tupdate = min(typ, mx // 3)
