@@ -235,7 +235,8 @@ def engine_check(table: Table, kind: str, queue: dict[str, Any]) -> None:
     field, value, allowed = err
     for k, spec in MODERN_KEYS[kind].items():  # the rule in scenario keys, not engine fields
         allowed = allowed.replace(spec.engine, k) if spec.engine.endswith(("_ns", "_pct", "_bytes")) else allowed
-    key = _scenario_key(kind, field)
+    given = [k for k, spec in MODERN_KEYS[kind].items() if spec.engine == field and table.has(k)]
+    key = given[0] if given else _scenario_key(kind, field)  # threshold_bytes, not threshold
     if key is not None and table.has(key):
         raise ScenarioError(table.at(key), allowed, table.raw(key))
     where = table.at(key) if key is not None else table.path

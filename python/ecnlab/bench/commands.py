@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ecnlab.names import unknown_name
+
 __all__ = ["COMMANDS", "add_parsers", "dispatch"]
 
 COMMANDS = ("bench",)
@@ -104,11 +106,9 @@ def dispatch(args: argparse.Namespace) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr if msg.startswith("  case") else sys.stdout, flush=True)
 
-    names = [c.strip() for c in args.cases.split(",")] if args.cases else None
-    for n in names or []:
-        if n not in CASES:
-            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(CASES)}", file=sys.stderr)
-            return 2
+    names = _case_names(args.cases, CASES) if args.cases else None
+    if args.cases and names is None:
+        return 2
     reps = args.reps if args.reps is not None else (2 if args.quick else 3)
     if reps < 1:
         print(f"ecnlab: error: --reps = {reps}: must be >= 1", file=sys.stderr)
@@ -205,7 +205,7 @@ def _case_names(arg: str | None, known: Mapping[str, Any]) -> list[str] | None:
     names = [c.strip() for c in arg.split(",")] if arg else list(known)
     for n in names:
         if n not in known:
-            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(known)}", file=sys.stderr)
+            print(f"ecnlab: error: {unknown_name('--cases', n, known)}", file=sys.stderr)
             return None
     return names
 
@@ -239,7 +239,11 @@ def _ns2_ecn(args: argparse.Namespace) -> int:
     known = ns2ecn.list_tests(suite.read_text())
     bad = [t for t in args.tests or [] if t not in known]
     if bad or args.jobs < 1:
-        what = f"--tests {bad[0]!r}: not a test of {ns2ecn.SUITE_NAME}" if bad else f"--jobs {args.jobs}: must be >= 1"
+        what = (
+            unknown_name("--tests", bad[0], known, f"not a test of {ns2ecn.SUITE_NAME}")
+            if bad
+            else f"--jobs = {args.jobs}: must be >= 1"
+        )
         print(f"ecnlab: error: {what}", file=sys.stderr)
         return 2
     if args.out is not None and args.out.exists() and not args.out.is_dir():
@@ -300,6 +304,7 @@ def _fidelity(args: argparse.Namespace) -> int:
         format_row,
         format_spread,
         format_table,
+        grid,
         run_fidelity,
         run_length,
     )
@@ -319,6 +324,11 @@ def _fidelity(args: argparse.Namespace) -> int:
         return 2
     if not 0 <= args.redo_disturbed <= 10:
         print(f"ecnlab: error: --redo-disturbed = {args.redo_disturbed}: must be between 0 and 10", file=sys.stderr)
+        return 2
+    names = [p.name for p in grid(args.cc, args.quick)]
+    if args.points is not None and not any(args.points in n for n in names):
+        what = f"matches no point of --cc {args.cc}" + (" --quick" if args.quick else "")
+        print(f"ecnlab: error: {unknown_name('--points', args.points, names, what)}", file=sys.stderr)
         return 2
     if os.geteuid() != 0:
         print("ecnlab: error: bench fidelity emulates through network namespaces: run it as root", file=sys.stderr)
