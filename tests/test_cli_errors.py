@@ -467,3 +467,9 @@ def test_contradicting_keys_are_refused_in_one_line(
     assert r.returncode == 2
     assert r.stderr == f"ecnlab: error: {small}: {message}\n"
     assert not (tmp_path / "r").exists()
+
+
+def test_plot_of_a_directory_that_is_no_sweep_names_it_once(tmp_path: Path) -> None:
+    cli = run_cli("plot", "nothing", "--x", "max_p", "--y", "goodput_bps", cwd=tmp_path)
+    assert cli.returncode == 2
+    assert cli.stderr == "ecnlab: error: nothing: not an ecnlab sweep directory (no manifest.json)\n"

@@ -69,6 +69,17 @@ def test_run_on_a_full_disk_is_one_line_and_keeps_the_earlier_result(tmp_path: P
         assert leftovers(disk) == []
 
 
+def test_a_capture_on_a_full_disk_names_the_capture(tmp_path: Path) -> None:
+    scenario = SCENARIOS / "dumbbell-red-ecn.toml"  # captures R1->R2
+    with small_disk(tmp_path / "disk") as disk:
+        fill(disk, leave_kib=4)
+        cli = run_cli("run", str(scenario), "--set", "duration=1s", "--out", str(disk / "x"), "-q", cwd=tmp_path)
+        assert cli.returncode == 2 and "Traceback" not in cli.stderr
+        pcap = disk / "x" / "R1-R2.pcap"
+        assert cli.stderr == f"ecnlab: error: {scenario}: engine: pcap {pcap}: No space left on device (os error 28)\n"
+        assert leftovers(disk) == [] and not (disk / "x").exists()
+
+
 def test_sweep_on_a_full_disk_is_one_line_and_keeps_complete_runs(tmp_path: Path) -> None:
     sweep = tmp_path / "sweep.toml"
     text = f"""\

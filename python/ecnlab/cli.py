@@ -213,8 +213,10 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(args.scenario, f"the engine extension ecnlab._core is not built ({e}); run scripts/setup.sh")
     try:
         result = run_scenario(sc, out=out)
-    except _core.EngineError as e:
-        return _fail(args.scenario, f"engine: {e}")
+    except _core.EngineError as e:  # a pcap it could not write names the file as the user knows it
+        from ecnlab.errors import shown_path
+
+        return _fail(args.scenario, f"engine: {shown_path(str(e))}")
     if not args.quiet:
         if args.overrides:
             print("with " + " ".join(f"--set {o}" for o in args.overrides))
