@@ -159,3 +159,19 @@ def test_run_metrics_pick_the_most_utilised_link() -> None:
 def test_run_metrics_transactions_sum() -> None:
     m = run_metrics(_summary([("a", 0.1)], [_flow(transactions=3), _flow(transactions=4), _flow()]))
     assert m["transactions"] == 7 and m["completion_time_s"] is None
+
+
+def test_every_parquet_reader_names_a_damaged_file(tmp_path: Path) -> None:
+    from ecnlab import flowtable, timeseries
+    from ecnlab.errors import ResultError
+
+    for name in (timeseries.QUEUES_FILE, timeseries.FLOWS_FILE, flowtable.FLOWS_FILE):
+        (tmp_path / name).write_bytes(b"PAR1 not a table")
+    for read, name in [
+        (timeseries.read_queues, timeseries.QUEUES_FILE),
+        (timeseries.read_flows, timeseries.FLOWS_FILE),
+        (flowtable.read, flowtable.FLOWS_FILE),
+    ]:
+        with pytest.raises(ResultError) as err:
+            read(tmp_path)
+        assert str(err.value).startswith(f"{tmp_path / name}: damaged (")

@@ -1,4 +1,5 @@
-"""Files ecnlab writes: each one whole or not at all, and an operating-system error on it named.
+"""Files ecnlab writes: each one whole or not at all, and an operating-system error on it named;
+the Parquet tables it reads back, a damaged one named.
 
 Every result file (summary.json, Parquet tables, manifests, figures, reports) is written into a
 temporary file beside its final name (``.NAME.XXXXXXXX``) and renamed into place only when complete
@@ -6,7 +7,9 @@ temporary file beside its final name (``.NAME.XXXXXXXX``) and renamed into place
 leaves the earlier file, never a truncated one. An ``OSError`` from any of these writes names the
 file as the user knows it (:func:`ecnlab.errors.shown_path`), also when the system reported it
 without a file name (``write(2)`` failing with ENOSPC); the command line turns it into one line and
-exit status 2 (:func:`ecnlab.errors.os_error_line`).
+exit status 2 (:func:`ecnlab.errors.os_error_line`). :func:`read_parquet` reads any of ecnlab's
+Parquet tables (the store's, a run's time series and flow table) and raises
+:class:`~ecnlab.errors.ResultError` naming the file when it is missing or damaged.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["naming", "write_atomic", "write_text", "write_bytes", "write_figure"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["naming", "write_atomic", "write_text", "write_bytes", "write_figure", "read_parquet"]
 
 
 @contextlib.contextmanager
@@ -67,6 +73,23 @@ def write_figure(fig: Any, path: str | Path, **kwargs: Any) -> Path:
     path = Path(path)
     fmt = kwargs.pop("format", None) or path.suffix.lstrip(".") or None
     return write_atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, **kwargs))
+
+
+def read_parquet(path: Path, remedy: str = "") -> pd.DataFrame:
+    """``path`` as a DataFrame; a missing or damaged file raises ResultError naming it (and ``remedy``)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from ecnlab.errors import MissingResultError, ResultError
+
+    tail = f"; {remedy}" if remedy else ""
+    if not path.is_file():
+        raise MissingResultError(path, f"missing{tail}")
+    try:
+        return pd.read_parquet(path)
+    except (OSError, pa.ArrowException, ValueError) as e:
+        cause = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ResultError(path, f"damaged ({cause}){tail}") from None
 
 
 def _umask() -> int:

@@ -109,7 +109,8 @@ def encode(table: pa.Table | None) -> dict[str, bytes]:
 
 def read(run_dir: str | Path) -> pd.DataFrame | None:
     """A run directory's flows.parquet as a DataFrame; None when the run has none."""
-    import pandas as pd
 
     path = Path(run_dir) / FLOWS_FILE
-    return pd.read_parquet(path) if path.is_file() else None
+    from ecnlab.files import read_parquet
+
+    return read_parquet(path) if path.is_file() else None

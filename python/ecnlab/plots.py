@@ -297,14 +297,14 @@ def plot_run(run_dir: str | Path, *, out: str | Path | None = None) -> list[Path
     each sampled queue that held packets (length with the AQM's dashed average, the
     oldest packet's sojourn, the AQM's probability, marks and drops per interval),
     then each sampled flow's cwnd and goodput per interval. Returns [png, svg]."""
-    import json
 
     from matplotlib.figure import Figure
 
+    from ecnlab.results import read_summary
     from ecnlab.timeseries import read_flows, read_queues
 
     run = Path(run_dir)
-    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    summary = read_summary(run / "summary.json")
     queues = read_queues(run)
     queues = queues[queues.groupby("link")["qlen_pkts"].transform("max") > 0] if len(queues) else queues
     flows = read_flows(run)

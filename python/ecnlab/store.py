@@ -362,13 +362,6 @@ def read_manifest(p: Path) -> dict[str, Any]:
 
 def _read_table(tpath: Path) -> pd.DataFrame:
     """One Parquet table of the store (ResultError naming it when missing or damaged)."""
-    import pandas as pd
-    import pyarrow as pa
+    from ecnlab.files import read_parquet
 
-    if not tpath.is_file():
-        raise MissingResultError(tpath, "missing; re-run `ecnlab sweep` to rebuild the tables")
-    try:
-        return pd.read_parquet(tpath)
-    except (OSError, pa.ArrowException, ValueError) as e:
-        cause = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ResultError(tpath, f"damaged ({cause}); re-run `ecnlab sweep` to rebuild the tables") from None
+    return read_parquet(tpath, "re-run `ecnlab sweep` to rebuild the tables")

@@ -177,10 +177,12 @@ def _write_table(table: pa.Table, where: Any) -> None:
 def _read(run_dir: Path, name: str, key: str, columns: tuple[str, ...]) -> pd.DataFrame:
     import pandas as pd
 
+    from ecnlab.files import read_parquet
+
     path = Path(run_dir) / name
     if not path.is_file():
         return pd.DataFrame(columns=[key, "t_s", *columns])
-    return pd.read_parquet(path)
+    return read_parquet(path)
 
 
 def read_queues(run_dir: str | Path) -> pd.DataFrame:

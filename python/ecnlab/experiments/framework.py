@@ -424,6 +424,11 @@ def read_claims(d: Path) -> PartOutcome:
     path = d / CLAIMS_FILE
     if not path.is_file():
         return PartOutcome()
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    claims = [Claim(**c) for c in doc["claims"]]
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        claims = [Claim(**c) for c in doc["claims"]]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+        from ecnlab.errors import ResultError
+
+        raise ResultError(path, f"damaged ({type(e).__name__}: {e}); run the part again") from None
     return PartOutcome(claims, doc.get("key_figure"), True)
