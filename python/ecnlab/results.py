@@ -185,7 +185,7 @@ def load_result(path: str | Path) -> RunResult:
 
 
 # What every summary.json holds (simulated or emulated), and the JSON type of each.
-_SUMMARY_SHAPE = {"scenario": dict, "sim": dict, "flows": list, "queues": list, "links": list}
+_SUMMARY_SHAPE = {"scenario": dict, "flows": list, "queues": list, "links": list}
 _JSON_NAME = {dict: "object", list: "array"}
 
 
