@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ecnlab.arguments import as_path
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
-from ecnlab.errors import ScenarioError
+from ecnlab.errors import EcnlabError, ResultError, ScenarioError
 from ecnlab.model import Scenario
 from ecnlab.results import RunResult, load_result
 from ecnlab.runner import run
@@ -44,7 +44,9 @@ __all__ = [
     "load_result",
     "load",
     "plot",
+    "EcnlabError",
     "ScenarioError",
+    "ResultError",
     "RunResult",
     "Scenario",
     "__version__",
