@@ -7,8 +7,8 @@ through ``ecnlab._core.check_queue`` so that the rules live in one place.
 An engine complaint is reported against the scenario key it came from.
 
 Defaults follow Linux (``tc-codel(8)``, ``tc-fq_codel(8)``, ``tc-pie(8)``,
-``sch_dualpi2.c``) unless a row says otherwise; ../shared/MODERN-ECN.md and
-docs/scenario.md have the sources.
+``sch_dualpi2.c``) unless a row says otherwise; docs/scenario.md has the
+sources.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 //! `dualpi2_dequeue`, the L4S ramp `laqm`); Linux `net/sched/sch_dualpi2.c`
 //! (merged for 6.17: `calculate_probability`, `must_drop`,
 //! `dualpi2_classic_marking`, `dualpi2_scalable_marking`, `dequeue_packet`,
-//! `do_step_aqm`, `dualpi2_reset_default`); /work/shared/MODERN-ECN.md §2.4.
+//! `do_step_aqm`, `dualpi2_reset_default`).
 //!
 //! ## Classification
 //!

@@ -3,7 +3,7 @@
 //! Source: the lesson of Linux `red_check_params` ("net_sched: red: Avoid
 //! illegal values"): every parameter is checked before the queue is built, and
 //! a bad value names the field (its `QueueConfig` JSON key), the value and the
-//! allowed range, as DESIGN.md asks ("Every parameter validated before the run").
+//! allowed range: every parameter is validated before the run.
 //!
 //! | field            | allowed                                        |
 //! |------------------|------------------------------------------------|

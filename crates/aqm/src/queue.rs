@@ -2,8 +2,8 @@
 //!
 //! Sources: Linux `sch_red.c` `red_enqueue` (the qdisc, not the algorithm,
 //! turns a congestion signal into a CE mark or a drop: `INET_ECN_set_ce`
-//! fails on Not-ECT, which makes the mark a drop); ns-3 `QueueDisc` statistics;
-//! DESIGN.md "The queue decides mark vs drop once".
+//! fails on Not-ECT, which makes the mark a drop); ns-3 `QueueDisc` statistics.
+//! The queue decides mark vs drop once.
 //!
 //! Per arrival, in this order:
 //! 1. the AQM sees the packet and the queue *without* it and returns a verdict;
