@@ -26,3 +26,12 @@ def test_a_tiny_point_is_measured() -> None:
     assert r["outside_s"] == r["command_s"] - r["engine_s"]
     assert r["peak_rss_mib"] is None or r["peak_rss_mib"] > 0
     assert len(format_scaling(rows).splitlines()) == 2
+
+
+def test_an_unknown_series_is_refused_in_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    from ecnlab.cli import main
+
+    assert main(["bench", "scaling", "--only", "flow"]) == 2
+    assert capsys.readouterr().err == (
+        'ecnlab: error: --only = "flow": unknown name, did you mean "flows"? (allowed: flows, million, rate, fattree)\n'
+    )

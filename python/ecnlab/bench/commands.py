@@ -73,7 +73,7 @@ def add_parsers(sub: Any) -> None:
         "scaling", help="ecnlab's cost per packet: flows 10 -> 1 000 000, rate 10M -> 100G, fat trees"
     )
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
-    scaling.add_argument("--only", choices=("flows", "million", "rate", "fattree"), help="one series only")
+    scaling.add_argument("--only", metavar="SERIES", help="one series only: flows, million, rate or fattree")
     rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2 (issue 19)")
     rate.add_argument("--runs", type=int, default=1000, help="runs in the sweep, a multiple of 5 (default 1000)")
     rate.add_argument("--reps", type=int, default=1, help="repetitions per --jobs setting (median; default 1)")
@@ -94,8 +94,11 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.bench_command == "sweep-rate":
         return _sweep_rate(args)
     if args.bench_command == "scaling":
-        from ecnlab.bench.scaling import format_scaling, run_scaling
+        from ecnlab.bench.scaling import SERIES, format_scaling, run_scaling
 
+        if args.only is not None and args.only not in SERIES:
+            print(f"ecnlab: error: {unknown_name('--only', args.only, SERIES)}", file=sys.stderr)
+            return 2
         print(format_scaling([]))
         run_scaling(args.quick, print, only=args.only)
         return 0
