@@ -1,4 +1,4 @@
-"""A full disk (ENOSPC) while ``run``, ``sweep`` and ``reproduce`` write: one line naming the file, exit
+"""A full disk (ENOSPC) while ``run``, ``sweep``, ``reproduce`` and ``emulate`` write: one line naming the file, exit
 status 2, the results written before intact and no partial file or staging directory left.
 
 The disk is a tmpfs of 64 KiB (``mount -t tmpfs``), so these tests need root; each unmounts it after."""
@@ -117,3 +117,14 @@ def test_reproduce_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
         assert lines[0].startswith(f"ecnlab: error: {disk / 'r'}")
         assert "Traceback" not in cli.stderr
         assert leftovers(disk) == []
+
+
+@pytest.mark.emulation
+def test_emulate_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
+    scenario = SCENARIOS / "emulate-reno-ecn.toml"
+    with small_disk(tmp_path / "disk") as disk:
+        fill(disk, leave_kib=4)
+        cli = run_cli("emulate", str(scenario), "--set", "duration=2s", "--out", str(disk / "e"), "-q", cwd=tmp_path)
+        assert cli.returncode == 2
+        one_error_line(cli.stderr, str(disk / "e" / "summary.json"))
+        assert leftovers(disk) == [] and not (disk / "e").exists()
