@@ -423,19 +423,19 @@ CROSS_CASES: list[tuple[str, list[str], str]] = [
     (
         "red-max-th-above-limit",
         ["topology.bottleneck_queue.max_th=70"],
-        'topology link "R1->R2" queue.max_th = 70: must be <= limit_pkts (60): the average queue never exceeds '
+        'topology link "R1->R2" queue.max_th = 70: must be <= limit (60): the average queue never exceeds '
         "the limit (min_th at or above it turns RED off) (the engine's rule for links[20].queue.max_th)",
     ),
     (
         "pi-q-ref-at-limit",
         ['topology.bottleneck_queue={kind="pi", limit=50, q_ref=50, a=1.822e-5, b=1.816e-5}'],
-        'topology link "R1->R2" queue.q_ref = 50: must be < limit_pkts (50): the queue never holds more than its '
+        'topology link "R1->R2" queue.q_ref = 50: must be < limit (50): the queue never holds more than its '
         "limit (the engine's rule for links[20].queue.q_ref)",
     ),
     (
         "step-threshold-at-limit",
         ['topology.bottleneck_queue={kind="step", limit=20, threshold=20}'],
-        "topology.bottleneck_queue.threshold = 20: must be < limit_pkts (20): a full queue drops the arrival, "
+        "topology.bottleneck_queue.threshold = 20: must be < limit (20): a full queue drops the arrival, "
         "so it never marks",
     ),
     (
@@ -447,12 +447,12 @@ CROSS_CASES: list[tuple[str, list[str], str]] = [
     (
         "ared-max-th-above-limit",
         ['topology.bottleneck_queue={kind="ared", limit=50, min_th=10, max_th=60}'],
-        "topology.bottleneck_queue.max_th = 60: must be <= limit_pkts (50): the average queue never exceeds the limit",
+        "topology.bottleneck_queue.max_th = 60: must be <= limit (50): the average queue never exceeds the limit",
     ),
     (
         "dualpi2-step-packets-at-limit",
         ['topology.bottleneck_queue={kind="dualpi2", limit=10, step_thresh_pkts=10}'],
-        "topology.bottleneck_queue.step_thresh_pkts = 10: must be < limit_pkts (10): a full queue drops the "
+        "topology.bottleneck_queue.step_thresh_pkts = 10: must be < limit (10): a full queue drops the "
         "arrival first",
     ),
 ]

@@ -233,6 +233,7 @@ def engine_check(table: Table, kind: str, queue: dict[str, Any]) -> None:
     if err is None:
         return
     field, value, allowed = err
+    allowed = allowed.replace("limit_pkts", "limit")  # the scenario's name for the packet limit
     for k, spec in MODERN_KEYS[kind].items():  # the rule in scenario keys, not engine fields
         allowed = allowed.replace(spec.engine, k) if spec.engine.endswith(("_ns", "_pct", "_bytes")) else allowed
     given = [k for k, spec in MODERN_KEYS[kind].items() if spec.engine == field and table.has(k)]
