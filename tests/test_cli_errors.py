@@ -452,8 +452,7 @@ CROSS_CASES: list[tuple[str, list[str], str]] = [
     (
         "dualpi2-step-packets-at-limit",
         ['topology.bottleneck_queue={kind="dualpi2", limit=10, step_thresh_pkts=10}'],
-        "topology.bottleneck_queue.step_thresh_pkts = 10: must be < limit (10): a full queue drops the "
-        "arrival first",
+        "topology.bottleneck_queue.step_thresh_pkts = 10: must be < limit (10): a full queue drops the arrival first",
     ),
 ]
 
