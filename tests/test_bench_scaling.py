@@ -27,3 +27,12 @@ def test_a_tiny_point_is_measured() -> None:
     # The command reads its own VmHWM from /proc/self/status (bench/measure.py): Linux always has it.
     assert isinstance(r["peak_rss_mib"], float) and r["peak_rss_mib"] > 0
     assert len(format_scaling(rows).splitlines()) == 2
+
+
+def test_an_unknown_series_is_refused_in_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    from ecnlab.cli import main
+
+    assert main(["bench", "scaling", "--only", "flow"]) == 2
+    assert capsys.readouterr().err == (
+        'ecnlab: error: --only = "flow": unknown name, did you mean "flows"? (allowed: flows, million, rate, fattree)\n'
+    )

@@ -388,3 +388,87 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path, small: Path) ->
     p.stderr.close()
     assert p.wait(timeout=120) == 141 and err == "", err
     assert (tmp_path / "r" / "summary.json").is_file()
+
+
+def test_compare_of_a_foreign_summary_is_one_line(tmp_path: Path) -> None:
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "summary.json").write_text('{"format_version": 1, "throughput": 12}')
+    cli = run_cli("compare", "a", "b", cwd=tmp_path)
+    assert cli.returncode == 2, cli.stderr
+    assert cli.stderr == (
+        "ecnlab: error: a: not a result directory (a/summary.json: not an ecnlab summary: "
+        "'scenario' is missing or not a JSON object)\n"
+    )
+
+
+# Keys whose values contradict each other (docs/scenario.md, "Checks across keys"): (id, --set arguments,
+# expected message after "FILE: ").
+CROSS_CASES: list[tuple[str, list[str], str]] = [
+    (
+        "start-range-with-three-dots",
+        ['flows[0].start="0s...2s"'],
+        'flows[0].start = "0s...2s": not a range (use "A..B": two durations around two dots, e.g. "0s..2s")',
+    ),
+    (
+        "time-series-without-sampling",
+        ['output.timeseries_links=["R1->R2"]'],
+        'output.timeseries_links = ["R1->R2"]: needs sample_interval > 0 (nothing is sampled without it)',
+    ),
+    (
+        "dualpi2-typical-rtt-above-max-rtt",
+        ['topology.bottleneck_queue={kind="dualpi2", typical_rtt="100ms", max_rtt="20ms"}'],
+        'topology.bottleneck_queue.typical_rtt = "100ms": must be <= max_rtt (20ms)',
+    ),
+    (
+        "red-max-th-above-limit",
+        ["topology.bottleneck_queue.max_th=70"],
+        'topology link "R1->R2" queue.max_th = 70: must be <= limit (60): the average queue never exceeds '
+        "the limit (min_th at or above it turns RED off) (the engine's rule for links[20].queue.max_th)",
+    ),
+    (
+        "pi-q-ref-at-limit",
+        ['topology.bottleneck_queue={kind="pi", limit=50, q_ref=50, a=1.822e-5, b=1.816e-5}'],
+        'topology link "R1->R2" queue.q_ref = 50: must be < limit (50): the queue never holds more than its '
+        "limit (the engine's rule for links[20].queue.q_ref)",
+    ),
+    (
+        "step-threshold-at-limit",
+        ['topology.bottleneck_queue={kind="step", limit=20, threshold=20}'],
+        "topology.bottleneck_queue.threshold = 20: must be < limit (20): a full queue drops the arrival, "
+        "so it never marks",
+    ),
+    (
+        "step-bytes-above-limit",
+        ['topology.bottleneck_queue={kind="step", limit_bytes="30KB", threshold_bytes="40KB"}'],
+        'topology.bottleneck_queue.threshold_bytes = "40KB": must be < limit_bytes (30000): a full queue drops '
+        "the arrival, so it never marks",
+    ),
+    (
+        "ared-max-th-above-limit",
+        ['topology.bottleneck_queue={kind="ared", limit=50, min_th=10, max_th=60}'],
+        "topology.bottleneck_queue.max_th = 60: must be <= limit (50): the average queue never exceeds the limit",
+    ),
+    (
+        "dualpi2-step-packets-at-limit",
+        ['topology.bottleneck_queue={kind="dualpi2", limit=10, step_thresh_pkts=10}'],
+        "topology.bottleneck_queue.step_thresh_pkts = 10: must be < limit (10): a full queue drops the arrival first",
+    ),
+]
+
+
+@pytest.mark.parametrize(("overrides", "message"), [c[1:] for c in CROSS_CASES], ids=[c[0] for c in CROSS_CASES])
+def test_contradicting_keys_are_refused_in_one_line(
+    tmp_path: Path, small: Path, overrides: list[str], message: str
+) -> None:
+    args = [a for o in overrides for a in ("--set", o)]
+    r = run_cli("run", str(small), *args, "--out", "r", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == f"ecnlab: error: {small}: {message}\n"
+    assert not (tmp_path / "r").exists()
+
+
+def test_plot_of_a_directory_that_is_no_sweep_names_it_once(tmp_path: Path) -> None:
+    cli = run_cli("plot", "nothing", "--x", "max_p", "--y", "goodput_bps", cwd=tmp_path)
+    assert cli.returncode == 2
+    assert cli.stderr == "ecnlab: error: nothing: not an ecnlab sweep directory (no manifest.json)\n"

@@ -92,6 +92,7 @@ def test_documented_error_lines_are_real(line: str) -> None:
         "flows[0].to": {"flows[0].to": "r11"},
         "tcp.variant": {"tcp.variant": "cubic"},
         "topology.bottleneck_rate": {"topology.bottleneck_rate": "-1.5Mbit"},
+        "output.timeseries_links": {"output.timeseries_links": ["R1->R2"]},
     }
     edit = next(v for k, v in edits.items() if message.startswith(k + " "))
     with pytest.raises(ScenarioError) as e:

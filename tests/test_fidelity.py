@@ -172,3 +172,12 @@ def test_stagger_draws_each_flows_start_by_the_seed():
     }
     assert starts[1] != starts[2] and all(0 <= t <= 1 for ts in starts.values() for t in ts)
     assert main(["bench", "fidelity", "--stagger", "5", "--seconds", "15"]) == 2
+
+
+def test_a_misspelt_point_is_refused_before_anything_runs(capsys):
+    assert main(["bench", "fidelity", "--points", "50M-80sm"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('ecnlab: error: --points = "50M-80sm": matches no point of --cc reno (allowed: ')
+    assert err.count("\n") == 1 and "reno-sack-red-50M-80ms-1f" in err
+    assert main(["bench", "fidelity", "--quick", "--points", "50M"]) == 2  # --quick has 10 Mbit/s points only
+    assert "matches no point of --cc reno --quick" in capsys.readouterr().err

@@ -159,3 +159,24 @@ def test_summary_takes_medians_and_pairs_the_right_times() -> None:
     assert "| (b) | 2 | 6 | 3x |" in table and "| 100x |" in table
     assert "| 5 (5.5) | 20x |" in table, table
     assert "| (b) | utilisation | 1 / 1 | 1 / 1 / 1 |" in table, table
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["peers", "--cases", "a,e"], '--cases = "e": unknown name (allowed: a, b, c, d)'),
+        (
+            ["dctcp-ns3", "--cases", "1G-K2"],
+            '--cases = "1G-K2": unknown name, did you mean "1G-K20"? (allowed: 1G-K20, 1G-K65, 10G-K20, 10G-K65)',
+        ),
+        (["aqm-diff", "--cases", "step-k2"], '--cases = "step-k2": unknown name, did you mean "step-k20"? (allowed: '),
+    ],
+)
+def test_bench_refuses_unknown_case_names_in_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    from ecnlab.cli import main
+
+    assert main(["bench", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ecnlab: error: {message}") and err.count("\n") == 1

@@ -92,6 +92,42 @@ def test_load_refuses_other_directories(tmp_path: Path) -> None:
         ecnlab.load(tmp_path)
 
 
+@pytest.mark.engine
+def test_load_of_a_damaged_table_names_the_file(swept: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from ecnlab.errors import ResultError
+
+    copy = tmp_path / "copy"
+    shutil.copytree(swept, copy)
+    table = copy / "flows.parquet"
+    table.write_bytes(table.read_bytes()[:100])  # truncated
+    with pytest.raises(ResultError, match=r"flows\.parquet: damaged \(.*\); re-run `ecnlab sweep`") as err:
+        ecnlab.load(copy)
+    assert "\n" not in str(err.value)
+    table.unlink()
+    with pytest.raises(ResultError, match=r"flows\.parquet: missing"):
+        ecnlab.load(copy)
+    (copy / "manifest.json").write_text("{truncated")
+    with pytest.raises(ResultError, match=r"manifest\.json: damaged"):
+        ecnlab.load(copy)
+
+
+def test_load_result_of_a_foreign_or_truncated_summary_names_the_file(tmp_path: Path) -> None:
+    from ecnlab.errors import ResultError
+
+    summary = tmp_path / "summary.json"
+    for text, why in [
+        ('{"format_version": 1, "results": []}', "not an ecnlab summary: 'scenario' is missing"),
+        ("[1, 2]", "not an ecnlab summary (a JSON object is expected)"),
+        ('{"format_version": 1, "scen', "damaged: not valid JSON"),
+    ]:
+        summary.write_text(text)
+        with pytest.raises(ResultError) as err:
+            ecnlab.load_result(tmp_path)
+        assert str(err.value).startswith(f"{summary}: {why}")
+
+
 def _summary(links: list[tuple[str, float]], flows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "links": [{"name": n, "utilization": u} for n, u in links],
@@ -147,3 +183,19 @@ def test_load_reads_what_each_parquet_file_holds(tmp_path: Path) -> None:
             pd.testing.assert_frame_equal(reader(run), stored)
         loaded = ecnlab.load_result(out / "runs" / run)
         assert len(loaded.flow_timeseries) == len(res.flow_series(run))
+
+
+def test_every_parquet_reader_names_a_damaged_file(tmp_path: Path) -> None:
+    from ecnlab import flowtable, timeseries
+    from ecnlab.errors import ResultError
+
+    for name in (timeseries.QUEUES_FILE, timeseries.FLOWS_FILE, flowtable.FLOWS_FILE):
+        (tmp_path / name).write_bytes(b"PAR1 not a table")
+    for read, name in [
+        (timeseries.read_queues, timeseries.QUEUES_FILE),
+        (timeseries.read_flows, timeseries.FLOWS_FILE),
+        (flowtable.read, flowtable.FLOWS_FILE),
+    ]:
+        with pytest.raises(ResultError) as err:
+            read(tmp_path)
+        assert str(err.value).startswith(f"{tmp_path / name}: damaged (")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+import ecnlab
 from conftest import ROOT, SCENARIOS, ctrl_c_as_in_a_terminal, run_cli
 from ecnlab.sweep import load_sweep, run_sweep
 from ecnlab.sweep.execute import Outcome
@@ -311,12 +312,13 @@ def test_chunked_sweep_gives_the_same_results_as_one_run_per_task(
             files
             == sorted(p.name for p in d2.iterdir())
             == [
+                "checksums.sha256",
                 "summary.json",
                 "timeseries-flows.parquet",
                 "timeseries-queues.parquet",
             ]
         )
-        for f in files[1:]:
+        for f in files[2:]:  # the Parquet files; summary.json (and so its checksum) differs in wall_s
             assert (d1 / f).read_bytes() == (d2 / f).read_bytes(), (run.name, f)
         s1, s2 = (d1 / "summary.json").read_text(), (d2 / "summary.json").read_text()
         wall = re.compile(r'"wall_s": [0-9.e-]+')
@@ -339,6 +341,39 @@ def test_sweep_run_files_are_those_of_ecnlab_run(tmp_path: Path) -> None:
     wall = re.compile(rb'"wall_s": [0-9.e-]+')
     for name, content in direct.items():
         assert wall.sub(b"", outcome.files[name]) == wall.sub(b"", content), name
+
+
+TWO_RUNS = f"""\
+base = "{(SCENARIOS / "dumbbell-red-ecn.toml").as_posix()}"
+name = "maxp{{max_p}}"
+[set]
+duration = "0.5s"
+"output.pcap" = []
+[axes]
+"topology.bottleneck_queue.max_p" = [0.1, 0.2]
+"""
+
+
+@pytest.mark.parametrize("damaged", ["summary.json", "timeseries-queues.parquet"])
+def test_damaged_run_is_named_and_run_again(tmp_path: Path, damaged: str) -> None:
+    path = tmp_path / "two.toml"
+    path.write_text(TWO_RUNS)
+    sweep = load_sweep(path)
+    out = tmp_path / "out"
+    assert run_sweep(sweep, out, jobs=1, progress=False, stream=io.StringIO()).ok
+    whole = (out / "runs" / "maxp0.1" / damaged).read_bytes()
+    (out / "runs" / "maxp0.1" / damaged).write_bytes(whole[: len(whole) // 2])  # truncated
+    kept = (out / "runs" / "maxp0.2" / "summary.json").stat().st_mtime_ns
+    stream = io.StringIO()
+    again = run_sweep(sweep, out, jobs=1, progress=False, stream=stream)
+    assert again.ok and (again.ran, again.skipped) == (1, 1)
+    assert f"ecnlab: run maxp0.1 is damaged, running it again: {out / 'runs' / 'maxp0.1' / damaged}: damaged" in (
+        stream.getvalue()
+    )
+    wall = re.compile(rb'"wall_s": [0-9.e-]+')  # the one field that differs between two runs
+    assert wall.sub(b"", (out / "runs" / "maxp0.1" / damaged).read_bytes()) == wall.sub(b"", whole)
+    assert (out / "runs" / "maxp0.2" / "summary.json").stat().st_mtime_ns == kept
+    assert len(ecnlab.load(out).runs) == 2
 
 
 def test_chunk_size() -> None:

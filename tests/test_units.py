@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ecnlab.errors import ScenarioError
-from ecnlab.units import ns_to_s, parse_duration, parse_rate, parse_size
+from ecnlab.units import ns_to_s, parse_duration, parse_duration_range, parse_rate, parse_size
 
 
 @pytest.mark.parametrize(
@@ -139,3 +139,29 @@ def test_integer_durations_are_exact(n: int, unit: str) -> None:
 def test_integer_rates_are_exact(n: int, prefix: str) -> None:
     scale = {"k": 10**3, "M": 10**6, "G": 10**9}[prefix]
     assert parse_rate(f"{n}{prefix}bit", "r") == n * scale
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("0s..2s", (0, 2 * 10**9)), ("1s .. 1.5s", (10**9, 5 * 10**8)), ("3ms", (3_000_000, 0)), (0.5, (5 * 10**8, 0))],
+)
+def test_duration_range(value: object, expected: tuple[int, int]) -> None:
+    assert parse_duration_range(value, "flows[0].start") == expected
+
+
+@pytest.mark.parametrize("value", ["0s...2s", "0s....2s", "1s..2s..3s", "1...2s", "0s.. .2s", "0s. ..2s"])
+def test_duration_range_with_other_than_two_dots_is_refused(value: str) -> None:
+    with pytest.raises(ScenarioError) as e:
+        parse_duration_range(value, "flows[0].start")
+    assert str(e.value) == (
+        f'flows[0].start = {value!r}: not a range (use "A..B": two durations around two dots, e.g. "0s..2s")'
+    ).replace("'", '"')
+
+
+@pytest.mark.parametrize(
+    ("parse", "value", "unit"),
+    [(parse_duration, "1.5ns", "nanoseconds"), (parse_size, "0.5B", "bytes"), (parse_rate, "1.5bit", "bit/s")],
+)
+def test_a_fraction_of_the_canonical_unit_is_refused_not_rounded(parse: object, value: str, unit: str) -> None:
+    with pytest.raises(ScenarioError, match=f"must be a whole number of {unit}"):
+        parse(value, "x")  # type: ignore[operator]

@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ecnlab.arguments import as_path
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
-from ecnlab.errors import ScenarioError
+from ecnlab.errors import EcnlabError, ResultError, ScenarioError
 from ecnlab.model import Scenario
 from ecnlab.results import RunResult, load_result
 from ecnlab.runner import run
@@ -43,7 +44,9 @@ __all__ = [
     "load_result",
     "load",
     "plot",
+    "EcnlabError",
     "ScenarioError",
+    "ResultError",
     "RunResult",
     "Scenario",
     "__version__",
@@ -65,5 +68,7 @@ def load(path: str | Path) -> SweepResults:
 def plot(results: str | Path | SweepResults, **kwargs: Any) -> list[Path]:
     """``ecnlab plot`` from Python: ``plot(DIR, x="max_p", y="goodput_bps", hue="ecn")`` → [png, svg]."""
     from ecnlab.plots import plot as _plot
+    from ecnlab.store import SweepResults
 
-    return _plot(results, **kwargs)
+    source = results if isinstance(results, SweepResults) else as_path(results, "results")
+    return _plot(source, **kwargs)

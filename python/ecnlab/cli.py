@@ -3,7 +3,12 @@
 :mod:`ecnlab.bench.commands`).
 
 Errors print one line, ``ecnlab: error: FILE: <message>``, and exit with
-status 2; a failed run leaves no output directory behind.
+status 2; a failed run leaves no output directory behind. An operating-system
+error on a file (a full disk, a quota, a read-only directory) is one line
+naming the file and the cause, status 2 (``files.py`` writes every result file
+whole, so what was written before stays). Output is UTF-8 whatever the
+terminal's encoding (``LC_ALL=C``, ``PYTHONIOENCODING=ascii``): names outside
+ASCII never stop a command after its results were written.
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ecnlab`` command; returns the exit status."""
+    _utf8_output()
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -83,6 +89,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except OSError as e:  # a file the system would not read or write (ENOSPC, EACCES, EROFS, ...)
+        from ecnlab.errors import os_error_line
+
+        print(f"ecnlab: error: {os_error_line(e)}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _utf8_output() -> None:
+    """Write stdout and stderr as UTF-8 whatever the locale says; a file name that is not valid
+    UTF-8 (``surrogateescape``) is shown with backslash escapes instead of stopping the command."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -194,8 +214,10 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(args.scenario, f"the engine extension ecnlab._core is not built ({e}); run scripts/setup.sh")
     try:
         result = run_scenario(sc, out=out)
-    except _core.EngineError as e:
-        return _fail(args.scenario, f"engine: {e}")
+    except _core.EngineError as e:  # a pcap it could not write names the file as the user knows it
+        from ecnlab.errors import shown_path
+
+        return _fail(args.scenario, f"engine: {shown_path(str(e))}")
     if not args.quiet:
         if args.overrides:
             print("with " + " ".join(f"--set {o}" for o in args.overrides))

@@ -12,10 +12,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ecnlab import arguments
 from ecnlab._table import Table, boolean, integer, string
 from ecnlab.engine_check import check_scenario
 from ecnlab.errors import ScenarioError
-from ecnlab.flows import parse_faults, parse_flows, parse_pcap, parse_timeseries
+from ecnlab.flows import default_timeseries_links, parse_faults, parse_flows, parse_pcap, parse_timeseries
 from ecnlab.model import Scenario, TcpSpec
 from ecnlab.overrides import apply_overrides, normalize
 from ecnlab.params import parse_tcp
@@ -58,15 +59,34 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 
 
 def load_scenario(source: ScenarioSource, overrides: Overrides = None, *, seed: int | None = None) -> Scenario:
-    """Read, override and validate a scenario (a TOML path or a dict of TOML data)."""
-    if isinstance(source, Mapping):
-        data, default_name = dict(source), "scenario"
+    """Read, override and validate a scenario (a TOML path or a dict of TOML data); arguments of
+    the wrong type raise ScenarioError too (``arguments.py``)."""
+    checked = arguments.scenario_source(source)
+    changes, seed = arguments.overrides(overrides), arguments.seed(seed)
+    if isinstance(checked, dict):
+        data, default_name = checked, "scenario"
     else:
-        data, default_name = read_toml(source), Path(source).stem
-    data = apply_overrides(data, normalize(overrides))
+        data, default_name = read_toml(checked), checked.stem
+    data = apply_overrides(data, normalize(changes))
     if seed is not None:
         data["seed"] = seed
     return parse_scenario(data, default_name=default_name)
+
+
+def _check_series_sampled(output: Table | None, sample_ns: int, chosen: dict[str, list[str]]) -> None:
+    """Time series chosen (``output.timeseries_links`` / ``timeseries_flows`` other than their defaults,
+    which the resolved scenario writes out) need sampling on."""
+    for key, default in chosen.items():
+        if output is not None and output.has(key) and not sample_ns and _differs_from_default(output, key, default):
+            raise ScenarioError(
+                output.at(key), "needs sample_interval > 0 (nothing is sampled without it)", output.raw(key)
+            )
+
+
+def _differs_from_default(output: Table, key: str, default: list[str]) -> bool:
+    """Whether ``output.KEY`` chooses other than ``default`` (a string is a list of one)."""
+    raw = output.raw(key)
+    return ([raw] if isinstance(raw, str) else list(raw)) != default
 
 
 def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -> Scenario:
@@ -93,6 +113,8 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
     faults = parse_faults(root.tables("faults"), topo, groups)
     pcap = parse_pcap(root.table("output"), topo)
     ts_links, ts_flows = parse_timeseries(root.table("output"), topo, groups)
+    defaults = {"timeseries_links": default_timeseries_links(topo), "timeseries_flows": ["*"]}
+    _check_series_sampled(root.table("output"), sample, defaults)
     stop_when_complete = root.get("stop_when_complete", boolean, False)
     if stop_when_complete:
         for g in groups:

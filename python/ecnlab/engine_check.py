@@ -54,6 +54,8 @@ def check_scenario(sc: Scenario) -> None:
         return
     field, value, allowed = err
     key = scenario_key(sc, field)
+    if ".queue." in field:  # a rule naming another queue field names it as the scenario does
+        allowed = allowed.replace("limit_pkts", "limit").replace("mean_pkt_bytes", "mean_pkt_size")
     if field.endswith(_UNIT_SUFFIXES):  # the engine's value is in ns, bytes or bit/s: show it as such
         raise ScenarioError(key, f"{allowed} (the engine's rule: {field} = {value})")
     raise ScenarioError(key, f"{allowed} (the engine's rule for {field})", _literal(value))

@@ -1,12 +1,14 @@
-"""The one exception a bad scenario raises, and how values are shown in it."""
+"""ecnlab's own errors (a bad scenario, a damaged result, a file the system would not write), and how
+values and files are shown in their one-line messages."""
 
 from __future__ import annotations
 
 import functools
 import math
+import re
 from typing import Any
 
-__all__ = ["ScenarioError", "fmt_value", "fmt_path"]
+__all__ = ["EcnlabError", "ScenarioError", "ResultError", "fmt_value", "fmt_path", "os_error_line", "shown_path"]
 
 _NO_VALUE: Any = object()
 
@@ -31,7 +33,8 @@ def fmt_value(value: Any) -> str:
     if isinstance(value, dict):
         text = "{" + ", ".join(f"{fmt_key(k)} = {fmt_value(v)}" for k, v in value.items()) + "}"
         return text if len(text) <= 60 else text[:56] + " ...}"
-    return f"<{type(value).__name__}> {value}"
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in repr(value))  # one line, whatever it is
+    return f"<{type(value).__name__}> " + (text if len(text) <= 60 else text[:56] + " ...")
 
 
 def _quote(text: str) -> str:
@@ -43,6 +46,8 @@ def _quote(text: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def fmt_key(key: str) -> str:
     """A table key as TOML writes it: bare when possible, quoted otherwise."""
+    if not isinstance(key, str):  # a dict from Python may have any key; TOML's are strings
+        return fmt_value(key)
     if key and all(c.isalnum() and c.isascii() or c in "_-" for c in key):
         return key
     return _quote(key)
@@ -55,7 +60,11 @@ def fmt_path(parent: str, key: str | int) -> str:
     return f"{parent}.{fmt_key(key)}" if parent else fmt_key(key)
 
 
-class ScenarioError(ValueError):
+class EcnlabError(Exception):
+    """The base of every error ecnlab raises on purpose; ``str(err)`` is one line."""
+
+
+class ScenarioError(EcnlabError, ValueError):
     """A scenario (file, dict or ``--set`` override) is not valid.
 
     ``str(err)`` is one line that names the field path, the value and what is
@@ -80,3 +89,40 @@ class ScenarioError(ValueError):
     def has_value(self) -> bool:
         """Whether the message shows an offending value."""
         return self.value is not _NO_VALUE
+
+
+class ResultError(EcnlabError, ValueError):
+    """A result file (``summary.json``, ``manifest.json``, a Parquet table) is missing, damaged or
+    not ecnlab's; ``str(err)`` names the file and what is wrong with it."""
+
+    def __init__(self, path: object, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{shown_path(self.path)}: {message}")
+
+
+class MissingResultError(ResultError, FileNotFoundError):
+    """A result file or directory that is not there."""
+
+
+# Staging names of files being written (runner.atomic_out_dir, sweep/execute.py, atomic_write):
+# ``.NAME.partial-PID-XXXX`` directories and ``.NAME.XXXX`` temporary files, shown as NAME.
+_STAGING_DIR = re.compile(r"(^|/)\.([^/]+?)\.partial-[^/]*")
+_STAGING_FILE = re.compile(r"(^|/)\.([^/]+?\.[A-Za-z0-9]+)\.[A-Za-z0-9_]{8}$")
+
+
+def shown_path(path: str) -> str:
+    """A path as the user knows it: a staging directory or temporary file named as what it becomes,
+    on one line (characters that do not print, a newline among them, as escapes)."""
+    path = _STAGING_FILE.sub(r"\1\2", _STAGING_DIR.sub(r"\1\2", path))
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
+def os_error_line(e: OSError) -> str:
+    """One line for an operating-system error on a file: the file (as :func:`shown_path`) and the
+    cause, e.g. ``out/x/summary.json: cannot write: No space left on device``."""
+    cause = e.strerror or str(e) or type(e).__name__
+    name = e.filename if e.filename is not None else e.filename2
+    if name is None:
+        return cause
+    text = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
+    return f"{shown_path(text)}: {cause}"

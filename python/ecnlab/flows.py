@@ -12,7 +12,7 @@ from ecnlab.model import AppSpec, Fault, FlowGroup, TcpSpec, Topology
 from ecnlab.names import NAME_RE, is_glob, match_glob, summarize
 from ecnlab.params import parse_tcp
 from ecnlab.topology import Reachability
-from ecnlab.units import parse_duration, parse_size
+from ecnlab.units import parse_duration, parse_duration_range, parse_size
 from ecnlab.web import WEB_KEYS, parse_web
 
 __all__ = [
@@ -154,7 +154,7 @@ def _parse_group(
             raise ScenarioError(ft.at("to"), f'pairs host "{a}" with itself', ft.raw("to"))
         if not (reach.ok(a, b) and reach.ok(b, a)):
             raise ScenarioError(ft.path, f'no route between "{a}" and "{b}" in both directions')
-    start, spread = ft.get("start", _start_range, (0, 0))
+    start, spread = ft.get("start", parse_duration_range, (0, 0))
     if start + spread >= duration_ns:
         raise ScenarioError(ft.at("start"), "must be before the end of the run (duration)", ft.raw("start"))
     tcp_table = ft.table("tcp")
@@ -170,17 +170,6 @@ def _parse_group(
         initiator=ft.get("initiator", choice(("src", "dst")), _DEFAULT_INITIATOR[kind]),
         tcp=parse_tcp(tcp_table, base_tcp),
     )
-
-
-def _start_range(value: Any, path: str) -> tuple[int, int]:
-    """``start``: a duration, or ``"A..B"`` for a start drawn uniformly per flow from [A, B] (start, spread)."""
-    if isinstance(value, str) and ".." in value:
-        lo_text, hi_text = value.split("..", 1)
-        lo, hi = parse_duration(lo_text.strip(), path), parse_duration(hi_text.strip(), path)
-        if hi < lo:
-            raise ScenarioError(path, 'a range "A..B" needs A <= B', value)
-        return lo, hi - lo
-    return parse_duration(value, path), 0
 
 
 def _parse_app(kind: str, ft: Table) -> AppSpec:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ecnlab.files import naming
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
@@ -88,7 +90,8 @@ def write(directory: Path, table: pa.Table | None) -> Path | None:
     import pyarrow.parquet as pq
 
     path = directory / FLOWS_FILE
-    pq.write_table(table, path, compression="zstd", use_dictionary=_DICTIONARY)
+    with naming(path):
+        pq.write_table(table, path, compression="zstd", use_dictionary=_DICTIONARY)
     return path
 
 
@@ -106,7 +109,8 @@ def encode(table: pa.Table | None) -> dict[str, bytes]:
 
 def read(run_dir: str | Path) -> pd.DataFrame | None:
     """A run directory's flows.parquet as a DataFrame; None when the run has none."""
-    import pandas as pd
 
     path = Path(run_dir) / FLOWS_FILE
-    return pd.read_parquet(path) if path.is_file() else None
+    from ecnlab.files import read_parquet
+
+    return read_parquet(path) if path.is_file() else None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 from collections.abc import Iterable
 
-__all__ = ["natural_key", "natural_sorted", "summarize", "is_glob", "match_glob", "NAME_RE"]
+__all__ = ["natural_key", "natural_sorted", "summarize", "is_glob", "match_glob", "unknown_name", "NAME_RE"]
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 _DIGITS = re.compile(r"(\d+)")
@@ -59,3 +60,14 @@ def is_glob(pattern: str) -> bool:
 def match_glob(pattern: str, names: Iterable[str]) -> list[str]:
     """Names matching the glob, in natural order."""
     return natural_sorted(n for n in names if fnmatch.fnmatchcase(n, pattern))
+
+
+def unknown_name(option: str, name: str, known: Iterable[str], what: str = "unknown name") -> str:
+    """The one-line error for a name that is none of ``known`` (as the scenario parser words an
+    unknown key): ``--cases = "e": unknown name, did you mean "a"? (allowed: a, b, c, d)``."""
+    from ecnlab.errors import fmt_value
+
+    allowed = list(known)
+    close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+    hint = f', did you mean "{close[0]}"?' if close else ""
+    return f"{option} = {fmt_value(name)}: {what}{hint} (allowed: {', '.join(allowed) if allowed else 'none'})"

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ecnlab.errors import EcnlabError
+from ecnlab.files import write_figure as write_file
 from ecnlab.intervals import METHOD, interval, t_critical
 from ecnlab.quantities import RUN_SCOPE, Quantity, quantity
 
@@ -48,7 +50,7 @@ _ROW_KEY = {"flows": "id", "queues": "link"}  # the column naming a row of one r
 _CHARS_PER_INCH = 11  # of a title at the "medium" font size (a caption at "small" is narrower)
 
 
-class PlotError(ValueError):
+class PlotError(EcnlabError, ValueError):
     """A plot request that the results cannot answer (unknown column, an unplotted varying axis)."""
 
 
@@ -259,8 +261,8 @@ def write_figure(fig: Any, stem: Path, *, dpi: int = 120) -> list[Path]:
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]  # "max_p=0.1" keeps its ".1"
     with matplotlib.rc_context({"svg.hashsalt": "ecnlab"}):
-        fig.savefig(paths[0], dpi=dpi, metadata={"Software": None})
-        fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+        write_file(fig, paths[0], dpi=dpi, metadata={"Software": None})  # each written whole
+        write_file(fig, paths[1], metadata={"Date": None, "Creator": None})
     return paths
 
 
@@ -388,14 +390,13 @@ def run_figure(run_dir: str | Path) -> Any:
     sampled queue that held packets (length with the AQM's dashed average, the oldest packet's
     sojourn, the AQM's probability, marks and drops per interval), then each sampled flow's cwnd
     and goodput per interval; one line per queue or flow, nothing averaged."""
-    import json
-
     from matplotlib.figure import Figure
 
+    from ecnlab.results import read_summary
     from ecnlab.timeseries import read_flows, read_queues
 
     run = Path(run_dir)
-    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    summary = read_summary(run / "summary.json")
     queues = read_queues(run)
     queues = queues[queues.groupby("link")["qlen_pkts"].transform("max") > 0] if len(queues) else queues
     flows = read_flows(run)

@@ -184,6 +184,10 @@ def _dualpi2(table: Table, fields: dict[str, Any]) -> dict[str, Any]:
             )
     typ = table.get("typical_rtt", _dur, None)
     mx = table.get("max_rtt", _dur, None)
+    if typ is not None and mx is not None and typ > mx:
+        raise ScenarioError(
+            table.at("typical_rtt"), f"must be <= max_rtt ({table.raw('max_rtt')})", table.raw("typical_rtt")
+        )
     typ = typ if typ is not None else (mx or 0) // 6
     mx = mx if mx is not None else 6 * typ
     tupdate = min(typ, mx // 3)
@@ -229,9 +233,11 @@ def engine_check(table: Table, kind: str, queue: dict[str, Any]) -> None:
     if err is None:
         return
     field, value, allowed = err
+    allowed = allowed.replace("limit_pkts", "limit")  # the scenario's name for the packet limit
     for k, spec in MODERN_KEYS[kind].items():  # the rule in scenario keys, not engine fields
         allowed = allowed.replace(spec.engine, k) if spec.engine.endswith(("_ns", "_pct", "_bytes")) else allowed
-    key = _scenario_key(kind, field)
+    given = [k for k, spec in MODERN_KEYS[kind].items() if spec.engine == field and table.has(k)]
+    key = given[0] if given else _scenario_key(kind, field)  # threshold_bytes, not threshold
     if key is not None and table.has(key):
         raise ScenarioError(table.at(key), allowed, table.raw(key))
     where = table.at(key) if key is not None else table.path

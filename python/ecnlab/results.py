@@ -24,6 +24,7 @@ __all__ = [
     "write_summary",
     "RunResult",
     "load_result",
+    "read_summary",
     "git_commit",
 ]
 
@@ -101,10 +102,10 @@ def dumps(summary: dict[str, Any]) -> str:
 
 
 def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
-    """Write ``directory/summary.json``."""
-    path = directory / SUMMARY_FILE
-    path.write_text(dumps(summary), encoding="utf-8")
-    return path
+    """Write ``directory/summary.json`` (whole, or not at all: ``files.py``)."""
+    from ecnlab.files import write_text
+
+    return write_text(directory / SUMMARY_FILE, dumps(summary))
 
 
 @dataclass
@@ -181,10 +182,43 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def load_result(path: str | Path) -> RunResult:
     """A result directory (or its summary.json) read back; checks ``format_version``."""
-    p = Path(path)
+    from ecnlab.arguments import as_path
+
+    p = as_path(path, "path")
     file = p / SUMMARY_FILE if p.is_dir() else p
-    summary = json.loads(file.read_text(encoding="utf-8"))
-    version = summary.get("format_version")
+    return RunResult(read_summary(file), file.parent)
+
+
+# What every summary.json holds (simulated or emulated), and the JSON type of each.
+_SUMMARY_SHAPE = {"scenario": dict, "flows": list, "queues": list, "links": list}
+_JSON_NAME = {dict: "object", list: "array"}
+
+
+def read_summary(file: Path) -> dict[str, Any]:
+    """A summary.json read and checked: a JSON object of this ``format_version`` with the records
+    every summary has. A missing, truncated or foreign file raises ResultError naming it."""
+    from ecnlab.errors import MissingResultError, ResultError
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MissingResultError(file, "missing (not an ecnlab result)") from None
+    except IsADirectoryError:
+        raise ResultError(file, f"is a directory, not an ecnlab result (no {SUMMARY_FILE} in it)") from None
+    except UnicodeDecodeError as e:
+        raise ResultError(file, f"damaged: not UTF-8 ({e.reason})") from None
+    except OSError as e:
+        raise ResultError(file, f"cannot be read ({e.strerror or e})") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ResultError(file, f"damaged: not valid JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(doc, dict):
+        raise ResultError(file, "not an ecnlab summary (a JSON object is expected)")
+    version = doc.get("format_version")
     if version != FORMAT_VERSION:
-        raise ValueError(f"{file}: format_version {version!r} is not supported (this ecnlab reads {FORMAT_VERSION})")
-    return RunResult(summary, file.parent)
+        raise ResultError(file, f"format_version {version!r} is not supported (this ecnlab reads {FORMAT_VERSION})")
+    for key, kind in _SUMMARY_SHAPE.items():
+        if not isinstance(doc.get(key), kind):
+            raise ResultError(file, f"not an ecnlab summary: {key!r} is missing or not a JSON {_JSON_NAME[kind]}")
+    return doc

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ecnlab import flowtable, timeseries
+from ecnlab.arguments import optional_path
 from ecnlab.bottleneck import signal_warnings
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
@@ -65,8 +66,9 @@ def run(
     With ``out``, also write ``out/summary.json`` and any pcaps; an existing
     result directory there is replaced only once the new run has succeeded.
     """
+    target = optional_path(out, "out")
     sc = load_scenario(scenario, overrides, seed=seed)
-    return run_scenario(sc, out=Path(out) if out is not None else None)
+    return run_scenario(sc, out=target)
 
 
 def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:

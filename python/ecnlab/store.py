@@ -19,18 +19,20 @@ Only ``manifest.json`` records when it was written.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import math
-import os
 import platform
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ecnlab.results import SUMMARY_FILE, git_commit
+from ecnlab.arguments import as_path
+from ecnlab.errors import MissingResultError, ResultError
+from ecnlab.files import write_atomic, write_text
+from ecnlab.results import SUMMARY_FILE, git_commit, read_summary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -218,12 +220,13 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> pa.Table:
 
 def read_summaries(out: Path, sweep: Sweep) -> dict[str, dict[str, Any]]:
     """The summary.json of every complete run of ``sweep`` under ``out/runs``."""
-    found = {}
-    for run in sweep.runs:
-        path = out / RUNS_DIR / run.name / SUMMARY_FILE
-        if path.is_file():
-            found[run.name] = json.loads(path.read_text(encoding="utf-8"))
-    return found
+    from ecnlab.sweep.execute import is_complete
+
+    return {
+        run.name: read_summary(out / RUNS_DIR / run.name / SUMMARY_FILE)
+        for run in sweep.runs
+        if is_complete(out / RUNS_DIR, run.name)
+    }
 
 
 def write_store(
@@ -232,23 +235,31 @@ def write_store(
     """(Re)write the Parquet tables and the manifest from the complete runs; return the table paths.
     ``known``: :func:`run_rows` of runs this process just stored (computed while the workers ran);
     the other complete runs' summary.json are read here."""
-    import pyarrow.parquet as pq
+
+    from ecnlab.sweep.execute import is_complete
 
     known = known or {}
     per_run: dict[str, RunRows] = {}
     for run in sweep.runs:
-        path = out / RUNS_DIR / run.name / SUMMARY_FILE
-        if path.is_file():
-            rows = known.get(run.name)
-            per_run[run.name] = rows if rows is not None else run_rows(run, json.loads(path.read_text("utf-8")))
+        rows = known.get(run.name)
+        if rows is None and is_complete(out / RUNS_DIR, run.name):  # a damaged run is left out
+            rows = run_rows(run, read_summary(out / RUNS_DIR / run.name / SUMMARY_FILE))
+        if rows is not None:
+            per_run[run.name] = rows
     rows = _rows(sweep, per_run)
     paths = {}
     for name in TABLES:
         table = _table(rows[name], ["run", "seed", *sweep.columns])
         paths[name] = out / f"{name}.parquet"
-        _atomic(paths[name], lambda tmp, t=table: pq.write_table(t, tmp, compression="zstd"))
+        write_atomic(paths[name], functools.partial(_write_parquet, table))
     write_manifest(out, sweep, complete=len(per_run), failed=failed or [])
     return paths
+
+
+def _write_parquet(table: pa.Table, where: str) -> None:
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, where, compression="zstd")
 
 
 def write_manifest(out: Path, sweep: Sweep, *, complete: int, failed: list[str]) -> Path:
@@ -275,7 +286,7 @@ def write_manifest(out: Path, sweep: Sweep, *, complete: int, failed: list[str])
     }
     path = out / MANIFEST
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    _atomic(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    write_text(path, text)
     return path
 
 
@@ -284,19 +295,6 @@ def _version(package: str) -> str:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
         return "not installed"
-
-
-def _atomic(path: Path, write: Any) -> None:
-    """Write through ``write(tmp_path)`` into a temporary file beside ``path``, then rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass
@@ -319,8 +317,7 @@ class SweepResults:
 
     def summary(self, run: str) -> dict[str, Any]:
         """The full summary.json of one run."""
-        path = self.path / RUNS_DIR / run / SUMMARY_FILE
-        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+        return read_summary(self.path / RUNS_DIR / run / SUMMARY_FILE)
 
     def queue_series(self, run: str) -> pd.DataFrame:
         """One run's queue time series (``timeseries.py``; empty without ``sample_interval``)."""
@@ -336,21 +333,35 @@ class SweepResults:
 
 
 def load(path: str | Path) -> SweepResults:
-    """Read a sweep directory (``ecnlab sweep --out DIR``); checks the manifest's format_version."""
-    import pandas as pd
+    """Read a sweep directory (``ecnlab sweep --out DIR``); checks the manifest's format_version.
+    A missing, damaged or foreign file raises ResultError naming it."""
+    p = as_path(path, "path")
+    manifest = read_manifest(p)
+    frames = {name: _read_table(p / f"{name}.parquet") for name in TABLES}
+    return SweepResults(p, manifest, frames["runs"], frames["flows"], frames["queues"])
 
-    p = Path(path)
+
+def read_manifest(p: Path) -> dict[str, Any]:
+    """``p/manifest.json`` read and checked (ResultError naming it when missing or damaged)."""
     mpath = p / MANIFEST
     if not mpath.is_file():
-        raise FileNotFoundError(f"{p}: not an ecnlab sweep directory (no {MANIFEST})")
-    manifest = json.loads(mpath.read_text(encoding="utf-8"))
+        raise MissingResultError(p, f"not an ecnlab sweep directory (no {MANIFEST})")
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ResultError(mpath, f"damaged: cannot be read as JSON ({e})") from None
+    if not isinstance(manifest, dict):
+        raise ResultError(mpath, "not an ecnlab manifest (a JSON object is expected)")
     version = manifest.get("format_version")
     if version != STORE_VERSION:
-        raise ValueError(f"{mpath}: format_version {version!r} is not supported (this ecnlab reads {STORE_VERSION})")
-    frames = {}
-    for name in TABLES:
-        tpath = p / f"{name}.parquet"
-        if not tpath.is_file():
-            raise FileNotFoundError(f"{tpath}: missing; re-run `ecnlab sweep` to rebuild the tables")
-        frames[name] = pd.read_parquet(tpath)
-    return SweepResults(p, manifest, frames["runs"], frames["flows"], frames["queues"])
+        raise ResultError(mpath, f"format_version {version!r} is not supported (this ecnlab reads {STORE_VERSION})")
+    if not isinstance(manifest.get("axes"), list):
+        raise ResultError(mpath, "not an ecnlab manifest: 'axes' is missing or not a JSON array")
+    return manifest
+
+
+def _read_table(tpath: Path) -> pd.DataFrame:
+    """One Parquet table of the store (ResultError naming it when missing or damaged)."""
+    from ecnlab.files import read_parquet
+
+    return read_parquet(tpath, "re-run `ecnlab sweep` to rebuild the tables")

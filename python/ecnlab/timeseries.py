@@ -25,6 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ecnlab.files import naming
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
@@ -146,7 +148,8 @@ def write(directory: Path, tabs: dict[str, pa.Table]) -> list[Path]:
     paths = []
     for name, table in tabs.items():
         path = directory / name
-        _write_table(table, path)
+        with naming(path):
+            _write_table(table, path)
         paths.append(path)
     return paths
 
@@ -174,10 +177,12 @@ def _write_table(table: pa.Table, where: Any) -> None:
 def _read(run_dir: Path, name: str, key: str, columns: tuple[str, ...]) -> pd.DataFrame:
     import pandas as pd
 
+    from ecnlab.files import read_parquet
+
     path = Path(run_dir) / name
     if not path.is_file():
         return pd.DataFrame(columns=[key, "t_s", *columns])
-    return pd.read_parquet(path)
+    return read_parquet(path)
 
 
 def read_queues(run_dir: str | Path) -> pd.DataFrame:

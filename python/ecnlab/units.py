@@ -11,7 +11,11 @@
   (powers of 1024): ``"20MB"`` = 20 000 000, ``"64KiB"`` = 65 536.
 
 Every parser takes ``(value, path)`` and raises :class:`ScenarioError` naming
-``path`` when the value is not acceptable.
+``path`` when the value is not acceptable. A string must be exactly one of these
+forms and a whole number of the canonical unit (``"1.5ns"`` and ``"0.5B"`` are
+refused, not rounded); a duration range ``"A..B"`` (a flow's ``start``) is two
+durations around exactly two dots (``"0s...2s"`` is refused, not read as
+0 s to 0.2 s).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ecnlab.errors import ScenarioError
 
 __all__ = [
     "parse_duration",
+    "parse_duration_range",
     "parse_rate",
     "parse_size",
     "ns_to_s",
@@ -72,7 +77,7 @@ def parse_duration(value: Any, path: str, *, positive: bool = False) -> int:
         if not m:
             raise ScenarioError(path, f"not a duration (use {hint}; units: ns, us, ms, s)", value)
         sign, number, unit = m.groups()
-        ns = _scale(sign, number, DURATION_UNITS[unit])
+        ns = _scale(sign, number, DURATION_UNITS[unit], path, value, "nanoseconds")
     else:
         raise ScenarioError(path, f"must be a duration ({hint})", value)
     if ns < 0:
@@ -95,7 +100,7 @@ def parse_rate(value: Any, path: str) -> int:
         if not m:
             raise ScenarioError(path, f"not a rate (use {hint})", value)
         sign, number, prefix, _unit = m.groups()
-        bps = _scale(sign, number, RATE_PREFIXES[prefix.lower()])
+        bps = _scale(sign, number, RATE_PREFIXES[prefix.lower()], path, value, "bit/s")
     else:
         raise ScenarioError(path, f"must be a rate ({hint})", value)
     if bps <= 0:
@@ -120,7 +125,7 @@ def parse_size(value: Any, path: str, *, positive: bool = True, max_bytes: int =
         if not m:
             raise ScenarioError(path, f"not a size (use {hint})", value)
         sign, number, unit = m.groups()
-        value_b = _scale(sign, number, SIZE_UNITS[unit.lower()])
+        value_b = _scale(sign, number, SIZE_UNITS[unit.lower()], path, value, "bytes")
     else:
         raise ScenarioError(path, f"must be a size ({hint})", value)
     if value_b < 0 or (positive and value_b == 0):
@@ -130,15 +135,30 @@ def parse_size(value: Any, path: str, *, positive: bool = True, max_bytes: int =
     return int(value_b)
 
 
-def _scale(sign: str, number: str, factor: int) -> int:
-    """``number × factor`` rounded to an integer, exactly for decimal input."""
+def parse_duration_range(value: Any, path: str) -> tuple[int, int]:
+    """A duration, or ``"A..B"``: (A, B - A) in nanoseconds, with A <= B; a plain duration is (A, 0)."""
+    if not (isinstance(value, str) and ".." in value):
+        return parse_duration(value, path), 0
+    parts = [part.strip() for part in value.split("..")]
+    if len(parts) != 2 or parts[0].endswith(".") or parts[1].startswith("."):
+        raise ScenarioError(path, 'not a range (use "A..B": two durations around two dots, e.g. "0s..2s")', value)
+    lo, hi = parse_duration(parts[0], path), parse_duration(parts[1], path)
+    if hi < lo:
+        raise ScenarioError(path, 'a range "A..B" needs A <= B', value)
+    return lo, hi - lo
+
+
+def _scale(sign: str, number: str, factor: int, path: str, raw: str, unit: str) -> int:
+    """``number × factor`` exactly (decimal input); a fraction of the canonical unit is refused."""
     from decimal import Decimal
 
     parsed = Decimal(number)
     if parsed.adjusted() > 40:  # keep absurd exponents from building huge ints
         return -(U64_MAX + 1) if sign else U64_MAX + 1
     scaled = parsed * factor
-    result = int(scaled.to_integral_value())
+    if scaled != scaled.to_integral_value():
+        raise ScenarioError(path, f"must be a whole number of {unit}", raw)
+    result = int(scaled)
     return -result if sign else result
 
 

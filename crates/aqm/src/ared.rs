@@ -10,7 +10,7 @@
 //! ```text
 //! C      = link_rate_bps / (8 · mean_pkt_bytes)          link capacity, packets/s
 //! min_th = max(5, target_delay · C / 2)                   packets   (unless given)
-//! max_th = 3 · min_th                                     packets   (unless given)
+//! max_th = 3 · min_th                                     packets   (unless given; given, ≤ limit_pkts)
 //! wq     = 1 − exp(−1/C)                                  (unless given)
 //! every interval (at t = k·interval, k ≥ 1), with avg the average queue at t:
 //!     part = 0.4 · (max_th − min_th)
@@ -190,6 +190,12 @@ impl AredParams {
         if !(max_th.is_finite() && max_th > min_th) {
             return Err(ConfigError::new("max_th", max_th, format!("must be finite and > min_th ({min_th})")));
         }
+        if let (Some(given), Some(pkts)) = (self.max_th, self.limit_pkts) {
+            if given > f64::from(pkts) {
+                let rule = format!("must be <= limit_pkts ({pkts}): the average queue never exceeds the limit");
+                return Err(ConfigError::new("max_th", given, rule));
+            }
+        }
         Ok(())
     }
 }
@@ -301,5 +307,13 @@ mod tests {
             "max_th = 5: must be finite and > min_th (10)"
         );
         assert_eq!(params().validate(), Ok(()));
+    }
+
+    #[test]
+    fn test_given_max_th_above_limit_rejected() {
+        let p = AredParams { limit_pkts: Some(100), min_th: Some(20.0), max_th: Some(101.0), ..params() };
+        let e = p.validate().unwrap_err().to_string();
+        assert_eq!(e, "max_th = 101: must be <= limit_pkts (100): the average queue never exceeds the limit");
+        assert_eq!(AredParams { max_th: Some(100.0), ..p }.validate(), Ok(()));
     }
 }

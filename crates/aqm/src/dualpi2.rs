@@ -407,7 +407,8 @@ impl DualPi2 {
 
 impl DualPi2Params {
     /// Limit, mtu ≥ 1; durations > 0; α, β finite ≥ 0; k finite > 0;
-    /// `classic_protection_pct` ≤ 100; at most one step threshold; the ramp's
+    /// `classic_protection_pct` ≤ 100; at most one step threshold, a packet one below
+    /// `limit_pkts`; the ramp's
     /// two fields together (range > 0); the step for `linux`, the ramp for `rfc`.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.limit_pkts < 1 {
@@ -434,6 +435,10 @@ impl DualPi2Params {
         }
         if let (Some(_), Some(n)) = (self.step_thresh_ns, self.step_thresh_pkts) {
             return Err(ConfigError::new("step_thresh_pkts", n, "must not be set together with step_thresh_ns"));
+        }
+        if let Some(n) = self.step_thresh_pkts.filter(|&n| n >= self.limit_pkts) {
+            let rule = format!("must be < limit_pkts ({}): a full queue drops the arrival first", self.limit_pkts);
+            return Err(ConfigError::new("step_thresh_pkts", n, rule));
         }
         match (self.ramp_min_ns, self.ramp_range_ns) {
             (None, None) => {}

@@ -454,6 +454,8 @@ fn test_dualpi2_validation_rejects_each_field() {
     );
     let both = DualPi2Params { step_thresh_ns: Some(MS), step_thresh_pkts: Some(3), ..linux() };
     assert_eq!(e(both), "step_thresh_pkts = 3: must not be set together with step_thresh_ns");
+    let above = DualPi2Params { step_thresh_ns: None, step_thresh_pkts: Some(10), limit_pkts: 10, ..linux() };
+    assert_eq!(e(above), "step_thresh_pkts = 10: must be < limit_pkts (10): a full queue drops the arrival first");
     let half = DualPi2Params { ramp_min_ns: Some(800 * US), ..rfc() };
     assert_eq!(e(half), "ramp_range_ns = null: must be set with ramp_min_ns (800000)");
     let half = DualPi2Params { ramp_range_ns: Some(400 * US), ..rfc() };

@@ -21,8 +21,19 @@
 //! | `q_ref`, `a`, `b` | PI: finite, ≥ 0                                |
 //! | `sample_hz`      | PI: (0, 1e9]                                   |
 //! | `personality`    | `linux`: no `gentle`, `wq` = 2^-k (1 ≤ k ≤ 31, tc's Wlog); `ns2`: not with `red_star` |
+//!
+//! Checks across fields, where one value makes another meaningless (a queue
+//! never holds more than its limit, so a threshold beyond it never acts):
+//!
+//! | field             | allowed                                                       |
+//! |-------------------|---------------------------------------------------------------|
+//! | `max_th`          | RED, with `min_th` below the limit, personality not `ns2`: ≤ `limit_pkts` (mode packet), ≤ `limit_bytes` / `mean_pkt_bytes` (mode byte) |
+//! | `q_ref`           | PI: < `limit_pkts` (the reference must be reachable)          |
+//! | `threshold`       | step on packets: < `limit_pkts`; on bytes: < `limit_bytes` (`step.rs`) |
+//! | `max_th`          | ARED, when given: ≤ `limit_pkts` (`ared.rs`)                  |
+//! | `step_thresh_pkts`| DualPI2: < `limit_pkts` (`dualpi2.rs`)                        |
 
-use crate::config::{DropTailParams, PiParams, QueueConfig, RedParams, RedPersonality};
+use crate::config::{DropTailParams, PiParams, QueueConfig, RedMode, RedParams, RedPersonality};
 use crate::red::linux::wlog_of;
 
 /// A parameter outside its allowed range. Displays as `"{field} = {value}: {allowed}"`,
@@ -98,11 +109,39 @@ impl RedParams {
         if self.link_rate_bps < 1 {
             return Err(ConfigError::new("link_rate_bps", self.link_rate_bps, "must be >= 1"));
         }
+        self.validate_max_th_in_limit()?;
         if self.quench && self.ecn {
             let rule = "cannot be combined with ecn = true (a quench gateway forwards the selected packet unmarked)";
             return Err(ConfigError::new("quench", true, rule));
         }
         self.validate_personality()
+    }
+
+    /// The average never exceeds the queue's limit, so a `max_th` above it leaves the region
+    /// between them unreachable (Floyd & Jacobson 1993 §4 assume the buffer holds `max_th`;
+    /// tc-red(8): "limit ... should be larger than max"). Checked where the units agree.
+    fn validate_max_th_in_limit(&self) -> Result<(), ConfigError> {
+        let limit = match (self.mode, self.limit_pkts, self.limit_bytes) {
+            (RedMode::Packet, Some(pkts), None) => (f64::from(pkts), format!("limit_pkts ({pkts})")),
+            (RedMode::Byte, None, Some(bytes)) => {
+                let mean = self.mean_pkt_bytes;
+                let pkts = bytes as f64 / f64::from(mean);
+                (pkts, format!("limit_bytes / mean_pkt_bytes ({bytes} / {mean} = {pkts:.1})"))
+            }
+            _ => return Ok(()),
+        };
+        // min_th at or above the limit turns RED off (ns-2's test suites set both thresholds
+        // beyond the limit for a drop-tail queue); only a region cut short by the limit is refused,
+        // and not for personality ns2: ns-2's automatic thresholds (red.cc, thresh_ = 0) set
+        // max_th = 3·min_th whatever the buffer, and its test suites run such queues.
+        if self.max_th > limit.0 && self.min_th < limit.0 && self.personality != RedPersonality::Ns2 {
+            let rule = format!(
+                "must be <= {}: the average queue never exceeds the limit (min_th at or above it turns RED off)",
+                limit.1
+            );
+            return Err(ConfigError::new("max_th", self.max_th, rule));
+        }
+        Ok(())
     }
 
     /// The options that only some personalities have (docs/peers.md).
@@ -148,6 +187,12 @@ impl PiParams {
         }
         if !(self.sample_hz > 0.0 && self.sample_hz <= 1e9) {
             return Err(ConfigError::new("sample_hz", self.sample_hz, "must be in (0, 1e9] Hz"));
+        }
+        if let Some(pkts) = self.limit_pkts {
+            if self.q_ref >= f64::from(pkts) {
+                let rule = format!("must be < limit_pkts ({pkts}): the queue never holds more than its limit");
+                return Err(ConfigError::new("q_ref", self.q_ref, rule));
+            }
         }
         Ok(())
     }
@@ -244,6 +289,47 @@ mod tests {
             assert_eq!(msg(p), want);
             assert_eq!(QueueConfig::RedStar(p).validate().unwrap_err().to_string(), want);
         }
+    }
+
+    #[test]
+    fn test_red_max_th_above_limit_rejected() {
+        assert_eq!(
+            msg(RedParams { max_th: 61.0, ..red() }),
+            "max_th = 61: must be <= limit_pkts (60): the average queue never exceeds the limit \
+             (min_th at or above it turns RED off)"
+        );
+        // both thresholds beyond the limit: RED off, a drop-tail queue (ns-2's noecn tests)
+        assert_eq!(RedParams { min_th: 1000.0, max_th: 1001.0, ..red() }.validate(), Ok(()));
+        // ns-2's automatic thresholds beyond a small buffer (test-suite-ecn.tcl's smallwin tests)
+        let ns2 =
+            RedParams { personality: RedPersonality::Ns2, min_th: 62.5, max_th: 187.5, limit_pkts: Some(100), ..red() };
+        assert_eq!(ns2.validate(), Ok(()));
+        assert_eq!(RedParams { max_th: 60.0, ..red() }.validate(), Ok(()));
+        let bytes = RedParams { mode: RedMode::Byte, limit_pkts: None, limit_bytes: Some(10_000), ..red() };
+        assert_eq!(
+            msg(bytes),
+            "max_th = 15: must be <= limit_bytes / mean_pkt_bytes (10000 / 1000 = 10.0): \
+             the average queue never exceeds the limit (min_th at or above it turns RED off)"
+        );
+        // packet thresholds against a byte limit: the units differ (small packets), not checked
+        let mixed = RedParams { limit_pkts: None, limit_bytes: Some(10_000), ..red() };
+        assert_eq!(mixed.validate(), Ok(()));
+    }
+
+    #[test]
+    fn test_pi_q_ref_at_or_above_limit_rejected() {
+        let pi = PiParams {
+            limit_pkts: Some(50),
+            limit_bytes: None,
+            q_ref: 50.0,
+            a: 1.822e-5,
+            b: 1.816e-5,
+            sample_hz: 160.0,
+            ecn: true,
+        };
+        let e = QueueConfig::Pi(pi).validate().unwrap_err().to_string();
+        assert_eq!(e, "q_ref = 50: must be < limit_pkts (50): the queue never holds more than its limit");
+        assert_eq!(PiParams { q_ref: 49.0, ..pi }.validate(), Ok(()));
     }
 
     #[test]

@@ -551,7 +551,9 @@ mod tests {
 
     #[test]
     fn test_quench_mode_full_queue_overflows_without_quench() {
-        let cfg = RedParams { quench: true, ..red(2, false) };
+        // The average lags the queue (wq = 0.5): the third arrival finds the queue full with the
+        // average at 1.25, in the early region, and overflows rather than being quenched.
+        let cfg = RedParams { quench: true, min_th: 1.0, max_th: 2.0, wq: 0.5, ..red(2, false) };
         let mut q = AqmQueue::new(&QueueConfig::Red(cfg)).unwrap();
         let mut rng = ScriptRng::new(&[0.0]);
         fill(&mut q, 2, &mut rng);

@@ -25,6 +25,9 @@
 //! and drops anything else; marks count in `marks` and `step_marks`. At
 //! dequeue, a dropped head is followed by a decision on the next head. No
 //! random draws are taken.
+//!
+//! A packet threshold must be below `limit_pkts`, a byte threshold below
+//! `limit_bytes`: a full queue drops the arrival before the step could signal.
 
 use ecnlab_wire::Instant;
 use rand::RngCore;
@@ -82,8 +85,23 @@ impl SchedAqm for Step {
 }
 
 impl StepParams {
+    /// One limit (`error.rs`); a packet or byte threshold below the limit in the same unit: a
+    /// full queue drops the arrival before the step could signal, so a threshold at or above the
+    /// limit never marks.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_limits(self.limit_pkts, self.limit_bytes)
+        check_limits(self.limit_pkts, self.limit_bytes)?;
+        let limit = match (self.on, self.limit_pkts, self.limit_bytes) {
+            (StepOn::Packets, Some(pkts), _) => Some(("limit_pkts", u64::from(pkts))),
+            (StepOn::Bytes, _, Some(bytes)) => Some(("limit_bytes", bytes)),
+            _ => None,
+        };
+        match limit {
+            Some((field, limit)) if self.threshold >= limit => {
+                let rule = format!("must be < {field} ({limit}): a full queue drops the arrival, so it never marks");
+                Err(ConfigError::new("threshold", self.threshold, rule))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -159,5 +177,18 @@ mod tests {
         q.enqueue(Instant::ZERO, TestPkt::new(0, 1500, Ecn::Ect0), &mut rng).unwrap();
         let (_, why) = q.enqueue(Instant::ZERO, TestPkt::new(1, 1500, Ecn::Ect0), &mut rng).unwrap_err();
         assert_eq!(why, DropReason::Early);
+    }
+
+    #[test]
+    fn test_threshold_at_or_above_limit_rejected() {
+        let p = StepParams { limit_pkts: Some(100), limit_bytes: None, on: StepOn::Packets, threshold: 100, ecn: true };
+        let e = QueueConfig::Step(p).validate().unwrap_err().to_string();
+        assert_eq!(e, "threshold = 100: must be < limit_pkts (100): a full queue drops the arrival, so it never marks");
+        assert_eq!(StepParams { threshold: 99, ..p }.validate(), Ok(()));
+        let b = StepParams { limit_pkts: None, limit_bytes: Some(9000), on: StepOn::Bytes, threshold: 9001, ecn: true };
+        assert!(b.validate().unwrap_err().to_string().starts_with("threshold = 9001: must be < limit_bytes (9000)"));
+        // a packet limit with a byte threshold, or a sojourn threshold: different units, not compared
+        assert_eq!(StepParams { limit_pkts: Some(10), on: StepOn::Bytes, threshold: 90_000, ..p }.validate(), Ok(()));
+        assert_eq!(StepParams { on: StepOn::Sojourn, threshold: 10_000_000, ..p }.validate(), Ok(()));
     }
 }

@@ -63,24 +63,33 @@ fn red_params() -> impl Strategy<Value = RedParams> {
     let flags = (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>());
     let sizes = (40u32..1500, prop_oneof![Just(1u64), 1_000u64..10_000_000_000]);
     (limits(), 0.0f64..10.0, 0.05f64..20.0, probs, flags, sizes).prop_map(
-        |((limit_pkts, limit_bytes), min_th, dth, (max_p, wq), (gentle, wait, byte, ecn), (mean, rate))| RedParams {
-            limit_pkts,
-            limit_bytes,
-            min_th,
-            max_th: min_th + dth,
-            max_p,
-            wq,
-            gentle,
-            wait,
-            mode: if byte { RedMode::Byte } else { RedMode::Packet },
-            mean_pkt_bytes: mean,
-            link_rate_bps: rate,
-            ecn,
-            personality: Default::default(),
-            mark_p: None,
-            adaptive: false,
-            ns2_rng_skip: None,
-            quench: false,
+        |((limit_pkts, limit_bytes), min_th, dth, (max_p, wq), (gentle, wait, byte, ecn), (mean, rate))| {
+            // the limit holds max_th where the units agree (RedParams::validate)
+            let max_th = min_th + dth;
+            let (limit_pkts, limit_bytes) = match (byte, limit_pkts, limit_bytes) {
+                (false, Some(p), None) => (Some(p.max(max_th.ceil() as u32)), None),
+                (true, None, Some(b)) => (None, Some(b.max((max_th * f64::from(mean)).ceil() as u64))),
+                other => (other.1, other.2),
+            };
+            RedParams {
+                limit_pkts,
+                limit_bytes,
+                min_th,
+                max_th,
+                max_p,
+                wq,
+                gentle,
+                wait,
+                mode: if byte { RedMode::Byte } else { RedMode::Packet },
+                mean_pkt_bytes: mean,
+                link_rate_bps: rate,
+                ecn,
+                personality: Default::default(),
+                mark_p: None,
+                adaptive: false,
+                ns2_rng_skip: None,
+                quench: false,
+            }
         },
     )
 }
@@ -99,7 +108,7 @@ fn config() -> impl Strategy<Value = QueueConfig> {
 fn pi_params() -> impl Strategy<Value = PiParams> {
     (limits(), 0.0f64..20.0, 0.0f64..0.5, 0.0f64..0.5, 1.0f64..1000.0, any::<bool>()).prop_map(
         |((limit_pkts, limit_bytes), q_ref, a, b, sample_hz, ecn)| PiParams {
-            limit_pkts,
+            limit_pkts: limit_pkts.map(|p| p.max(q_ref.floor() as u32 + 1)), // q_ref < limit_pkts
             limit_bytes,
             q_ref,
             a,

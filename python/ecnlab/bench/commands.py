@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ecnlab.bench.record import add_record_option, check_record_path, write_record
+from ecnlab.names import unknown_name
 
 __all__ = ["COMMANDS", "add_parsers", "dispatch"]
 
@@ -79,7 +80,7 @@ def add_parsers(sub: Any) -> None:
         "scaling", help="ecnlab's cost per packet: flows 10 -> 1 000 000, rate 10M -> 100G, fat trees"
     )
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
-    scaling.add_argument("--only", choices=("flows", "million", "rate", "fattree"), help="one series only")
+    scaling.add_argument("--only", metavar="SERIES", help="one series only: flows, million, rate or fattree")
     add_record_option(scaling)
     rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2")
     rate.add_argument("--runs", type=int, default=1000, help="runs in the sweep, a multiple of 5 (default 1000)")
@@ -106,8 +107,11 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.bench_command == "sweep-rate":
         return _sweep_rate(args)
     if args.bench_command == "scaling":
-        from ecnlab.bench.scaling import format_scaling, run_scaling
+        from ecnlab.bench.scaling import SERIES, format_scaling, run_scaling
 
+        if args.only is not None and args.only not in SERIES:
+            print(f"ecnlab: error: {unknown_name('--only', args.only, SERIES)}", file=sys.stderr)
+            return 2
         print(format_scaling([]))
         rows = run_scaling(args.quick, print, only=args.only)
         _record(args, format_scaling(rows), rows, markdown=False)
@@ -119,11 +123,9 @@ def dispatch(args: argparse.Namespace) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr if msg.startswith("  case") else sys.stdout, flush=True)
 
-    names = [c.strip() for c in args.cases.split(",")] if args.cases else None
-    for n in names or []:
-        if n not in CASES:
-            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(CASES)}", file=sys.stderr)
-            return 2
+    names = _case_names(args.cases, CASES) if args.cases else None
+    if args.cases and names is None:
+        return 2
     reps = args.reps if args.reps is not None else (2 if args.quick else 3)
     if reps < 1:
         print(f"ecnlab: error: --reps = {reps}: must be >= 1", file=sys.stderr)
@@ -240,7 +242,7 @@ def _case_names(arg: str | None, known: Mapping[str, Any]) -> list[str] | None:
     names = [c.strip() for c in arg.split(",")] if arg else list(known)
     for n in names:
         if n not in known:
-            print(f"ecnlab: error: --cases = {n!r}: must be one of {', '.join(known)}", file=sys.stderr)
+            print(f"ecnlab: error: {unknown_name('--cases', n, known)}", file=sys.stderr)
             return None
     return names
 
@@ -274,7 +276,11 @@ def _ns2_ecn(args: argparse.Namespace) -> int:
     known = ns2ecn.list_tests(suite.read_text())
     bad = [t for t in args.tests or [] if t not in known]
     if bad or args.jobs < 1:
-        what = f"--tests {bad[0]!r}: not a test of {ns2ecn.SUITE_NAME}" if bad else f"--jobs {args.jobs}: must be >= 1"
+        what = (
+            unknown_name("--tests", bad[0], known, f"not a test of {ns2ecn.SUITE_NAME}")
+            if bad
+            else f"--jobs = {args.jobs}: must be >= 1"
+        )
         print(f"ecnlab: error: {what}", file=sys.stderr)
         return 2
     if args.out is not None and args.out.exists() and not args.out.is_dir():
@@ -338,6 +344,7 @@ def _fidelity(args: argparse.Namespace) -> int:
         format_row,
         format_spread,
         format_table,
+        grid,
         run_fidelity,
         run_length,
     )
@@ -357,6 +364,11 @@ def _fidelity(args: argparse.Namespace) -> int:
         return 2
     if not 0 <= args.redo_disturbed <= 10:
         print(f"ecnlab: error: --redo-disturbed = {args.redo_disturbed}: must be between 0 and 10", file=sys.stderr)
+        return 2
+    names = [p.name for p in grid(args.cc, args.quick)]
+    if args.points is not None and not any(args.points in n for n in names):
+        what = f"matches no point of --cc {args.cc}" + (" --quick" if args.quick else "")
+        print(f"ecnlab: error: {unknown_name('--points', args.points, names, what)}", file=sys.stderr)
         return 2
     if os.geteuid() != 0:
         print("ecnlab: error: bench fidelity emulates through network namespaces: run it as root", file=sys.stderr)

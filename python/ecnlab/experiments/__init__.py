@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecnlab.errors import ScenarioError
+from ecnlab.files import write_atomic, write_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -241,8 +242,8 @@ def write_outputs(exp: Experiment, d: Path) -> Path:
     tdir = d / "tables"
     for tname, frame in tables:
         tdir.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(tdir / f"{tname}.csv", index=False)
-        (tdir / f"{tname}.md").write_text(to_markdown(frame), encoding="utf-8")
+        write_text(tdir / f"{tname}.csv", frame.to_csv(index=False))
+        write_text(tdir / f"{tname}.md", to_markdown(frame))
     figs = exp.figures(res, d / "figures") if exp.figures else []
     _write_framework_outputs(exp, res, d, tables, figs)
     report = Report(f"{exp.name}: {exp.title}")
@@ -262,7 +263,8 @@ def _write_framework_outputs(exp: Experiment, res: SweepResults, d: Path, tables
     from ecnlab.experiments.framework import METRICS_FILE, write_claims
 
     if exp.run_metrics is not None:
-        exp.run_metrics(res).to_parquet(d / METRICS_FILE, index=False)
+        metrics = exp.run_metrics(res)
+        write_atomic(d / METRICS_FILE, lambda tmp: metrics.to_parquet(tmp, index=False))
     if exp.study is None and exp.claims is None and exp.key_figure is None:
         return
     claims = exp.claims(res, tables) if exp.claims is not None else []

@@ -54,6 +54,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ecnlab.files import write_text
+
 if TYPE_CHECKING:
     from ecnlab.experiments import Experiment
     from ecnlab.store import SweepResults
@@ -401,8 +403,7 @@ def write_claims(d: Path, claims: Sequence[Claim], key_figure: Path | None) -> P
     """``d/claims.json``: the part's claims and the figure the index shows."""
     doc = {"claims": [c.to_json() for c in claims], "key_figure": _rel(key_figure, d)}
     path = d / CLAIMS_FILE
-    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
+    return write_text(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
 
 
 def _rel(p: Path | None, d: Path) -> str | None:
@@ -423,6 +424,11 @@ def read_claims(d: Path) -> PartOutcome:
     path = d / CLAIMS_FILE
     if not path.is_file():
         return PartOutcome()
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    claims = [Claim(**c) for c in doc["claims"]]
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        claims = [Claim(**c) for c in doc["claims"]]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+        from ecnlab.errors import ResultError
+
+        raise ResultError(path, f"damaged ({type(e).__name__}: {e}); run the part again") from None
     return PartOutcome(claims, doc.get("key_figure"), True)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ecnlab.files import write_text
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -95,7 +97,7 @@ class Report:
         for i, s in enumerate(self.sections):
             parts.append(self._section(i, s, page.parent))
         parts.append("</body></html>\n")
-        page.write_text("\n".join(parts), encoding="utf-8")
+        write_text(page, "\n".join(parts))
         return page
 
     def _section(self, i: int, s: Section, root: Path) -> str:

@@ -76,13 +76,15 @@ def add_parsers(sub: Any) -> None:
 
 def dispatch(args: argparse.Namespace) -> int:
     """Run one of COMMANDS; errors become one line and exit status 2."""
-    from ecnlab.errors import ScenarioError
-    from ecnlab.plots import PlotError
+    from ecnlab.errors import EcnlabError, ResultError
 
     what = getattr(args, "sweep", None) or getattr(args, "dir", None) or getattr(args, "experiment", None) or "ecnlab"
     try:
         return _COMMANDS[args.command](args)
-    except (ScenarioError, PlotError, FileNotFoundError, ValueError) as e:
+    except ResultError as e:  # names its file already
+        print(f"ecnlab: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except (EcnlabError, ValueError) as e:  # an OSError goes to cli.main: one line naming the file
         print(f"ecnlab: error: {what}: {e}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:

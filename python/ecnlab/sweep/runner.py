@@ -22,7 +22,7 @@ from typing import TextIO
 from ecnlab.errors import ScenarioError
 from ecnlab.results import SUMMARY_FILE
 from ecnlab.store import MANIFEST, RUNS_DIR, RunRows, run_rows, write_manifest, write_store
-from ecnlab.sweep.execute import Outcome, is_complete, remove_partials, store_run, stored_scenario
+from ecnlab.sweep.execute import Outcome, damage, remove_partials, store_run, stored_scenario
 from ecnlab.sweep.progress import Progress
 from ecnlab.sweep.spec import Run, Sweep
 
@@ -47,8 +47,9 @@ class SweepOutcome:
         return not self.failed and self.skipped + self.ran == self.total
 
 
-def check_sweep_dir(out: Path, sweep: Sweep) -> list[Run]:
-    """Refuse an ``out`` that is not (yet) this sweep's directory; return the runs still to do."""
+def check_sweep_dir(out: Path, sweep: Sweep, damaged: dict[str, str] | None = None) -> list[Run]:
+    """Refuse an ``out`` that is not (yet) this sweep's directory; return the runs still to do.
+    A stored run found damaged (``execute.damage``) is to do again; ``damaged`` collects why."""
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise ScenarioError("--out", "exists and is not a directory", str(out))
     if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
@@ -56,7 +57,11 @@ def check_sweep_dir(out: Path, sweep: Sweep) -> list[Run]:
     runs_dir = out / RUNS_DIR
     pending = []
     for run in sweep.runs:
-        if not is_complete(runs_dir, run.name):
+        stored = (runs_dir / run.name).is_dir()
+        problem = damage(runs_dir, run.name) if stored else None
+        if problem is not None and damaged is not None:
+            damaged[run.name] = problem
+        if not stored or problem is not None:
             pending.append(run)
         elif stored_scenario(runs_dir, run.name) != run.resolved:
             raise ScenarioError(
@@ -101,7 +106,8 @@ def run_sweep(
     """
     out = Path(out)
     stream = stream if stream is not None else sys.stderr
-    pending = check_sweep_dir(out, sweep)
+    damaged: dict[str, str] = {}
+    pending = check_sweep_dir(out, sweep, damaged)
     client = None
     if scheduler is not None and pending and compute is None:
         from ecnlab.sweep.cluster import connect
@@ -118,6 +124,8 @@ def run_sweep(
             write_manifest(out, sweep, complete=result.skipped, failed=[])
             where = f"the Dask cluster at {scheduler}" if client else f"{_jobs(jobs)} worker processes"
             where = "this process, one after another" if compute is not None else where
+            for name, problem in damaged.items():
+                print(f"ecnlab: run {name} is damaged, running it again: {problem}", file=stream)
             print(
                 f"ecnlab: sweep {sweep.source}: {result.total} runs, {result.skipped} already complete, "
                 f"{len(pending)} to run" + (f" on {where}" if pending else ""),

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from ecnlab.experiments.allecn.analysis import SCHEMES
+from ecnlab.files import write_figure
 
 __all__ = ["draw_all", "draw_metric"]
 
@@ -66,8 +67,8 @@ def draw_metric(cells: pd.DataFrame, metric: str, d_ms: float, out: Path, title:
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     png, svg = out.with_suffix(".png"), out.with_suffix(".svg")
-    fig.savefig(png, dpi=110, metadata={"Software": None})
-    fig.savefig(svg, metadata={"Date": None, "Creator": None})
+    write_figure(fig, png, dpi=110, metadata={"Software": None})
+    write_figure(fig, svg, metadata={"Date": None, "Creator": None})
     plt.close(fig)
     return png
 

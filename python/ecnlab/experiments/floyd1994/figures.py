@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from ecnlab.experiments.floyd1994.metrics import GATEWAY_NAMES, GATEWAYS
+from ecnlab.files import write_figure
 
 __all__ = ["draw_grid", "LAN_ROWS", "WAN_ROWS"]
 
@@ -65,8 +66,8 @@ def draw_grid(runs: pd.DataFrame, rows: tuple[tuple[str, str], ...], out: Path, 
     fig.tight_layout(rect=(0, 0.04, 1, 0.97))
     out.parent.mkdir(parents=True, exist_ok=True)
     png, svg = out.with_suffix(".png"), out.with_suffix(".svg")
-    fig.savefig(png, dpi=100, metadata={"Software": None})
-    fig.savefig(svg, metadata={"Date": None, "Creator": None})
+    write_figure(fig, png, dpi=100, metadata={"Software": None})
+    write_figure(fig, svg, metadata={"Date": None, "Creator": None})
     plt.close(fig)
     return png
 

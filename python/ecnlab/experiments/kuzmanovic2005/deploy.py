@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ecnlab.experiments.kuzmanovic2005.persistent import BIN_S, _pct, queue_signals
+from ecnlab.files import write_figure
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -140,7 +141,7 @@ def figure(h: dict[tuple[str, bool], np.ndarray], outdir: Path) -> list[Path]:
     fig.tight_layout()
     outdir.mkdir(parents=True, exist_ok=True)
     path = outdir / "kuz-deploy-cdf.png"
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
     return [path]
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ecnlab.files import write_figure
+
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
@@ -198,7 +200,7 @@ def figure(h: dict[tuple[str, str], np.ndarray], outdir: Path) -> list[Path]:
     fig.tight_layout()
     outdir.mkdir(parents=True, exist_ok=True)
     path = outdir / "kuz-persistent-cdf.png"
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
     return [path]
 

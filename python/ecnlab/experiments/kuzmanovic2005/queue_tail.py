@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ecnlab.files import write_figure
+
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
 
@@ -134,7 +136,7 @@ def figure(cells_df: pd.DataFrame, outdir: Path) -> list[Path]:
     fig.tight_layout()
     outdir.mkdir(parents=True, exist_ok=True)
     path = outdir / "kuz-queue-tail.png"
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
     return [path]
 

@@ -27,6 +27,7 @@ import pandas as pd
 
 from ecnlab.experiments.kuzmanovic2005 import persistent
 from ecnlab.experiments.kuzmanovic2005.codepoints import count_codepoints
+from ecnlab.files import write_figure
 
 if TYPE_CHECKING:
     from ecnlab.store import SweepResults
@@ -320,7 +321,7 @@ def figures(h: dict[str, np.ndarray], c: pd.DataFrame, outdir: Path) -> list[Pat
     axes[0].set_ylabel("cumulative % of objects")
     fig.tight_layout()
     cdf = outdir / "kuz-testbed-cdf.png"
-    fig.savefig(cdf, dpi=110)
+    write_figure(fig, cdf, dpi=110)
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(7, 3.4))
@@ -330,7 +331,7 @@ def figures(h: dict[str, np.ndarray], c: pd.DataFrame, outdir: Path) -> list[Pat
     ax.set(ylabel="normalised throughput (%)", title="goodput to the clients after warm-up / C")
     fig.tight_layout()
     bars = outdir / "kuz-testbed-throughput.png"
-    fig.savefig(bars, dpi=110)
+    write_figure(fig, bars, dpi=110)
     plt.close(fig)
     return [cdf, bars]
 

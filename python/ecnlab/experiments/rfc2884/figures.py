@@ -16,6 +16,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ecnlab.files import write_figure
+
 __all__ = ["fairness_figures", "bulk_figures", "transactional_figures", "line_panels"]
 
 Tables = list[tuple[str, pd.DataFrame]]
@@ -66,7 +68,7 @@ def line_panels(
 def _save(fig: Any, outdir: Path, name: str) -> Path:
     outdir.mkdir(parents=True, exist_ok=True)
     path = outdir / f"{name}.png"
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 
