@@ -71,7 +71,7 @@ def test_compare_of_three_prints_one_table_and_writes_one_figure(three: Path) ->
         "B: linux: emulate-reno-ecn, simulated (seed 1)",
         "C: emu: emulate-reno-ecn, emulated (seed 2, kernel 6.18.0-test)",
     ]
-    assert "note: the resolved scenarios differ in: flows, seed, tcp" in lines
+    assert "note: the resolved scenarios differ in: seed, tcp" in lines
     assert "router delivery lateness: median 40 µs, p99 210 µs, max 900 µs over 12,345 packets" in lines
     tables = [i for i, line in enumerate(lines) if line.split()[:1] == ["metric"]]
     assert len(tables) == 1 and lines[tables[0]].split() == ["metric", "A", "B", "C"]
