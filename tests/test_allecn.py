@@ -158,6 +158,7 @@ def test_split_queue_labels() -> None:
 # --- sweep files ------------------------------------------------------------
 
 
+@pytest.mark.slow  # expands and checks every run of the full sweeps
 @pytest.mark.parametrize(
     ("name", "runs", "delays"),
     [

@@ -15,7 +15,7 @@ from ecnlab.experiments import register, reproduce, unregister
 from ecnlab.experiments.allecn import STUDY
 from ecnlab.experiments.allecn.metrics import min_packets, run_metrics
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]  # slow: whole reproductions
 
 HERE = Path(ecnlab.__file__).parent / "experiments" / "allecn"
 BASE = HERE / "base.toml"

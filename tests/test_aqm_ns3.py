@@ -12,6 +12,8 @@ import pytest
 from ecnlab.bench import aqmdiff
 from ecnlab.bench.measure import PeerFailed
 
+pytestmark = pytest.mark.slow  # ns-3 runs beside the engine
+
 EXACT = [name for name, case in aqmdiff.CASES.items() if case.exact]
 STATISTICAL = [name for name, case in aqmdiff.CASES.items() if not case.exact]
 

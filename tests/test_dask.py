@@ -12,7 +12,7 @@ import pytest
 from conftest import SCENARIOS, run_cli
 from ecnlab.sweep import load_sweep, run_sweep
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]  # slow: whole reproductions
 
 distributed = pytest.importorskip("distributed")
 

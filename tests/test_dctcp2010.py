@@ -15,7 +15,7 @@ from ecnlab.experiments import reproduce
 from ecnlab.experiments.dctcp2010 import analysis
 from ecnlab.experiments.framework import Verdict
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]  # slow: whole reproductions
 
 
 @pytest.fixture(scope="module")

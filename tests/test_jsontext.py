@@ -37,7 +37,7 @@ def stdlib(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(values)
 def test_text_equals_the_standard_library(value: Any) -> None:
     assert dumps_indented(value) == stdlib(value)

@@ -13,7 +13,7 @@ import pytest
 
 from ecnlab.experiments import reproduce
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]  # slow: whole reproductions
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,8 @@ from ecnlab.bench.peerspec import peer_params
 from ecnlab.config import load_scenario
 from ecnlab.errors import ScenarioError
 
+pytestmark = pytest.mark.slow  # ns-2 and ns-3 runs beside the engine
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_peer_params_follow_the_scenario(name: str) -> None:

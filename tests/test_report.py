@@ -79,6 +79,7 @@ def _write_checking_figures(sweep: Path, page: Path, monkeypatch: pytest.MonkeyP
 
 
 @pytest.mark.engine
+@pytest.mark.slow  # a headless browser
 def test_report_renders_in_headless_chromium(reported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The screenshot test: every figure loads, no console error, and no figure's
     title or label is cut at its edge."""

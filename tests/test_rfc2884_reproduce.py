@@ -18,6 +18,8 @@ import pytest
 from ecnlab.experiments import register, register_group, reproduce, unregister
 from ecnlab.experiments.rfc2884 import EXPERIMENTS, HERE
 
+pytestmark = pytest.mark.slow  # whole reproductions
+
 BASE = (HERE / "testbed.toml").as_posix()
 AXES_CONGESTION = """\
 congestion.low = { "flows[0].count" = 2, duration = "200s" }

@@ -24,7 +24,7 @@ import pytest
 from ecnlab.experiments import reproduce
 from ecnlab.experiments.framework import Verdict
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]  # slow: whole reproductions
 EXP = Path(__file__).resolve().parents[1] / "python" / "ecnlab" / "experiments"
 
 
