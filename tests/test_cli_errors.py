@@ -433,6 +433,11 @@ CROSS_CASES: list[tuple[str, list[str], str]] = [
         "limit (the engine's rule for links[20].queue.q_ref)",
     ),
     (
+        "codel-target-above-interval",
+        ['topology.bottleneck_queue={kind="codel", target="200ms", interval="100ms"}'],
+        'topology.bottleneck_queue.target = "200ms": must be <= interval (RFC 8289 §4.3: 5-10 % of it)',
+    ),
+    (
         "step-threshold-at-limit",
         ['topology.bottleneck_queue={kind="step", limit=20, threshold=20}'],
         "topology.bottleneck_queue.threshold = 20: must be < limit (20): a full queue drops the arrival, "

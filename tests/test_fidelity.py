@@ -181,3 +181,9 @@ def test_a_misspelt_point_is_refused_before_anything_runs(capsys):
     assert err.count("\n") == 1 and "reno-sack-red-50M-80ms-1f" in err
     assert main(["bench", "fidelity", "--quick", "--points", "50M"]) == 2  # --quick has 10 Mbit/s points only
     assert "matches no point of --cc reno --quick" in capsys.readouterr().err
+
+
+def test_an_unknown_congestion_control_is_refused_in_one_line(capsys):
+    assert main(["bench", "fidelity", "--cc", "cubc"]) == 2
+    err = capsys.readouterr().err
+    assert err == 'ecnlab: error: --cc = "cubc": unknown name, did you mean "cubic"? (allowed: reno, cubic, dctcp)\n'

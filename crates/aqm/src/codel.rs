@@ -420,6 +420,11 @@ pub(crate) fn validate_codel_times(
             return Err(ConfigError::new(field, v, rule));
         }
     }
+    if target_ns > interval_ns {
+        // RFC 8289 §4.3-4.4: the target is a small fraction (5-10 %) of the interval; above it a
+        // standing queue would never be "persistent for an interval" before it exceeded the target.
+        return Err(ConfigError::new("target_ns", target_ns, "must be <= interval_ns (RFC 8289 §4.3: 5-10 % of it)"));
+    }
     if mtu_bytes < 1 {
         return Err(ConfigError::new("mtu_bytes", mtu_bytes, "must be >= 1"));
     }
@@ -428,7 +433,8 @@ pub(crate) fn validate_codel_times(
 
 impl CodelParams {
     /// CoDel (`codel.rs`): limits as DropTail; `target_ns`, `interval_ns`,
-    /// `ce_threshold_ns` > 0 (< 2^41 for personality linux); `mtu_bytes` ≥ 1.
+    /// `ce_threshold_ns` > 0 (< 2^41 for personality linux), `target_ns` ≤ `interval_ns`;
+    /// `mtu_bytes` ≥ 1.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_limits(self.limit_pkts, self.limit_bytes)?;
         validate_codel_times(self.personality, self.target_ns, self.interval_ns, self.ce_threshold_ns, self.mtu_bytes)

@@ -399,6 +399,10 @@ fn test_codel_validate_rejections() {
     assert_eq!(e(CodelParams { interval_ns: 0, ..ok }), "interval_ns = 0: must be > 0");
     assert_eq!(e(CodelParams { ce_threshold_ns: Some(0), ..ok }), "ce_threshold_ns = 0: must be > 0");
     assert_eq!(e(CodelParams { mtu_bytes: 0, ..ok }), "mtu_bytes = 0: must be >= 1");
+    // RFC 8289 §4.3: the target is a fraction of the interval.
+    let late = CodelParams { target_ns: 200 * 1_000_000, interval_ns: 100 * 1_000_000, ..ok };
+    assert_eq!(e(late), "target_ns = 200000000: must be <= interval_ns (RFC 8289 §4.3: 5-10 % of it)");
+    assert_eq!(CodelParams { target_ns: ok.interval_ns, ..ok }.validate(), Ok(()));
     assert!(e(CodelParams { interval_ns: 1 << 41, ..ok }).starts_with("interval_ns = 2199023255552: must be < 2^41"));
     let rfc = CodelParams { interval_ns: 1 << 41, ..params(AqmPersonality::Rfc) };
     assert_eq!(rfc.validate(), Ok(()));
