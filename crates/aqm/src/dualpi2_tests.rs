@@ -38,6 +38,8 @@ fn params(personality: AqmPersonality) -> DualPi2Params {
         drop_on_overload: true,
         mtu_bytes: 1514,
         personality,
+        drop_early: false,
+        memory_limit_bytes: None,
     }
 }
 
