@@ -579,8 +579,7 @@ impl SchedAqm for DualPi2 {
                 return None;
             };
             let h = b.head(sub).expect("non-empty sub-queue has a head");
-            let coupled =
-                !self.cfg.drop_early && b.len_bytes() - u64::from(h.len) >= 2 * u64::from(self.cfg.mtu_bytes);
+            let coupled = !self.cfg.drop_early && b.len_bytes() - u64::from(h.len) >= 2 * u64::from(self.cfg.mtu_bytes);
             let flag = sub == L && self.apply.front().copied().unwrap_or(false);
             // RFC 9332 A.2: no native L4S marking of a lone packet (Th_len = 1 packet).
             let apply = flag && (self.cfg.personality == AqmPersonality::Linux || b.sub_len_pkts(L) > TH_LEN_PKTS);
