@@ -703,3 +703,25 @@ fn test_dualpi2_integer_coupling_equals_linux_cap_and_local_l_prob() {
         assert!(local <= u64::from(u32::MAX));
     }
 }
+
+/// `dualpi2_qdisc_dequeue`: an L packet meets `must_drop`'s roll against k·p'
+/// and then `do_step_aqm`; it is marked if either fires (RFC 9332 A.1's
+/// max(p'_L, p_CL)), and a packet both would mark is counted once.
+#[test]
+fn test_dualpi2_linux_l_mark_is_coupled_or_step() {
+    let mut h = H::new(&linux()).with_p(0.3); // k·p' = 0.6
+    fill(&mut h, 5, Ecn::Ect1);
+    // At 5 ms every head is above the 1 ms step. id 0: roll 0.5 marks (the step
+    // finds it marked); id 1: roll 0.9 does not, the step marks.
+    let mut rng = ScriptRng::new(&[0.5, 0.9]);
+    let a = h.deq(t(5 * MS), &mut rng).unwrap().1;
+    let b = h.deq(t(5 * MS), &mut rng).unwrap().1;
+    assert_eq!((a.id, a.ecn, a.ce_calls, b.id, b.ecn), (0, Ecn::Ce, 1, 1, Ecn::Ce));
+    let s = h.st.stats.snapshot(t(5 * MS), 0, 0);
+    assert_eq!((s.marks, s.step_marks, s.dequeue_marks), (2, 1, 2));
+    // Not above the step (sojourn 1 ms) only the roll decides: 0.7 > 0.6 leaves the head unmarked.
+    let mut rng = ScriptRng::new(&[0.7]);
+    let mut h2 = H::new(&linux()).with_p(0.3);
+    fill(&mut h2, 5, Ecn::Ect1);
+    assert_eq!(h2.deq(t(MS), &mut rng).unwrap().1.ecn, Ecn::Ect1);
+}
