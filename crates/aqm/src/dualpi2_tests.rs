@@ -565,7 +565,10 @@ proptest! {
         prop_assert_eq!(arrivals, s.arrivals);
         prop_assert_eq!(s.enqueued, out + dropped_after + u64::from(q.len_pkts()));
         prop_assert_eq!(s.classes[0].dequeued + s.classes[1].dequeued, out);
-        prop_assert_eq!(s.classes[0].drops + s.classes[1].drops, dropped_after);
+        prop_assert_eq!(s.dequeue_drops, dropped_after);
+        // A class's drops are the AQM's (at dequeue, or at arrival with drop_early), not tail drops.
+        prop_assert_eq!(s.classes[0].drops + s.classes[1].drops, s.early_drops);
+        prop_assert_eq!(s.classes[0].marks + s.classes[1].marks, s.marks);
         prop_assert!(s.marks <= s.enqueued);
         if let Some(m) = mem {
             prop_assert!(q.len_bytes() <= m);
@@ -628,6 +631,8 @@ fn test_dualpi2_drop_early_decides_on_the_arrival() {
     assert_eq!(out, [(5, Ecn::Ce), (6, Ecn::Ce), (0, Ecn::Ect0), (1, Ecn::Ect0), (2, Ecn::Ect0), (3, Ecn::Ce)]);
     let s = h.st.stats.snapshot(t(5 * MS), 0, 0);
     assert_eq!((s.step_marks, s.dequeue_marks), (1, 1));
+    // Marks at arrival count in their class: L ids 5 (arrival) and 6 (step), C id 3.
+    assert_eq!((s.marks, s.classes[0].marks, s.classes[1].marks), (3, 2, 1));
 }
 
 /// `dualpi2_enqueue_skb`: the packet limit (both queues) and the memory limit
