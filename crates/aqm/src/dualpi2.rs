@@ -1,6 +1,6 @@
 //! DualPI2: the DualQ Coupled AQM with a PI2 base controller. Two FIFOs, L
 //! (sub-queue 0) and C (sub-queue 1), one base probability p' coupling them;
-//! every decision is taken at dequeue.
+//! decisions are taken at dequeue (the coupled one at enqueue with `drop_early`).
 //!
 //! Sources: RFC 9332 (§2.4, §4, Appendix A pseudo-code: `dualpi2_update`,
 //! `dualpi2_dequeue`, the L4S ramp `laqm`); Linux `net/sched/sch_dualpi2.c`
@@ -125,9 +125,14 @@
 //! it, or a driver queue of one packet).
 //!
 //! Deviations from Linux: no GSO (every packet is one segment, as Linux's
-//! default `split_gso`), no tc filters / priority classes (LLLL); a head
-//! already CE-marked by the coupled AQM is not step-marked again (Linux counts
-//! it twice in `ecn_mark`, which the host's "marks ≤ enqueued" identity forbids).
+//! default `split_gso`), no tc filters / priority classes (LLLL); the memory
+//! limit counts wire lengths, not truesize, and is off unless given; durations
+//! in ns without Linux's µs granularity or its 4.29 s cap (u32 ns) on
+//! `tupdate` and the step; α, β of 0 or above 2^31 − 1 tc units taken (Linux
+//! refuses them); k may be any real > 0 (Linux: an integer 1–255; the
+//! arithmetic above is Linux's for an integer k); a head already CE-marked by
+//! the coupled AQM is not step-marked again (Linux counts it twice in
+//! `ecn_mark`, which the host's "marks ≤ enqueued" identity forbids).
 
 use std::collections::VecDeque;
 
