@@ -46,6 +46,9 @@ def test_each_kind_validates_and_reaches_the_engine(kind: str) -> None:
         ("pie", ["alpha=-1"], "alpha = -1: must be >= 0"),
         ("dualpi2", ["classic_protection=101"], "classic_protection = 101: must be in [0, 100]"),
         ("dualpi2", ['personality="ns3"'], 'personality = "ns3": must be one of linux, rfc'),
+        ("dualpi2", ['ecn_mask="ect0"'], 'ecn_mask = "ect0": must be one of l4s_ect, cla_ect, any_ect'),
+        ("dualpi2", ['drop_early="yes"'], 'drop_early = "yes": must be'),
+        ("dualpi2", ["memory_limit=0"], "memory_limit = 0: must be > 0 bytes"),
         # Refused by the engine's own rule (crates/aqm/src/ared.rs), reported against the key.
         ("ared", ["bottom=0.7"], "bottom = 0.7: must be in (0, top = 0.5)"),
         ("dualpi2", ['typical_rtt="10ms"', "alpha=0.2"], "alpha = 0.2: cannot be given with typical_rtt or max_rtt"),
@@ -74,6 +77,14 @@ def test_defaults_are_linux_and_resolve_to_engine_fields() -> None:
     q = next(link for link in engine_spec(sc)["links"] if link["name"] == "R1->R2")["queue"]
     assert (q["target_ns"], q["tupdate_ns"]) == (20_000_000, 20_000_000)
     assert q["alpha"] == pytest.approx(0.1 * 0.02 / 0.12**2) and q["beta"] == pytest.approx(0.3 / 0.12)
+
+
+def test_dualpi2_linux_options_reach_the_engine() -> None:
+    """sch_dualpi2's drop_early, memory_limit and ecn_mask cla_ect lower to the engine's fields."""
+    over = {"kind": "dualpi2", "drop_early": True, "memory_limit": "3MB", "ecn_mask": "cla_ect"}
+    sc = load_scenario(BASE, overrides={Q: over})
+    q = next(link for link in engine_spec(sc)["links"] if link["name"] == "R1->R2")["queue"]
+    assert (q["drop_early"], q["memory_limit_bytes"], q["ecn_mask"]) == (True, 3_000_000, "cla_ect")
 
 
 def test_fq_codel_run_reports_sojourn_and_marks_at_dequeue(tmp_path: Path) -> None:

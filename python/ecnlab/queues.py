@@ -109,9 +109,11 @@ MODERN_KEYS: dict[str, dict[str, Key]] = {
         "ramp_min": _d("ramp_min_ns", None),
         "ramp_range": _d("ramp_range_ns", None),
         "classic_protection": Key("classic_protection_pct", integer(0, 100), 10),
-        "ecn_mask": Key("ecn_mask", choice(("l4s_ect", "any_ect")), "l4s_ect"),
+        "ecn_mask": Key("ecn_mask", choice(("l4s_ect", "cla_ect", "any_ect")), "l4s_ect"),
         "drop_on_overload": Key("drop_on_overload", boolean, True),
+        "drop_early": Key("drop_early", boolean, None),  # engine default false (sch_dualpi2: drop at dequeue)
         "mtu": Key("mtu_bytes", integer(1, 65535), 1514),
+        "memory_limit": Key("memory_limit_bytes", _size, None),  # default none
         "personality": Key("personality", choice(("linux", "rfc")), "linux"),
     },
     "ared": {

@@ -146,7 +146,7 @@ impl<P: QueuedPacket> Store<P> {
         }
         self.len_pkts += 1;
         self.len_bytes += u64::from(len);
-        self.stats.on_enqueue(how, self.len_pkts, self.len_bytes);
+        self.stats.on_enqueue(sub, how, self.len_pkts, self.len_bytes);
     }
 
     /// Removes the head of `sub` for transmission and counts it dequeued.

@@ -216,15 +216,29 @@ pub struct FqCodelParams {
     pub personality: AqmPersonality,
 }
 
-/// Which packets DualPI2 classifies into the L queue.
+/// Which packets DualPI2 classifies into the L queue: those whose ECN field
+/// shares a bit with the mask (Linux `TC_DUALPI2_ECN_MASK_*`, `dualpi2_skb_classify`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnMask {
-    /// ECT(1) and CE (RFC 9331 §5.1), Linux `l4s_ect`.
+    /// Mask 0b01: ECT(1) and CE (RFC 9331 §5.1), Linux `l4s_ect`.
     #[default]
     L4sEct,
-    /// ECT(0), ECT(1) and CE: DCTCP in a data centre (Linux `any_ect`).
+    /// Mask 0b10: ECT(0) and CE; ECT(1) goes to C (Linux `cla_ect`).
+    ClaEct,
+    /// Mask 0b11: ECT(0), ECT(1) and CE: DCTCP in a data centre (Linux `any_ect`).
     AnyEct,
+}
+
+impl EcnMask {
+    /// The mask's bits, as Linux's `ecn_mask`.
+    pub fn bits(self) -> u8 {
+        match self {
+            EcnMask::L4sEct => 0b01,
+            EcnMask::ClaEct => 0b10,
+            EcnMask::AnyEct => 0b11,
+        }
+    }
 }
 
 /// DualPI2. Capacity: `limit_pkts` (Linux 10000) over both queues.
@@ -244,7 +258,7 @@ pub struct DualPi2Params {
     /// L4S step: mark an L packet whose sojourn exceeds this (1 ms) ...
     #[serde(default)]
     pub step_thresh_ns: Option<u64>,
-    /// ... or, instead, while the L queue holds at least this many packets.
+    /// ... or, instead, while more than this many packets wait in the L queue behind it.
     #[serde(default)]
     pub step_thresh_pkts: Option<u32>,
     /// The step applies only when the L queue held at least this many packets at enqueue (0).
@@ -264,6 +278,13 @@ pub struct DualPi2Params {
     pub mtu_bytes: u32,
     #[serde(default)]
     pub personality: AqmPersonality,
+    /// Take the coupled decision (`must_drop`) at enqueue instead of dequeue (false).
+    #[serde(default)]
+    pub drop_early: bool,
+    /// Tail-drop an arrival that would take the queued bytes of both queues
+    /// above this (absent: no byte limit).
+    #[serde(default)]
+    pub memory_limit_bytes: Option<u64>,
 }
 
 /// Adaptive RED. Thresholds and weight are set automatically from the link

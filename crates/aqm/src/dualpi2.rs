@@ -1,17 +1,31 @@
 //! DualPI2: the DualQ Coupled AQM with a PI2 base controller. Two FIFOs, L
 //! (sub-queue 0) and C (sub-queue 1), one base probability p' coupling them;
-//! every decision is taken at dequeue.
+//! decisions are taken at dequeue (the coupled one at enqueue with `drop_early`).
 //!
 //! Sources: RFC 9332 (§2.4, §4, Appendix A pseudo-code: `dualpi2_update`,
 //! `dualpi2_dequeue`, the L4S ramp `laqm`); Linux `net/sched/sch_dualpi2.c`
 //! (merged for 6.17: `calculate_probability`, `must_drop`,
 //! `dualpi2_classic_marking`, `dualpi2_scalable_marking`, `dequeue_packet`,
-//! `do_step_aqm`, `dualpi2_reset_default`).
+//! `do_step_aqm`, `dualpi2_enqueue_skb`, `dualpi2_reset_default`). The
+//! comparison with Linux rule by rule, with the test that pins each rule, is
+//! the "DualPI2 against Linux" table of docs/queues.md.
 //!
-//! ## Classification
+//! ## Classification (`dualpi2_skb_classify`)
 //!
-//! L iff the ECN field intersects the mask: `l4s_ect` (Linux default, RFC
-//! 9331 §5.1): ECT(1) or CE; `any_ect`: ECT(0), ECT(1) or CE. Else C.
+//! L iff the ECN field shares a bit with the mask: `l4s_ect` (0b01, Linux
+//! default, RFC 9331 §5.1): ECT(1) or CE; `cla_ect` (0b10): ECT(0) or CE;
+//! `any_ect` (0b11): ECT(0), ECT(1) or CE. Else C. (Linux's tc filters and
+//! `skb->priority` classes, LLLL included, are not modelled.)
+//!
+//! ## Enqueue (`dualpi2_enqueue_skb`)
+//!
+//! An arrival is tail-dropped (overflow) when both queues hold `limit_pkts`
+//! packets, or when `memory_limit_bytes` is set and the queued bytes plus
+//! its own would exceed it (Linux counts `skb->truesize` against a default of
+//! `limit · 2 · psched_mtu`; ecnlab counts wire lengths and has no byte limit
+//! unless one is given). With `drop_early` the coupled decision of step 2 below
+//! is taken here instead, on the arrival, with the backlog without it; the
+//! packet is then stamped with its enqueue time.
 //!
 //! ## Base probability, every `Tupdate` (at `t_k`, see "Timing")
 //!
@@ -35,8 +49,9 @@
 //!    empty): L if L is non-empty and (C empty or credit ≤ 0), with credit
 //!    change `+wc·len` if C is non-empty; else C with `−wl·len` if L is
 //!    non-empty. The change is applied only when the packet is sent.
-//! 2. `must_drop`, skipped while the backlog without the chosen head is
-//!    below 2·`mtu_bytes`. overload = k·p' > 1 (RFC: table).
+//! 2. `must_drop` (at enqueue instead with `drop_early`), skipped while the
+//!    backlog without the chosen head (the arrival) is below 2·`mtu_bytes`.
+//!    overload = k·p' > 1 (RFC: table).
 //!    - C: signal with p'² — Linux: two rolls, each `next_u32() <= p'`;
 //!      RFC: one uniform `< p'²`. A Not-ECT packet, or any in overload, is
 //!      dropped; an ECT packet is CE-marked.
@@ -89,6 +104,8 @@
 //! | `classic_protection_pct` | 10 | Linux |
 //! | `drop_on_overload` | true | Linux |
 //! | `mtu_bytes` | 1514 | Linux `psched_mtu` |
+//! | `drop_early` | false | Linux (`TCA_DUALPI2_DROP_EARLY`) |
+//! | `memory_limit_bytes` | none | Linux: `limit · 2 · psched_mtu` of truesize |
 //!
 //! ## Timing
 //!
@@ -98,10 +115,24 @@
 //! the first fixed point. The first update is at `Tupdate` (Linux's hrtimer
 //! starts at init).
 //!
-//! Deviations from Linux: no memory limit (`limit_pkts` only), no GSO, no
-//! tc filters / priority classes (LLLL); a head already CE-marked by the
-//! coupled AQM is not step-marked again (Linux counts it twice in `ecn_mark`,
-//! which the host's "marks ≤ enqueued" identity forbids).
+//! ## Sojourn
+//!
+//! A packet's sojourn is its dequeue time minus its enqueue time, as Linux's
+//! `cb->ts` (`dualpi2_sojourn_time`, and `get_queue_delays` for the heads).
+//! The host dequeues when the link can start sending, so a sojourn includes
+//! the rest of the previous packet's transmission and not the packet's own:
+//! Linux's too when the qdisc is dequeued as the link frees (a shaper above
+//! it, or a driver queue of one packet).
+//!
+//! Deviations from Linux: no GSO (every packet is one segment, as Linux's
+//! default `split_gso`), no tc filters / priority classes (LLLL); the memory
+//! limit counts wire lengths, not truesize, and is off unless given; durations
+//! in ns without Linux's µs granularity or its 4.29 s cap (u32 ns) on
+//! `tupdate` and the step; α, β of 0 or above 2^31 − 1 tc units taken (Linux
+//! refuses them); k may be any real > 0 (Linux: an integer 1–255; the
+//! arithmetic above is Linux's for an integer k); a head already CE-marked by
+//! the coupled AQM is not step-marked again (Linux counts it twice in
+//! `ecn_mark`, which the host's "marks ≤ enqueued" identity forbids).
 
 use std::collections::VecDeque;
 
@@ -110,7 +141,7 @@ use rand::{Rng, RngCore};
 
 use crate::aqm::SchedAqm;
 use crate::backlog::{Backlog, Head, MarkRule, Signalled};
-use crate::config::{AqmPersonality, DualPi2Params, EcnMask};
+use crate::config::{AqmPersonality, DualPi2Params};
 use crate::error::ConfigError;
 use crate::verdict::{DropReason, SignalKind, Verdict};
 
@@ -164,6 +195,10 @@ pub(crate) struct DualPi2 {
     credit_init: i64,
     /// `apply_step` of each packet in the L queue, head first.
     apply: VecDeque<bool>,
+    /// The ECN field of the packet being classified (Linux `cb->ect`).
+    arriving: Ecn,
+    /// The arrival was CE-marked by the coupled AQM at enqueue (`drop_early`).
+    marked_at_enqueue: bool,
 }
 
 /// What `must_drop` decided for a head.
@@ -198,6 +233,8 @@ impl DualPi2 {
             credit: credit_init,
             credit_init,
             apply: VecDeque::new(),
+            arriving: Ecn::NotEct,
+            marked_at_enqueue: false,
         }
     }
 
@@ -406,7 +443,7 @@ impl DualPi2 {
 }
 
 impl DualPi2Params {
-    /// Limit, mtu ≥ 1; durations > 0; α, β finite ≥ 0; k finite > 0;
+    /// Limit, mtu, memory limit ≥ 1; durations > 0; α, β finite ≥ 0; k finite > 0;
     /// `classic_protection_pct` ≤ 100; at most one step threshold, a packet one below
     /// `limit_pkts`; the ramp's
     /// two fields together (range > 0); the step for `linux`, the ramp for `rfc`.
@@ -468,6 +505,9 @@ impl DualPi2Params {
         if self.mtu_bytes < 1 {
             return Err(ConfigError::new("mtu_bytes", self.mtu_bytes, "must be >= 1"));
         }
+        if let Some(0) = self.memory_limit_bytes {
+            return Err(ConfigError::new("memory_limit_bytes", 0, "must be >= 1 byte"));
+        }
         Ok(())
     }
 }
@@ -482,11 +522,8 @@ impl SchedAqm for DualPi2 {
     }
 
     fn classify(&mut self, _key: u64, ecn: Ecn) -> usize {
-        let l = match self.cfg.ecn_mask {
-            EcnMask::L4sEct => matches!(ecn, Ecn::Ect1 | Ecn::Ce),
-            EcnMask::AnyEct => ecn != Ecn::NotEct,
-        };
-        if l {
+        self.arriving = ecn;
+        if ecn.bits() & self.cfg.ecn_mask.bits() != 0 {
             L
         } else {
             C
@@ -500,20 +537,38 @@ impl SchedAqm for DualPi2 {
     fn on_enqueue<R: RngCore + ?Sized, B: Backlog>(
         &mut self,
         now: Instant,
-        _len: u32,
-        _sub: usize,
+        len: u32,
+        sub: usize,
         b: &B,
-        _rng: &mut R,
+        rng: &mut R,
     ) -> Verdict {
-        // Decisions are at dequeue (Linux drop_dequeue); the host tail-drops at limit_pkts.
         self.catch_up(now, b);
-        Verdict::Pass
+        self.marked_at_enqueue = false;
+        if b.len_pkts() >= self.cfg.limit_pkts {
+            return Verdict::Pass; // the host tail-drops at limit_pkts, before any roll
+        }
+        if self.cfg.memory_limit_bytes.is_some_and(|m| b.len_bytes() + u64::from(len) > m) {
+            return Verdict::Drop(DropReason::Overflow);
+        }
+        if !self.cfg.drop_early {
+            return Verdict::Pass; // decided at dequeue (Linux's default, drop_dequeue)
+        }
+        let coupled = b.len_bytes() >= 2 * u64::from(self.cfg.mtu_bytes);
+        let h = Head { since: now, len, ecn: self.arriving };
+        match self.decide(sub, h, coupled, false, now, rng).0 {
+            Decision::Pass => Verdict::Pass,
+            Decision::Signal => {
+                self.marked_at_enqueue = true;
+                Verdict::Signal(SignalKind::Early)
+            }
+            Decision::Drop => Verdict::Drop(DropReason::Early),
+        }
     }
 
     fn on_enqueued<B: Backlog>(&mut self, _now: Instant, sub: usize, b: &mut B) {
         if sub == L {
             let before = b.sub_len_pkts(L) - 1;
-            self.apply.push_back(before >= self.cfg.min_qlen_step);
+            self.apply.push_back(before >= self.cfg.min_qlen_step && !self.marked_at_enqueue);
         }
         debug_assert_eq!(self.apply.len(), b.sub_len_pkts(L) as usize);
     }
@@ -534,7 +589,7 @@ impl SchedAqm for DualPi2 {
                 return None;
             };
             let h = b.head(sub).expect("non-empty sub-queue has a head");
-            let coupled = b.len_bytes() - u64::from(h.len) >= 2 * u64::from(self.cfg.mtu_bytes);
+            let coupled = !self.cfg.drop_early && b.len_bytes() - u64::from(h.len) >= 2 * u64::from(self.cfg.mtu_bytes);
             let flag = sub == L && self.apply.front().copied().unwrap_or(false);
             // RFC 9332 A.2: no native L4S marking of a lone packet (Th_len = 1 packet).
             let apply = flag && (self.cfg.personality == AqmPersonality::Linux || b.sub_len_pkts(L) > TH_LEN_PKTS);

@@ -1,7 +1,9 @@
 //! DualPI2 tests: the p' trajectory (Linux fixed point and RFC), the coupling
 //! p_C = p'², p_CL = min(k·p', 1), scripted-draw verdicts (C marks and drops,
-//! L marks, overload, step and ramp), the 2-MTU rule, the WRR order,
-//! validation, and properties through the host queue.
+//! L marks, overload, step and ramp), the 2-MTU rule, the WRR order, the
+//! decision at enqueue (`drop_early`), the packet and memory limits, the
+//! sojourn's span, validation, and properties through the host queue. Each
+//! test of a Linux rule names the `sch_dualpi2.c` function it pins.
 
 use ecnlab_wire::{Ecn, Instant};
 use proptest::prelude::*;
@@ -15,7 +17,7 @@ use crate::config::{AqmPersonality, DualPi2Params, EcnMask, QueueConfig};
 use crate::queue::AqmQueue;
 use crate::stats::StatsAcc;
 use crate::testutil::{op, Op, ScriptRng, TestPkt};
-use crate::verdict::{DropReason, Enqueued};
+use crate::verdict::{DropReason, Enqueued, Verdict};
 
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
@@ -38,6 +40,8 @@ fn params(personality: AqmPersonality) -> DualPi2Params {
         drop_on_overload: true,
         mtu_bytes: 1514,
         personality,
+        drop_early: false,
+        memory_limit_bytes: None,
     }
 }
 
@@ -95,11 +99,34 @@ impl H {
         Some((sub, self.st.pop(sub).unwrap()))
     }
 
+    /// One host arrival: `on_enqueue`'s verdict, applied as the host does
+    /// (a signal CE-marks the packet, which is ECT here).
+    fn arrive(&mut self, now: Instant, len: u32, ecn: Ecn, rng: &mut ScriptRng) -> Verdict {
+        self.st.at(now);
+        self.aqm.tick(now, &self.st);
+        let sub = self.aqm.classify(0, ecn);
+        let v = self.aqm.on_enqueue(now, len, sub, &self.st, rng);
+        let mut pkt = TestPkt::new(self.next_id, len, ecn);
+        self.next_id += 1;
+        let how = match v {
+            Verdict::Drop(_) => return v,
+            Verdict::Signal(_) => {
+                assert!(crate::queue::QueuedPacket::set_ce(&mut pkt));
+                Enqueued::Marked
+            }
+            Verdict::Pass => Enqueued::Plain,
+        };
+        self.st.push(sub, pkt, len, how);
+        self.aqm.on_enqueued(now, sub, &mut self.st);
+        v
+    }
+
     fn drops(&mut self) -> Vec<(u64, DropReason)> {
         self.st.dropped.drain(..).map(|(p, r)| (p.id, r)).collect()
     }
 }
 
+/// `dualpi2_scale_alpha_beta`: α, β in Hz → tc's 1/256 Hz → u32 probability per 64 ns.
 #[test]
 fn test_dualpi2_gain_scaling_matches_linux_defaults() {
     // dualpi2_scale_alpha_beta(41) and (819): tc's 1/256 Hz units → per 64 ns of u32 probability.
@@ -107,6 +134,7 @@ fn test_dualpi2_gain_scaling_matches_linux_defaults() {
     assert_eq!(scale_gain(3.2), 879);
 }
 
+/// `calculate_probability` (`__scale_delta`, the wrap checks) against exact arithmetic.
 #[test]
 fn test_dualpi2_linux_p_trajectory_fixed_point() {
     // One C packet enqueued at 0 and never served: qdelay = t_k at each update
@@ -145,6 +173,7 @@ fn test_dualpi2_linux_p_trajectory_fixed_point() {
     assert_eq!(h.aqm.prob_fx(), Some(0));
 }
 
+/// `calculate_probability`: qdelay = max(L head, C head) (`get_queue_delays`); RFC 9332 A.1: the C head.
 #[test]
 fn test_dualpi2_qdelay_is_max_of_heads_linux_c_only_rfc() {
     // An L packet alone: Linux counts its sojourn, the RFC's update uses the C head only.
@@ -170,6 +199,7 @@ fn test_dualpi2_qdelay_is_max_of_heads_linux_c_only_rfc() {
     }
 }
 
+/// `calculate_probability` without `drop_overload`: p' ≤ `MAX_PROB / coupling_factor`.
 #[test]
 fn test_dualpi2_no_drop_on_overload_caps_p_at_one_over_k() {
     let mut h = H::new(&DualPi2Params { drop_on_overload: false, ..linux() });
@@ -189,6 +219,7 @@ fn fill(h: &mut H, n: usize, ecn: Ecn) {
     }
 }
 
+/// `dualpi2_classic_marking`: p_C = p'² as two `dualpi2_roll`s; ECT marked, Not-ECT dropped.
 #[test]
 fn test_dualpi2_linux_classic_two_rolls_mark_ect_drop_not_ect() {
     let mut h = H::new(&linux()).with_p(0.5);
@@ -212,6 +243,7 @@ fn test_dualpi2_linux_classic_two_rolls_mark_ect_drop_not_ect() {
     assert_eq!(rng.remaining(), 0);
 }
 
+/// `dualpi2_scalable_marking`: p_CL = k·p' as one roll against `local_l_prob`.
 #[test]
 fn test_dualpi2_linux_l_marks_with_k_times_p() {
     let mut h = H::new(&linux()).with_p(0.3); // p_L = 0.6
@@ -226,6 +258,7 @@ fn test_dualpi2_linux_l_marks_with_k_times_p() {
     assert_eq!((s.marks, s.step_marks, s.dequeue_marks), (1, 0, 1));
 }
 
+/// `dualpi2_scalable_marking` and `dualpi2_classic_marking` in overload (`local_l_prob > MAX_PROB`), `drop_overload`.
 #[test]
 fn test_dualpi2_linux_overload_drops_l_with_p_squared_else_marks() {
     let mut h = H::new(&linux()).with_p(0.6); // k·p' = 1.2 > 1
@@ -248,6 +281,7 @@ fn test_dualpi2_linux_overload_drops_l_with_p_squared_else_marks() {
     assert_eq!(h.deq(t(0), &mut ScriptRng::default()).unwrap().1.ecn, Ecn::Ce);
 }
 
+/// `must_drop`: no roll while the backlog without the packet is below 2·`psched_mtu`.
 #[test]
 fn test_dualpi2_nothing_below_two_mtu_backlog() {
     // Backlog without the head: 2·1000 < 2·1514 → no roll (ScriptRng would panic), no mark.
@@ -269,6 +303,7 @@ fn test_dualpi2_nothing_below_two_mtu_backlog() {
     assert_eq!(two.remaining(), 0);
 }
 
+/// `do_step_aqm` in time: mark when the sojourn is above `step_thresh` (1 ms); C untouched.
 #[test]
 fn test_dualpi2_linux_step_marks_above_1ms_sojourn() {
     // Two L packets (backlog below 2 MTU: the coupled AQM is off, the step is not).
@@ -287,6 +322,7 @@ fn test_dualpi2_linux_step_marks_above_1ms_sojourn() {
     assert_eq!(h.deq(t(10 * MS), &mut none).unwrap().1.ecn, Ecn::Ect0);
 }
 
+/// `skb_apply_step` (`min_qlen_step`, taken at enqueue) and `do_step_aqm` in packets (`step_in_packets`).
 #[test]
 fn test_dualpi2_step_flags_min_qlen_and_packets() {
     // min_qlen_step = 2: the first two L packets found < 2 ahead of them: no step.
@@ -366,6 +402,7 @@ fn wrr(pct: u8, n: usize) -> String {
     (0..n).map(|_| if h.deq(t(0), &mut rng).unwrap().0 == L { 'L' } else { 'C' }).collect()
 }
 
+/// `dequeue_packet` and `dualpi2_calculate_c_protection`: the WRR credit, its reset when both queues are empty.
 #[test]
 fn test_dualpi2_wrr_order_with_classic_protection() {
     // 10 %: credit starts at 1514·(10 − 90); +10·1500 per L, −90·1500 per C: 9 L then 1 C.
@@ -424,11 +461,16 @@ fn test_dualpi2_long_idle_equals_stepwise_updates() {
     }
 }
 
+/// `dualpi2_skb_classify`: L iff `cb->ect & ecn_mask` (masks 1, 2, 3 of
+/// `TC_DUALPI2_ECN_MASK_*`); Not-ECT never goes to L.
 #[test]
 fn test_dualpi2_classify_by_mask_and_host_classes() {
     let mut a = DualPi2::new(&linux());
     let subs: Vec<usize> = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce].iter().map(|&e| a.classify(0, e)).collect();
     assert_eq!(subs, [C, C, L, L]);
+    let mut a = DualPi2::new(&DualPi2Params { ecn_mask: EcnMask::ClaEct, ..linux() });
+    let subs: Vec<usize> = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce].iter().map(|&e| a.classify(0, e)).collect();
+    assert_eq!(subs, [C, L, C, L]);
     let mut a = DualPi2::new(&DualPi2Params { ecn_mask: EcnMask::AnyEct, ..linux() });
     let subs: Vec<usize> = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce].iter().map(|&e| a.classify(0, e)).collect();
     assert_eq!(subs, [C, L, L, L]);
@@ -467,6 +509,8 @@ fn test_dualpi2_validation_rejects_each_field() {
     let step_rfc = DualPi2Params { step_thresh_ns: Some(MS), ..rfc() };
     assert!(e(step_rfc).starts_with("step_thresh_ns = 1000000: only applies to personality linux"));
     assert_eq!(e(DualPi2Params { mtu_bytes: 0, ..linux() }), "mtu_bytes = 0: must be >= 1");
+    let zero = DualPi2Params { memory_limit_bytes: Some(0), ..linux() };
+    assert_eq!(e(zero), "memory_limit_bytes = 0: must be >= 1 byte");
     assert!(QueueConfig::DualPi2(DualPi2Params { limit_pkts: 0, ..linux() }).validate().is_err());
 }
 
@@ -481,12 +525,15 @@ proptest! {
         pct in 0u8..=100,
         any_ect in any::<bool>(),
         overload_drop in any::<bool>(),
+        early in any::<bool>(),
+        mem in prop::option::of(1_000u64..40_000),
         seed in any::<u64>(),
     ) {
         let personality = if rfc_p { AqmPersonality::Rfc } else { AqmPersonality::Linux };
         let p = DualPi2Params {
             limit_pkts: 40, target_ns: MS, tupdate_ns: 2 * MS, alpha: 5.0, beta: 50.0,
             classic_protection_pct: pct, drop_on_overload: overload_drop,
+            drop_early: early, memory_limit_bytes: mem,
             ecn_mask: if any_ect { EcnMask::AnyEct } else { EcnMask::L4sEct },
             ..params(personality)
         };
@@ -520,8 +567,14 @@ proptest! {
         prop_assert_eq!(arrivals, s.arrivals);
         prop_assert_eq!(s.enqueued, out + dropped_after + u64::from(q.len_pkts()));
         prop_assert_eq!(s.classes[0].dequeued + s.classes[1].dequeued, out);
-        prop_assert_eq!(s.classes[0].drops + s.classes[1].drops, dropped_after);
+        prop_assert_eq!(s.dequeue_drops, dropped_after);
+        // A class's drops are the AQM's (at dequeue, or at arrival with drop_early), not tail drops.
+        prop_assert_eq!(s.classes[0].drops + s.classes[1].drops, s.early_drops);
+        prop_assert_eq!(s.classes[0].marks + s.classes[1].marks, s.marks);
         prop_assert!(s.marks <= s.enqueued);
+        if let Some(m) = mem {
+            prop_assert!(q.len_bytes() <= m);
+        }
     }
 
     /// The coupling holds at every update: p_C = p'² and p_CL = min(k·p', 1),
@@ -555,4 +608,127 @@ proptest! {
             }
         }
     }
+}
+
+/// `dualpi2_enqueue_skb` with `drop_early`: `must_drop` runs on the arrival,
+/// against the backlog without it (2-MTU rule), and nothing rolls at dequeue.
+#[test]
+fn test_dualpi2_drop_early_decides_on_the_arrival() {
+    use crate::verdict::SignalKind;
+    let mut h = H::new(&DualPi2Params { drop_early: true, ..linux() }).with_p(0.3);
+    let mut rng = ScriptRng::new(&[0.1, 0.2, 0.1, 0.1, 0.5, 0.7]);
+    let early = Verdict::Signal(SignalKind::Early);
+    // ids 0..3: backlog 0, 1500, 3000 < 3028 before each: no roll.
+    let v: Vec<Verdict> = (0..3).map(|_| h.arrive(t(0), 1500, Ecn::Ect0, &mut rng)).collect();
+    assert_eq!(v, [Verdict::Pass; 3]);
+    assert_eq!(h.arrive(t(0), 1500, Ecn::Ect0, &mut rng), early); // id 3: two rolls ≤ p' → mark
+    assert_eq!(h.arrive(t(0), 1500, Ecn::NotEct, &mut rng), Verdict::Drop(DropReason::Early)); // id 4
+    assert_eq!(h.arrive(t(0), 1500, Ecn::Ect1, &mut rng), early); // id 5: one roll ≤ k·p' = 0.6
+    assert_eq!(h.arrive(t(0), 1500, Ecn::Ect1, &mut rng), Verdict::Pass); // id 6: 0.7 > 0.6
+    assert_eq!(rng.remaining(), 0);
+    // Dequeue at 5 ms (L first, WRR): no coupled roll (ScriptRng would panic);
+    // the step still runs, but not on id 5, already marked at its enqueue.
+    let mut none = ScriptRng::default();
+    let out: Vec<(u64, Ecn)> = std::iter::from_fn(|| h.deq(t(5 * MS), &mut none)).map(|(_, p)| (p.id, p.ecn)).collect();
+    assert_eq!(out, [(5, Ecn::Ce), (6, Ecn::Ce), (0, Ecn::Ect0), (1, Ecn::Ect0), (2, Ecn::Ect0), (3, Ecn::Ce)]);
+    let s = h.st.stats.snapshot(t(5 * MS), 0, 0);
+    assert_eq!((s.step_marks, s.dequeue_marks), (1, 1));
+    // Marks at arrival count in their class: L ids 5 (arrival) and 6 (step), C id 3.
+    assert_eq!((s.marks, s.classes[0].marks, s.classes[1].marks), (3, 2, 1));
+}
+
+/// `dualpi2_enqueue_skb`: the packet limit (both queues) and the memory limit
+/// tail-drop the arrival before `must_drop` rolls; the default has no byte limit.
+#[test]
+fn test_dualpi2_limit_and_memory_limit_drop_before_any_roll() {
+    let p = DualPi2Params { limit_pkts: 4, memory_limit_bytes: Some(4_000), drop_early: true, ..linux() };
+    let mut h = H::new(&p).with_p(1.0);
+    let mut none = ScriptRng::default();
+    assert_eq!(h.arrive(t(0), 1500, Ecn::Ect1, &mut none), Verdict::Pass);
+    assert_eq!(h.arrive(t(0), 1500, Ecn::Ect0, &mut none), Verdict::Pass);
+    // 3000 + 1500 > 4000: overflow, no roll although p' = 1 and drop_early.
+    assert_eq!(h.arrive(t(0), 1500, Ecn::Ect0, &mut none), Verdict::Drop(DropReason::Overflow));
+    // 3000 + 1000 = 4000 is not above the limit: admitted (backlog 3000 < 2 MTU: no roll).
+    assert_eq!(h.arrive(t(0), 1000, Ecn::Ect0, &mut none), Verdict::Pass);
+    assert_eq!(h.arrive(t(0), 10, Ecn::Ect0, &mut none), Verdict::Drop(DropReason::Overflow));
+    // limit_pkts: at 4 packets the AQM passes without a roll and the host tail-drops.
+    let mut h = H::new(&DualPi2Params { limit_pkts: 4, drop_early: true, ..linux() }).with_p(1.0);
+    for _ in 0..4 {
+        h.enq(t(0), 100, Ecn::Ect0);
+    }
+    assert_eq!(h.arrive(t(0), 100, Ecn::Ect0, &mut none), Verdict::Pass);
+    // Through the host: the 5th packet is an overflow drop; no byte limit by default.
+    let mut q: AqmQueue<TestPkt> =
+        AqmQueue::new(&QueueConfig::DualPi2(DualPi2Params { limit_pkts: 4, ..linux() })).unwrap();
+    for id in 0..4 {
+        q.enqueue(t(0), TestPkt::new(id, 60_000, Ecn::Ect0), &mut none).unwrap();
+    }
+    let err = q.enqueue(t(0), TestPkt::new(4, 100, Ecn::Ect0), &mut none).unwrap_err();
+    assert_eq!(err.1, DropReason::Overflow);
+}
+
+/// `dualpi2_sojourn_time` / `do_step_aqm`: the sojourn runs from enqueue to
+/// this packet's dequeue, which the link makes when it can start sending
+/// (crates/sim `try_transmit`, `on_tx_done`). At 8 Mbit/s a 1500-byte
+/// packet takes 1.5 ms: a packet alone on an idle link leaves at once
+/// (sojourn 0, its own 1.5 ms on the wire are not counted); the one behind it
+/// waits out that transmission (1.5 ms > 1 ms) and is step-marked.
+#[test]
+fn test_dualpi2_sojourn_is_enqueue_to_dequeue_and_counts_the_previous_transmission() {
+    let tx = 1_500 * 8 * 1_000_000_000 / 8_000_000; // ns on the wire
+    let mut h = H::new(&linux());
+    let mut none = ScriptRng::default();
+    h.enq(t(0), 1500, Ecn::Ect1);
+    assert_eq!(h.deq(t(0), &mut none).unwrap().1.ecn, Ecn::Ect1); // the link was idle
+    h.enq(t(100 * US), 1500, Ecn::Ect1); // arrives while the first is on the wire
+    assert_eq!(h.deq(t(tx), &mut none).unwrap().1.ecn, Ecn::Ce); // 1.4 ms > 1 ms
+    h.enq(t(tx + 600 * US), 1500, Ecn::Ect1);
+    assert_eq!(h.deq(t(2 * tx), &mut none).unwrap().1.ecn, Ecn::Ect1); // 0.9 ms
+                                                                       // The PI's qdelay is the same measure on the heads (get_queue_delays): an L
+                                                                       // packet enqueued at 0 and still waiting at the first update (16 ms) counts 16 ms.
+    let mut h = H::new(&linux());
+    h.enq(t(0), 1500, Ecn::Ect1);
+    h.aqm.tick(t(16 * MS), &h.st);
+    let want = ((16 * MS - 15 * MS) * 44 + 16 * MS * 879) / 64;
+    assert_eq!(h.aqm.prob_fx(), Some(want as u32));
+}
+
+/// `calculate_probability` caps p' at `MAX_PROB / coupling_factor` without
+/// `drop_overload`, and `must_drop` computes `local_l_prob = prob · k` in 64
+/// bits: for Linux's integer k (1..=255) ecnlab's cap and ⌊k·p'⌋ are the
+/// kernel's integers, so overload (`local_l_prob > MAX_PROB`) never holds under the cap.
+#[test]
+fn test_dualpi2_integer_coupling_equals_linux_cap_and_local_l_prob() {
+    for k in 1u32..=255 {
+        let mut h = H::new(&DualPi2Params { coupling: f64::from(k), drop_on_overload: false, ..linux() });
+        h.enq(t(0), 1500, Ecn::Ect0);
+        h.aqm.tick(t(5_000 * MS), &h.st);
+        let cap = u32::MAX / k;
+        assert_eq!(h.aqm.prob_fx(), Some(cap), "k = {k}");
+        let local = (f64::from(cap) * f64::from(k)) as u64;
+        assert_eq!(local, u64::from(cap) * u64::from(k));
+        assert!(local <= u64::from(u32::MAX));
+    }
+}
+
+/// `dualpi2_qdisc_dequeue`: an L packet meets `must_drop`'s roll against k·p'
+/// and then `do_step_aqm`; it is marked if either fires (RFC 9332 A.1's
+/// max(p'_L, p_CL)), and a packet both would mark is counted once.
+#[test]
+fn test_dualpi2_linux_l_mark_is_coupled_or_step() {
+    let mut h = H::new(&linux()).with_p(0.3); // k·p' = 0.6
+    fill(&mut h, 5, Ecn::Ect1);
+    // At 5 ms every head is above the 1 ms step. id 0: roll 0.5 marks (the step
+    // finds it marked); id 1: roll 0.9 does not, the step marks.
+    let mut rng = ScriptRng::new(&[0.5, 0.9]);
+    let a = h.deq(t(5 * MS), &mut rng).unwrap().1;
+    let b = h.deq(t(5 * MS), &mut rng).unwrap().1;
+    assert_eq!((a.id, a.ecn, a.ce_calls, b.id, b.ecn), (0, Ecn::Ce, 1, 1, Ecn::Ce));
+    let s = h.st.stats.snapshot(t(5 * MS), 0, 0);
+    assert_eq!((s.marks, s.step_marks, s.dequeue_marks), (2, 1, 2));
+    // Not above the step (sojourn 1 ms) only the roll decides: 0.7 > 0.6 leaves the head unmarked.
+    let mut rng = ScriptRng::new(&[0.7]);
+    let mut h2 = H::new(&linux()).with_p(0.3);
+    fill(&mut h2, 5, Ecn::Ect1);
+    assert_eq!(h2.deq(t(MS), &mut rng).unwrap().1.ecn, Ecn::Ect1);
 }

@@ -299,6 +299,9 @@ impl<P: QueuedPacket> Host<P> {
         };
         if let Err((_, reason)) = &result {
             self.store.stats.on_drop(*reason);
+            if *reason != DropReason::Overflow {
+                self.store.stats.on_arrival_drop_in(sub);
+            }
         }
         if self.store.len_pkts() == 0 {
             aqm.on_idle(now);

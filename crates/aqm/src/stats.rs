@@ -49,8 +49,10 @@ pub struct Sojourn {
 pub struct ClassStats {
     pub name: &'static str,
     pub dequeued: u64,
+    /// CE marks made by the queue, at arrival or at dequeue.
     pub marks: u64,
     pub step_marks: u64,
+    /// The AQM's drops (at dequeue, or at arrival with DualPI2's `drop_early`); not tail drops.
     pub drops: u64,
     /// `None` unless sojourn times are recorded (and a packet left).
     pub sojourn: Option<Sojourn>,
@@ -284,11 +286,16 @@ impl StatsAcc {
         self.c.arrival_bytes += u64::from(len);
     }
 
-    /// Counts an enqueue; `len_*` are the lengths after it.
+    /// Counts an enqueue into `sub`; `len_*` are the lengths after it.
     #[inline]
-    pub(crate) fn on_enqueue(&mut self, signal: Enqueued, len_pkts: u32, len_bytes: u64) {
+    pub(crate) fn on_enqueue(&mut self, sub: usize, signal: Enqueued, len_pkts: u32, len_bytes: u64) {
         self.c.enqueued += 1;
         self.c.marks += u64::from(signal == Enqueued::Marked);
+        if signal == Enqueued::Marked {
+            if let Some(k) = self.class(sub) {
+                k.c.marks += 1; // DualPI2's drop_early marks at arrival
+            }
+        }
         self.c.quenches += u64::from(signal == Enqueued::Quench);
         self.c.max_qlen_pkts = self.c.max_qlen_pkts.max(len_pkts);
         self.c.max_qlen_bytes = self.c.max_qlen_bytes.max(len_bytes);
@@ -312,6 +319,13 @@ impl StatsAcc {
         if let Some(k) = self.class(sub) {
             k.c.marks += 1;
             k.c.step_marks += step;
+        }
+    }
+
+    /// The AQM dropped an arrival for `sub` (not a tail drop): counted in its class.
+    pub(crate) fn on_arrival_drop_in(&mut self, sub: usize) {
+        if let Some(k) = self.class(sub) {
+            k.c.drops += 1;
         }
     }
 
