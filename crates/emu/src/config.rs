@@ -9,6 +9,9 @@ use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
 use ecnlab_aqm::QueueConfig;
+use ecnlab_sim::impair::ImpairAction;
+use ecnlab_sim::impair_link::Impairment;
+use ecnlab_wire::Instant;
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -52,6 +55,40 @@ pub struct LinkConfig {
     /// Capture packets as their transmission starts (as the simulator's taps).
     #[serde(default)]
     pub pcap: Option<PathBuf>,
+    /// Path impairments of packets entering the link (`ecnlab_sim::impair_link`), in order.
+    #[serde(default)]
+    pub impairments: Vec<ImpairConfig>,
+}
+
+/// One path impairment: the simulator's `ImpairSpec` without link and flows (the
+/// router sees no flows); times count from the start of the traffic (`Net::set_window`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImpairConfig {
+    pub action: ImpairAction,
+    #[serde(default = "all_packets")]
+    pub fraction: f64,
+    #[serde(default)]
+    pub from_ns: u64,
+    #[serde(default)]
+    pub until_ns: Option<u64>,
+}
+
+fn all_packets() -> f64 {
+    1.0
+}
+
+impl ImpairConfig {
+    /// The impairment as a link applies it.
+    pub fn rule(&self) -> Impairment {
+        Impairment {
+            action: self.action,
+            fraction: self.fraction,
+            from: Instant::from_nanos(self.from_ns),
+            until: self.until_ns.map(Instant::from_nanos),
+            flows: None,
+        }
+    }
 }
 
 /// The links a packet from end `from` to end `to` crosses, in order.
@@ -88,6 +125,15 @@ impl RouterConfig {
             }
             if !(0.0..1.0).contains(&l.loss) {
                 return Err(err(format!("links[{i}].loss"), l.loss, "must be in [0, 1)"));
+            }
+            for (k, m) in l.impairments.iter().enumerate() {
+                let field = format!("links[{i}].impairments[{k}]");
+                if !(m.fraction > 0.0 && m.fraction <= 1.0) {
+                    return Err(err(format!("{field}.fraction"), m.fraction, "must be in (0, 1]"));
+                }
+                if let Some(u) = m.until_ns.filter(|&u| u <= m.from_ns) {
+                    return Err(err(format!("{field}.until_ns"), u, "must be after from_ns"));
+                }
             }
         }
         for (i, r) in self.routes.iter().enumerate() {
