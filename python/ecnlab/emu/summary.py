@@ -297,4 +297,5 @@ def _link(link: dict[str, Any], router: dict[str, Any]) -> dict[str, Any]:
         "random_losses": end["random_losses"],
         "fault_drops": 0,
         "fault_marks": 0,
+        **({"impairments": end["impairments"]} if "impairments" in end else {}),
     })  # fmt: skip
