@@ -54,8 +54,10 @@ RED_ECN = {"kind": "red", "limit": 100, "min_th": 5, "max_th": 30, "max_p": 0.1,
 
 def test_bleach_turns_marks_into_drops(tmp_path: Any) -> None:
     s = run(scenario(True, {"link": "s1->R1", "action": "bleach"}, queue=RED_ECN), tmp_path)
-    c = counts(s, "s1->R1")[0]
-    assert c["action"] == "bleach" and c["rewritten"] >= s["flows"][0]["data_packets_sent"] and c["dropped"] == 0
+    c, f = counts(s, "s1->R1")[0], s["flows"][0]
+    # Every first transmission left ECT(0) (a retransmission is Not-ECT, RFC 3168 §6.1.5).
+    assert c["action"] == "bleach" and c["rewritten"] == f["data_packets_sent"] - f["retransmits"] > 0
+    assert c["dropped"] == 0
     q = next(q for q in s["queues"] if q["link"] == "R1->R2")
     assert q["marks"] == 0 and s["flows"][0]["ce_received"] == 0
 
