@@ -17,7 +17,6 @@ One flow of 100 kB crosses a dumbbell; captures on both access links in both dir
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
