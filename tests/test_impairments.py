@@ -161,3 +161,18 @@ def test_docs_example_is_valid() -> None:
     data["impairments"] = tomllib.loads(block)["impairments"]
     sc = load_scenario(data)
     assert [m.action for m in sc.impairments] == ["drop_ecn_syn", "strip_accecn_option"]
+
+
+def test_text_report_lists_each_impairment(tmp_path: Any) -> None:
+    from ecnlab.tables import format_report
+
+    data = scenario(True, {"link": "R1->R2", "action": "ce_all"}, {"link": "R2->R1", "action": "clear_ece"})
+    s = run(data, tmp_path)
+    lines = format_report(s).splitlines()
+    head = lines.index(next(line for line in lines if line.startswith("impaired link")))
+    rows = [line.split() for line in lines[head + 1 : head + 3]]
+    assert [r[:2] for r in rows] == [["R1->R2", "ce_all"], ["R2->R1", "clear_ece"]]
+    assert int(rows[0][2]) == counts(s, "R1->R2")[0]["rewritten"] > 0
+    plain = scenario(True)
+    del plain["impairments"]
+    assert "impaired link" not in format_report(run(plain, tmp_path / "plain"))

@@ -65,6 +65,14 @@ def _groups(groups: list[dict[str, Any]]) -> list[str]:
     return [*_table(heads, rows), "(each flow of a group: flows.parquet)"]
 
 
+def _impairments(links: list[dict[str, Any]]) -> list[str]:
+    """What each path impairment did (links with ``[[impairments]]`` only; nothing without)."""
+    rows: list[Sequence[Any]] = [
+        [lk["name"], m["action"], m["rewritten"], m["dropped"]] for lk in links for m in lk.get("impairments", [])
+    ]
+    return ["", *_table(["impaired link", "action", "rewritten", "dropped"], rows)] if rows else []
+
+
 def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None = None) -> str:
     """Flows, router queues with arrivals, router-to-router link utilisation, fairness.
 
@@ -140,6 +148,7 @@ def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None 
     if core:
         out.append("")
         out += _table(["link", "utilisation"], [[link["name"], link["utilization"]] for link in core])
+    out += _impairments(summary["links"])
     queries = summary.get("queries", [])
     if queries:
         out.append("")
