@@ -14,7 +14,7 @@
 //! | `strip_accecn_option` | segments carrying the AccECN option | the option removed (the header shrinks) | RFC 9768 §3.2.3.2 |
 //! | `zero_accecn_option` | segments carrying the AccECN option | its counters set to 0 | RFC 9768 §3.2.3.2 (mangling) |
 //! | `zero_ace` | non-SYN segments with AE, CWR or ECE | the ACE field (AE, CWR, ECE) → 0 | RFC 9768 §3.2.2.3 (ACE zeroed on the path) |
-//! | `clear_ece` | non-SYN segments with ACK and ECE | ECE → 0 | RFC 3168 §6.1.1.1 (a box clearing ECE on returning ACKs) |
+//! | `clear_ece` | non-SYN segments with ACK and ECE | ECE → 0 | RFC 3168 §6.1.2 (the echo of CE it hides from the sender) |
 //!
 //! The ECN actions act on any IPv4 packet; the others on TCP segments only.
 //! A SYN or SYN-ACK keeps its flags under `zero_ace` and `clear_ece` (its
