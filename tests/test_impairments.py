@@ -176,3 +176,16 @@ def test_text_report_lists_each_impairment(tmp_path: Any) -> None:
     plain = scenario(True)
     del plain["impairments"]
     assert "impaired link" not in format_report(run(plain, tmp_path / "plain"))
+
+
+def test_emulate_router_config_carries_each_links_impairments(tmp_path: Any) -> None:
+    from ecnlab.emu.run import _router_config
+
+    entry = {"link": "R1->R2", "action": "ce_all", "fraction": 0.5, "from": "0.1s", "until": "0.2s"}
+    sc = load_scenario(scenario(True, entry, {"link": "R2->R1", "action": "clear_ece"}))
+    plan = make_plan(sc)
+    cfg = _router_config(sc, plan, {h.name: f"ns-{h.name}" for h in plan.hosts}, tmp_path)
+    by_name = {lk["name"]: lk.get("impairments") for lk in cfg["links"]}
+    assert by_name["R1->R2"] == [{"action": "ce_all", "fraction": 0.5, "from_ns": 100_000_000, "until_ns": 200_000_000}]
+    assert by_name["R2->R1"] == [{"action": "clear_ece", "fraction": 1.0, "from_ns": 0}]
+    assert [n for n, m in by_name.items() if m] == ["R1->R2", "R2->R1"]

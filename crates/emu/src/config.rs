@@ -152,3 +152,32 @@ impl RouterConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The link entry as `ecnlab emulate` writes it (python/ecnlab/emu/run.py `_router_config`).
+    #[test]
+    fn test_link_impairments_read_as_the_front_writes_them() {
+        let link: LinkConfig = serde_json::from_value(serde_json::json!({
+            "name": "R1->R2", "index": 4, "rate_bps": 10_000_000u64, "delay_ns": 10_000_000u64, "loss": 0.0,
+            "queue": {"kind": "droptail", "limit_pkts": 100},
+            "impairments": [
+                {"action": "ce_all", "fraction": 0.5, "from_ns": 100_000_000u64, "until_ns": 200_000_000u64},
+                {"action": "clear_ece", "fraction": 1.0, "from_ns": 0},
+            ],
+        }))
+        .unwrap();
+        let rules: Vec<Impairment> = link.impairments.iter().map(ImpairConfig::rule).collect();
+        assert_eq!(rules[0].action, ImpairAction::CeAll);
+        assert_eq!(
+            (rules[0].from, rules[0].until),
+            (Instant::from_nanos(100_000_000), Some(Instant::from_nanos(200_000_000)))
+        );
+        assert_eq!(
+            (rules[1].action, rules[1].fraction, rules[1].until, rules[1].flows.clone()),
+            (ImpairAction::ClearEce, 1.0, None, None)
+        );
+    }
+}
