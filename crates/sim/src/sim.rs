@@ -144,7 +144,7 @@ impl Simulation {
         self.census
     }
 
-    /// Packets discarded inside the network so far (queues, faults, random loss).
+    /// Packets discarded inside the network so far (queues, faults, impairments, random loss).
     pub fn packets_discarded(&self) -> u64 {
         let now = self.now();
         self.links
