@@ -28,7 +28,7 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         ('duration = "5s"', 'duraton = "5s"'),
         [],
         'duraton: unknown key, did you mean "duration"? (allowed: description, duration, faults, flows, '
-        "name, output, sample_interval, seed, stop_when_complete, tcp, topology, warmup)",
+        "impairments, name, output, sample_interval, seed, stop_when_complete, tcp, topology, warmup)",
     ),
     (
         "unknown-tcp-key",
@@ -235,6 +235,37 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         None,
         ['faults=[{link = "R1->R2", flow = "bulk0_1", action = "mark"}]'],
         "faults[0]: give exactly one of nth and seq",
+    ),
+    (
+        "impairment-unknown-action",
+        None,
+        ['impairments=[{link = "R1->R2", action = "bleech"}]'],
+        'impairments[0].action = "bleech": must be one of bleach, ce_all, ect1_to_ect0, ect0_to_ect1, drop_ecn_syn, '
+        'drop_ecn_synack, strip_accecn_option, zero_accecn_option, zero_ace, clear_ece (did you mean "bleach"?)',
+    ),
+    (
+        "impairment-fraction-zero",
+        None,
+        ['impairments=[{link = "R1->R2", action = "ce_all", fraction = 0}]'],
+        "impairments[0].fraction = 0: must be in (0, 1]",
+    ),
+    (
+        "impairment-until-before-from",
+        None,
+        ['impairments=[{link = "R1->R2", action = "ce_all", from = "2s", until = "1s"}]'],
+        'impairments[0].until = "1s": must be after from (2 s)',
+    ),
+    (
+        "impairment-missing-flow",
+        None,
+        ['impairments=[{link = "R1->R2", action = "bleach", flows = ["bulk0_1", "nope"]}]'],
+        'impairments[0].flows[1] = "nope": no such flow (flow ids: bulk0_1..bulk0_10)',
+    ),
+    (
+        "impairment-missing-link",
+        None,
+        ['impairments=[{link = "R1->R3", action = "bleach"}]'],
+        'impairments[0].link = "R1->R3": no such link (no node "R3")',
     ),
     ("pcap-missing-link", None, ['output.pcap=["R2->R3"]'], 'output.pcap[0] = "R2->R3": no such link (no node "R3")'),
     (

@@ -17,6 +17,7 @@ from ecnlab._table import Table, boolean, integer, string
 from ecnlab.engine_check import check_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.flows import default_timeseries_links, parse_faults, parse_flows, parse_pcap, parse_timeseries
+from ecnlab.impairments import parse_impairments
 from ecnlab.model import Scenario, TcpSpec
 from ecnlab.overrides import apply_overrides, normalize
 from ecnlab.params import parse_tcp
@@ -40,6 +41,7 @@ TOP_KEYS = (
     "tcp",
     "flows",
     "faults",
+    "impairments",
     "output",
 )
 MAX_SAMPLES = 10_000_000
@@ -111,6 +113,7 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
     topo = parse_topology(root.table("topology"), "topology", mss=tcp.mss)
     groups = parse_flows(root.tables("flows"), topo, tcp, duration)
     faults = parse_faults(root.tables("faults"), topo, groups)
+    impairments = parse_impairments(root.tables("impairments"), topo, groups)
     pcap = parse_pcap(root.table("output"), topo)
     ts_links, ts_flows = parse_timeseries(root.table("output"), topo, groups)
     defaults = {"timeseries_links": default_timeseries_links(topo), "timeseries_flows": ["*"]}
@@ -138,6 +141,7 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
         timeseries_links=tuple(ts_links),
         timeseries_flows=tuple(ts_flows),
         stop_when_complete=stop_when_complete,
+        impairments=tuple(impairments),
     )
     check_scenario(sc)  # last: the engine's own check of the whole scenario (one validator)
     return sc

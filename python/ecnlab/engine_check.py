@@ -39,7 +39,7 @@ _APP = {
 }
 _SIDES = {"src": "from", "dst": "to"}
 _UNIT_SUFFIXES = ("_ns", "_bytes", "_bps", "_segments")
-_LISTS = "nodes|links|flows|faults|timeseries_links|timeseries_flows"
+_LISTS = "nodes|links|flows|faults|impairments|timeseries_links|timeseries_flows"
 _PATH = re.compile(rf"^(?P<list>{_LISTS})\[(?P<i>\d+)\](?:\.(?P<rest>.+))?$")
 
 
@@ -76,8 +76,9 @@ def scenario_key(sc: Scenario, field: str) -> str:
         return f'topology link "{link.name}"' + (f" {sub}" if sub else "")
     if kind == "flows":  # the engine's flows[i] is the scenario's entry i
         return f"flows[{i}] ({_entry_flows(sc.groups[i])})" + (f".{_flow_key(rest)}" if rest else "")
-    if kind == "faults":
-        return f"faults[{i}]" + (f".{rest}" if rest else "")
+    if kind in ("faults", "impairments"):
+        rest = {"from_ns": "from", "until_ns": "until"}.get(rest, rest)
+        return f"{kind}[{i}]" + (f".{rest}" if rest else "")
     if kind in ("timeseries_links", "timeseries_flows"):
         return f"output.{kind}"
     return f"topology.nodes[{i}]" + (f".{rest}" if rest else "")

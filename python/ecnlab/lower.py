@@ -11,6 +11,7 @@ import fnmatch
 from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
+from ecnlab.impairments import impairments_engine, impairments_resolved
 from ecnlab.lower_tcp import engine_tcp_config, tcp_engine
 from ecnlab.model import (
     AppSpec,
@@ -56,7 +57,7 @@ def resolved_scenario(sc: Scenario) -> dict[str, Any]:
         else:
             fault["seq"] = f.seq
         faults.append(fault)
-    return {
+    resolved = {
         "name": sc.name,
         "description": sc.description,
         "seed": sc.seed,
@@ -74,6 +75,8 @@ def resolved_scenario(sc: Scenario) -> dict[str, Any]:
             "timeseries_flows": list(sc.timeseries_flows),
         },
     }
+    _add_impairments(resolved, sc, engine=False)
+    return resolved
 
 
 def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
@@ -97,7 +100,15 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
         spec["pcap_dir"] = pcap_dir
     if sc.topology.ecmp:  # absent otherwise: older engine JSON stays identical
         spec["ecmp"] = True
+    _add_impairments(spec, sc, engine=True)
     return spec
+
+
+def _add_impairments(out: dict[str, Any], sc: Scenario, *, engine: bool) -> None:
+    """``impairments`` (engine or file form), only in a scenario that has some: the JSON of
+    every other scenario stays as it was."""
+    if sc.impairments:
+        out["impairments"] = (impairments_engine if engine else impairments_resolved)(sc.impairments)
 
 
 def _flow_entries(groups: tuple[FlowGroup, ...]) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ __all__ = [
     "FlowGroup",
     "Flow",
     "Fault",
+    "Impairment",
     "Scenario",
 ]
 
@@ -384,6 +385,19 @@ class Fault:
 
 
 @dataclass(frozen=True)
+class Impairment:
+    """At ``link``, ``action`` on the packets it applies to in [from_ns, until_ns), of ``flows``
+    (empty: every flow), a ``fraction`` of them (``impairments.py``)."""
+
+    link: str
+    action: str
+    fraction: float
+    from_ns: int
+    until_ns: int | None
+    flows: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A validated scenario."""
 
@@ -401,6 +415,7 @@ class Scenario:
     timeseries_links: tuple[str, ...] = ()
     timeseries_flows: tuple[str, ...] = ("*",)
     stop_when_complete: bool = False
+    impairments: tuple[Impairment, ...] = ()
 
     @functools.cached_property
     def flows(self) -> tuple[Flow, ...]:

@@ -128,6 +128,14 @@ def class_rows(queues: list[dict[str, Any]]) -> list[Sequence[Any]]:
     return rows
 
 
+def _impairments(links: list[dict[str, Any]]) -> list[str]:
+    """What each path impairment did (links with ``[[impairments]]`` only; nothing without)."""
+    rows: list[Sequence[Any]] = [
+        [lk["name"], m["action"], m["rewritten"], m["dropped"]] for lk in links for m in lk.get("impairments", [])
+    ]
+    return ["", *_table(["impaired link", "action", "rewritten", "dropped"], rows)] if rows else []
+
+
 def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None = None) -> str:
     """Flows, each hop (router queues with arrivals, host queues that marked or dropped; DualPI2's
     classes), the warnings the run carries (``bottleneck.py``), router-to-router link utilisation,
@@ -177,6 +185,7 @@ def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None 
     if core:
         out.append("")
         out += _table(["link", "utilisation"], [[link["name"], link["utilization"]] for link in core])
+    out += _impairments(summary["links"])
     queries = summary.get("queries", [])
     if queries:
         out.append("")

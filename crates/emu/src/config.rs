@@ -9,6 +9,9 @@ use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
 use ecnlab_aqm::QueueConfig;
+use ecnlab_sim::impair::ImpairAction;
+use ecnlab_sim::impair_link::Impairment;
+use ecnlab_wire::Instant;
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -52,6 +55,40 @@ pub struct LinkConfig {
     /// Capture packets as their transmission starts (as the simulator's taps).
     #[serde(default)]
     pub pcap: Option<PathBuf>,
+    /// Path impairments of packets entering the link (`ecnlab_sim::impair_link`), in order.
+    #[serde(default)]
+    pub impairments: Vec<ImpairConfig>,
+}
+
+/// One path impairment: the simulator's `ImpairSpec` without link and flows (the
+/// router sees no flows); times count from the start of the traffic (`Net::set_window`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImpairConfig {
+    pub action: ImpairAction,
+    #[serde(default = "all_packets")]
+    pub fraction: f64,
+    #[serde(default)]
+    pub from_ns: u64,
+    #[serde(default)]
+    pub until_ns: Option<u64>,
+}
+
+fn all_packets() -> f64 {
+    1.0
+}
+
+impl ImpairConfig {
+    /// The impairment as a link applies it.
+    pub fn rule(&self) -> Impairment {
+        Impairment {
+            action: self.action,
+            fraction: self.fraction,
+            from: Instant::from_nanos(self.from_ns),
+            until: self.until_ns.map(Instant::from_nanos),
+            flows: None,
+        }
+    }
 }
 
 /// The links a packet from end `from` to end `to` crosses, in order.
@@ -89,6 +126,15 @@ impl RouterConfig {
             if !(0.0..1.0).contains(&l.loss) {
                 return Err(err(format!("links[{i}].loss"), l.loss, "must be in [0, 1)"));
             }
+            for (k, m) in l.impairments.iter().enumerate() {
+                let field = format!("links[{i}].impairments[{k}]");
+                if !(m.fraction > 0.0 && m.fraction <= 1.0) {
+                    return Err(err(format!("{field}.fraction"), m.fraction, "must be in (0, 1]"));
+                }
+                if let Some(u) = m.until_ns.filter(|&u| u <= m.from_ns) {
+                    return Err(err(format!("{field}.until_ns"), u, "must be after from_ns"));
+                }
+            }
         }
         for (i, r) in self.routes.iter().enumerate() {
             let n = self.ends.len();
@@ -104,5 +150,34 @@ impl RouterConfig {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The link entry as `ecnlab emulate` writes it (python/ecnlab/emu/run.py `_router_config`).
+    #[test]
+    fn test_link_impairments_read_as_the_front_writes_them() {
+        let link: LinkConfig = serde_json::from_value(serde_json::json!({
+            "name": "R1->R2", "index": 4, "rate_bps": 10_000_000u64, "delay_ns": 10_000_000u64, "loss": 0.0,
+            "queue": {"kind": "droptail", "limit_pkts": 100},
+            "impairments": [
+                {"action": "ce_all", "fraction": 0.5, "from_ns": 100_000_000u64, "until_ns": 200_000_000u64},
+                {"action": "clear_ece", "fraction": 1.0, "from_ns": 0},
+            ],
+        }))
+        .unwrap();
+        let rules: Vec<Impairment> = link.impairments.iter().map(ImpairConfig::rule).collect();
+        assert_eq!(rules[0].action, ImpairAction::CeAll);
+        assert_eq!(
+            (rules[0].from, rules[0].until),
+            (Instant::from_nanos(100_000_000), Some(Instant::from_nanos(200_000_000)))
+        );
+        assert_eq!(
+            (rules[1].action, rules[1].fraction, rules[1].until, rules[1].flows.clone()),
+            (ImpairAction::ClearEce, 1.0, None, None)
+        );
     }
 }

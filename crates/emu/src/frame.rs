@@ -58,6 +58,11 @@ impl Frame {
         &self.bytes
     }
 
+    /// The bytes, for a rewrite that keeps them a well-formed packet (`impair.rs`).
+    pub(crate) fn bytes_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.bytes
+    }
+
     /// Destination address (where the router sends it).
     pub fn dst_addr(&self) -> [u8; 4] {
         self.view().dst_addr()

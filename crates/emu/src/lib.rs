@@ -7,6 +7,7 @@
 //! link, scheduled in virtual time against a monotonic clock.
 //!
 //! - [`frame`]: `Frame`, the queue's packet type over real bytes (checked input).
+//! - [`impair`]: the simulator's path impairments on a `Frame`'s bytes.
 //! - [`link`], [`net`]: the sans-IO core (a fake clock drives it in tests).
 //! - [`lateness`]: delivery-lateness percentiles.
 //! - [`config`]: the JSON the Python side writes.
@@ -16,6 +17,7 @@
 
 pub mod config;
 pub mod frame;
+pub mod impair;
 pub mod lateness;
 pub mod link;
 pub mod net;

@@ -90,6 +90,7 @@ impl<P: QueuedPacket> Link<P> {
             loss: 0.0,
             queue: *queue,
             pcap: None,
+            impairments: Vec::new(),
         };
         Self::new(0, &cfg)
     }

@@ -15,6 +15,7 @@ use crate::config::{ConfigError, RouterConfig};
 use crate::frame::{Frame, Malformed};
 use crate::lateness::{Lateness, LatenessReport};
 use crate::link::{Fired, Link, LinkCounters};
+use ecnlab_sim::impair_link::{ImpairCount, LinkImpairments};
 
 /// Where the core's output goes (TUN writes and captures in the binary; vectors in tests).
 pub trait Sink {
@@ -112,6 +113,9 @@ pub struct LinkReport {
     pub queue: QueueStats,
     #[serde(flatten)]
     pub counters: LinkCounters,
+    /// Links with impairments only: what each did (the simulator's `impairments` key).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impairments: Option<Vec<ImpairCount>>,
 }
 
 /// The measurement window on the router's clock, once [`Net::set_window`] named it:
@@ -138,6 +142,10 @@ pub struct Report {
 
 pub struct Net {
     links: Vec<Link<Routed>>,
+    /// Each link's path impairments, applied as a packet enters it (`None`: none).
+    impair: Vec<Option<LinkImpairments>>,
+    /// The start of the traffic, from which the impairments' time windows count.
+    origin: Instant,
     link_names: Vec<String>,
     end_names: Vec<String>,
     ends: Vec<EndCounters>,
@@ -173,8 +181,16 @@ impl Net {
             routes.push((r.to, r.links.clone()));
         }
         let route_counters = cfg.routes.iter().map(|r| (r.from, RouteCounters::default())).collect();
+        let impair = (cfg.links.iter())
+            .map(|l| {
+                let rules: Vec<_> = l.impairments.iter().map(|m| m.rule()).collect();
+                (!rules.is_empty()).then(|| LinkImpairments::new(cfg.seed, l.index, rules))
+            })
+            .collect();
         Ok(Net {
             links,
+            impair,
+            origin: Instant::ZERO,
             link_names: cfg.links.iter().map(|l| l.name.clone()).collect(),
             end_names: cfg.ends.iter().map(|e| e.name.clone()).collect(),
             ends: vec![EndCounters::default(); cfg.ends.len()],
@@ -197,6 +213,7 @@ impl Net {
     /// taken in time order with the link events; a time already past is taken
     /// at the next `poll`.
     pub fn set_window(&mut self, start: Instant, warmup: Instant) {
+        self.origin = start;
         self.start_at = Some(start);
         self.warmup_at = Some(warmup.max(start));
     }
@@ -293,8 +310,16 @@ impl Net {
         sink.deliver(*to, t, &p.frame);
     }
 
-    fn enter(&mut self, t: Instant, p: Routed, sink: &mut dyn Sink) {
+    /// `p` enters its route's next link at `t`: the link's impairments (a dropped packet
+    /// is counted by them), then the link.
+    fn enter(&mut self, t: Instant, mut p: Routed, sink: &mut dyn Sink) {
         let li = self.routes[p.route].1[p.hop];
+        if let Some(m) = self.impair[li].as_mut() {
+            let since = Instant::from_nanos(t.saturating_since(self.origin).as_nanos());
+            if !m.apply(since, None, &mut p.frame) {
+                return;
+            }
+        }
         let mut tap = |at: Instant, q: &Routed| sink.tap(li, at, &q.frame);
         // A refused packet is counted by the queue (and early_drops_ect by the link).
         let _ = self.links[li].enter(t, p, &mut tap);
@@ -304,8 +329,13 @@ impl Net {
         Report {
             t_s: now.as_secs_f64(),
             window: self.window,
-            links: (self.links.iter().zip(&self.link_names))
-                .map(|(l, name)| LinkReport { link: name.clone(), queue: l.queue_stats(now), counters: l.counters() })
+            links: (self.links.iter().zip(&self.link_names).zip(&self.impair))
+                .map(|((l, name), m)| LinkReport {
+                    link: name.clone(),
+                    queue: l.queue_stats(now),
+                    counters: l.counters(),
+                    impairments: m.as_ref().map(LinkImpairments::counts),
+                })
                 .collect(),
             ends: (self.ends.iter().zip(&self.end_names))
                 .map(|(c, name)| EndReport { name: name.clone(), counters: c.clone() })

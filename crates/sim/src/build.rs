@@ -28,6 +28,7 @@ pub fn check(spec: &SimSpec) -> Result<(), Error> {
     check_links(spec)?;
     let ids = check_flows(spec, &topo)?;
     check_faults(spec, &topo, &ids)?;
+    check_impairments(spec, &topo, &ids)?;
     if spec.stop_when_complete {
         if let Some(i) = spec.flows.iter().position(|f| !f.app.is_finite()) {
             return Err(Error::spec(
@@ -195,11 +196,30 @@ fn check_faults(spec: &SimSpec, topo: &Topology, ids: &HashSet<String>) -> Resul
     Ok(())
 }
 
+fn check_impairments(spec: &SimSpec, topo: &Topology, ids: &HashSet<String>) -> Result<(), Error> {
+    for (i, m) in spec.impairments.iter().enumerate() {
+        if !topo.link_index.contains_key(&m.link) {
+            return Err(Error::spec(format!("impairments[{i}].link"), &m.link, "no such link"));
+        }
+        if !(m.fraction > 0.0 && m.fraction <= 1.0) {
+            return Err(Error::spec(format!("impairments[{i}].fraction"), m.fraction, "must be in (0, 1]"));
+        }
+        if let Some(u) = m.until_ns.filter(|&u| u <= m.from_ns) {
+            return Err(Error::spec(format!("impairments[{i}].until_ns"), u, "must be after from_ns"));
+        }
+        if let Some((k, f)) = m.flows.iter().enumerate().find(|(_, f)| !ids.contains(*f)) {
+            return Err(Error::spec(format!("impairments[{i}].flows[{k}]"), f, "no such flow"));
+        }
+    }
+    Ok(())
+}
+
 /// Builds a checked spec.
 pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
     let topo = Topology::build(&spec)?;
-    let links = build_links(&spec, &topo)?;
+    let mut links = build_links(&spec, &topo)?;
     let flow_ids = spec.flow_ids();
+    build_impairments(&spec, &topo, &flow_ids, &mut links);
     let flows = build_flows(&spec, &topo)?;
     let faults = build_faults(&spec, &topo, &flow_ids);
     let (taps, tap_of) = open_taps(&spec)?;
@@ -269,6 +289,7 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
             counters: LinkCounters::default(),
             tail: l.tail_threshold_bytes.map(|b| crate::tail::QueueTail::new(b, Instant(spec.warmup_ns))),
             sojourn,
+            impair: None,
         });
     }
     Ok(links)
@@ -318,6 +339,29 @@ fn build_faults(spec: &SimSpec, topo: &Topology, flow_ids: &[String]) -> Vec<Vec
         per_link[li].push(Fault::new(flow, f.action, target));
     }
     per_link
+}
+
+/// Each link's impairments, in the spec's order (links without any keep `None`).
+fn build_impairments(spec: &SimSpec, topo: &Topology, flow_ids: &[String], links: &mut [Link]) {
+    use crate::impair_link::{Impairment, LinkImpairments};
+    if spec.impairments.is_empty() {
+        return;
+    }
+    let index: HashMap<&str, u32> = flow_ids.iter().enumerate().map(|(i, id)| (id.as_str(), i as u32)).collect();
+    let mut per_link: Vec<Vec<Impairment>> = vec![Vec::new(); links.len()];
+    for m in &spec.impairments {
+        let flows = (!m.flows.is_empty()).then(|| {
+            let mut v: Vec<u32> = m.flows.iter().map(|f| index[f.as_str()]).collect();
+            v.sort_unstable();
+            v
+        });
+        let until = m.until_ns.map(Instant);
+        let rule = Impairment { action: m.action, fraction: m.fraction, from: Instant(m.from_ns), until, flows };
+        per_link[topo.link_index[&m.link] as usize].push(rule);
+    }
+    for (i, rules) in per_link.into_iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+        links[i].impair = Some(Box::new(LinkImpairments::new(spec.seed, i as u32, rules)));
+    }
 }
 
 /// The capture files and, per link, the index of the one it writes to (links with the

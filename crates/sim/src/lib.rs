@@ -9,7 +9,7 @@
 //! - [`sched`]: the event queue. [`net`]: topology and routing. [`link`]: links.
 //! - [`conn`], [`app`]: TCP connections and the applications on them.
 //! - [`web`]: web sessions of HTTP/1.0 objects. [`incast`]: partition/aggregate queries. [`tail`]: time with the queue above a threshold.
-//! - [`fault`]: scripted drops and marks. [`pcap`]: packet captures.
+//! - [`fault`]: scripted drops and marks. [`impair`], [`impair_link`]: path impairments of the ECN fields. [`pcap`]: packet captures.
 //! - `quench.rs`: ICMP Source Quenches sent by RED queues in quench mode.
 //! - [`output`]: the result; [`groups`], [`flow_table`]: large flow groups as one
 //!   summary each and every flow's results as columns.
@@ -23,6 +23,8 @@ pub mod error;
 pub mod fault;
 pub mod flow_table;
 pub mod groups;
+pub mod impair;
+pub mod impair_link;
 pub mod incast;
 pub mod link;
 pub mod net;

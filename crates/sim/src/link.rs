@@ -38,6 +38,8 @@ pub struct Link {
     pub tail: Option<crate::tail::QueueTail>,
     /// Record the sojourn-time histogram from the end of the warm-up (router queues).
     pub sojourn: bool,
+    /// Path impairments of packets entering the link (`impair_link.rs`), when the spec has any.
+    pub impair: Option<Box<crate::impair_link::LinkImpairments>>,
 }
 
 /// `Duration::transmission(len, rate_bps)`, computed in 64 bits when

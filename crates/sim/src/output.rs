@@ -185,6 +185,9 @@ pub struct LinkOut {
     pub queue_tail_threshold_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queue_frac_above: Option<f64>,
+    /// Links with path impairments only: what each did, in the scenario's order (`impair_link.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impairments: Option<Vec<crate::impair_link::ImpairCount>>,
 }
 
 #[derive(Debug, Default, Serialize)]

@@ -228,5 +228,6 @@ fn link_out(s: &crate::spec::LinkSpec, l: &crate::link::Link, warmup: Instant, e
         fault_marks: c.fault_marks,
         queue_tail_threshold_bytes: l.tail.map(|t| t.threshold_bytes),
         queue_frac_above: l.tail.map(|t| t.fraction(end)),
+        impairments: l.impair.as_ref().map(|m| m.counts()),
     }
 }

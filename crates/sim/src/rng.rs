@@ -18,6 +18,8 @@ pub enum Stream {
     App = 3,
     /// An incast entry's query issue times (indexed by entry, shared by its flows).
     Queries = 4,
+    /// A link's impairments (`impair_link.rs`: the draws of a `fraction`).
+    Impair = 5,
 }
 
 /// SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mix.

@@ -168,7 +168,7 @@ mod tests {
         assert!(flow["optional"].as_array().unwrap().contains(&json!("telnet_writes")));
         assert!(!flow["optional"].as_array().unwrap().contains(&json!("goodput_bps")));
         assert!(s["queue"]["optional"] == json!(["classes"]));
-        assert_eq!(s["link"]["optional"], json!(["queue_tail_threshold_bytes", "queue_frac_above"]));
+        assert_eq!(s["link"]["optional"], json!(["queue_tail_threshold_bytes", "queue_frac_above", "impairments"]));
     }
 
     /// A default record written as JSON has exactly the keys that are not optional.

@@ -144,7 +144,7 @@ impl Simulation {
         self.census
     }
 
-    /// Packets discarded inside the network so far (queues, faults, random loss).
+    /// Packets discarded inside the network so far (queues, faults, impairments, random loss).
     pub fn packets_discarded(&self) -> u64 {
         let now = self.now();
         self.links
@@ -152,7 +152,14 @@ impl Simulation {
             .map(|l| {
                 let q = l.queue.stats(now);
                 let c = &l.counters;
-                q.early_drops + q.forced_drops + q.overflow_drops + c.fault_drops + c.random_losses + c.corrupted
+                let impaired = l.impair.as_ref().map_or(0, |m| m.dropped());
+                q.early_drops
+                    + q.forced_drops
+                    + q.overflow_drops
+                    + c.fault_drops
+                    + c.random_losses
+                    + c.corrupted
+                    + impaired
             })
             .sum()
     }
@@ -171,7 +178,8 @@ impl Simulation {
         self.enter_link(li, idx, now);
     }
 
-    /// Packet `idx` enters link `li`: scripted faults, then the queue, then the transmitter.
+    /// Packet `idx` enters link `li`: scripted faults, path impairments, then the queue, then
+    /// the transmitter.
     fn enter_link(&mut self, li: u32, idx: u32, now: Instant) {
         let link_faults = &mut self.faults[li as usize];
         if !link_faults.is_empty() && self.pkts.get(idx).quench.is_none() {
@@ -185,6 +193,9 @@ impl Simulation {
                 self.pkts.take(idx);
                 return;
             }
+        }
+        if self.links[li as usize].impair.is_some() && !self.impair(li, idx, now) {
+            return;
         }
         let p = self.pkts.get_mut(idx);
         p.enqueued_at = now;
@@ -210,6 +221,19 @@ impl Simulation {
             t.observe(now, link.queue.len_bytes());
         }
         self.try_transmit(li, now);
+    }
+
+    /// Applies the impairments of `li` to packet `idx` (a Source Quench passes untouched);
+    /// false if they dropped it (it has left the network).
+    fn impair(&mut self, li: u32, idx: u32, now: Instant) -> bool {
+        let p = self.pkts.get_mut(idx);
+        let Some(m) = self.links[li as usize].impair.as_mut().filter(|_| p.quench.is_none()) else { return true };
+        if m.apply(now, Some(p.flow), &mut p.seg) {
+            return true;
+        }
+        self.flow_census[p.flow as usize].dropped += 1;
+        self.pkts.take(idx);
+        false
     }
 
     /// A packet the queue of `li` dropped (at arrival, or after enqueue) leaves the network.

@@ -35,6 +35,9 @@ pub struct SimSpec {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
+    /// Path impairments of the ECN fields (`impair.rs`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub impairments: Vec<ImpairSpec>,
     /// End the run when every flow has finished its work (all flows must be
     /// finite); `duration_ns` is then a limit, and reaching it is an error.
     #[serde(default)]
@@ -314,4 +317,26 @@ pub struct FaultSpec {
     /// sequence number (data byte 1 is the first payload byte).
     #[serde(default)]
     pub seq: Option<u64>,
+}
+
+/// A path impairment: at `link`, `action` on the packets it applies to
+/// (`impair.rs`), within `[from_ns, until_ns)`, of `flows` (empty: every flow),
+/// a `fraction` of them (`impair_link.rs`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImpairSpec {
+    pub link: String,
+    pub action: crate::impair::ImpairAction,
+    #[serde(default = "all_packets")]
+    pub fraction: f64,
+    #[serde(default)]
+    pub from_ns: u64,
+    #[serde(default)]
+    pub until_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<String>,
+}
+
+fn all_packets() -> f64 {
+    1.0
 }

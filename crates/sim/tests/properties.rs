@@ -1,13 +1,24 @@
 //! Property tests over random small networks: packet conservation end to end
 //! at every step, queue identities, finite transfers delivered exactly, and
-//! determinism — with random queues, losses and scripted faults.
+//! determinism — with random queues, losses, scripted faults and path impairments.
 
 mod common;
 use common::*;
+use ecnlab_sim::impair::ImpairAction;
 use ecnlab_sim::spec::*;
 use ecnlab_sim::Simulation;
 use ecnlab_tcp::{EcnMode, Recovery, TcpConfig};
 use proptest::prelude::*;
+
+/// The actions that rewrite and never drop.
+const REWRITES: [ImpairAction; 6] = [
+    ImpairAction::Bleach,
+    ImpairAction::CeAll,
+    ImpairAction::Ect0ToEct1,
+    ImpairAction::Ect1ToEct0,
+    ImpairAction::ClearEce,
+    ImpairAction::ZeroAce,
+];
 
 fn variant() -> impl Strategy<Value = Recovery> {
     prop_oneof![Just(Recovery::Tahoe), Just(Recovery::Reno), Just(Recovery::NewReno), Just(Recovery::Sack)]
@@ -26,6 +37,8 @@ prop_compose! {
         seed in any::<u64>(),
         faults in proptest::collection::vec((1u64..60, any::<bool>()), 0..4),
         bytes in 20_000u64..200_000,
+        impairments in proptest::collection::vec((0usize..6, 0usize..6, 1u32..=10), 0..3),
+        drop_handshake in any::<bool>(),
     ) -> SimSpec {
         let rate = 2_000_000;
         let queue = if use_red { red(3.0, 9.0, 0.1, limit.max(10), ecn, rate) } else { droptail(limit) };
@@ -41,6 +54,26 @@ prop_compose! {
         for (nth, mark) in faults {
             let action = if mark { FaultAction::Mark } else { FaultAction::Drop };
             spec.faults.push(FaultSpec { link: "R1->R2".into(), flow: "bulk1".into(), action, nth: Some(nth), seq: None });
+        }
+        // Rewriting on any of the first links (both bottleneck directions, s1's and r1's access
+        // links), a tenth to all of the packets; ECN handshakes dropped in the first 0.5 s only,
+        // so that every transfer still completes.
+        for (action, link, tenths) in impairments {
+            let link = spec.links[link].name.clone();
+            spec.impairments.push(ImpairSpec {
+                link,
+                action: REWRITES[action],
+                fraction: f64::from(tenths) / 10.0,
+                from_ns: 0,
+                until_ns: None,
+                flows: vec![],
+            });
+        }
+        if drop_handshake {
+            for (link, action) in [("s1->R1", ImpairAction::DropEcnSyn), ("R2->R1", ImpairAction::DropEcnSynack)] {
+                let (from_ns, until_ns, flows) = (0, Some(SEC / 2), vec![]);
+                spec.impairments.push(ImpairSpec { link: link.into(), action, fraction: 1.0, from_ns, until_ns, flows });
+            }
         }
         spec
     }

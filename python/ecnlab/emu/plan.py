@@ -102,6 +102,9 @@ def _check_supported(sc: Scenario) -> None:
         )
     if sc.faults:
         raise ScenarioError("faults", "scripted faults are not supported by emulate (Linux TCP cannot be scripted)")
+    for i, m in enumerate(sc.impairments):
+        if m.flows:  # the router sees packets, not the scenario's flows
+            raise ScenarioError(f"impairments[{i}].flows", "emulate applies impairments to every flow", list(m.flows))
     for link in sc.topology.links:
         if link.queue.red is not None and link.queue.red.quench:
             # The router forwards and counts but cannot emit ICMP, and Linux ignores Source Quench (RFC 6633).

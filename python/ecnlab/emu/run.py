@@ -27,6 +27,7 @@ from ecnlab.emu.procs import Processes, read_line, terminate_on_sigterm
 from ecnlab.emu.steal import StealMeter
 from ecnlab.emu.summary import build_emu_summary
 from ecnlab.flows import captured_links, pcap_file
+from ecnlab.impairments import impairments_engine
 from ecnlab.lower import resolved_scenario
 from ecnlab.model import Flow, Scenario
 from ecnlab.results import RunResult, write_summary
@@ -127,11 +128,15 @@ def _write_web_objects(sc: Scenario, raw: dict[str, Any], staging: Path) -> None
 
 def _router_config(sc: Scenario, plan: Plan, names: dict[str, str], staging: Path) -> dict[str, Any]:
     pcap = {link: entry for entry in sc.pcap for link in captured_links(entry)}
+    impairments = impairments_engine(sc.impairments)
     links = []
     for link in plan.links:
         entry = {k: link[k] for k in ("name", "index", "rate_bps", "delay_ns", "loss", "queue")}
         if link["name"] in pcap:  # both directions of an "A<->B" capture name the same file
             entry["pcap"] = str(staging / pcap_file(pcap[link["name"]]))
+        impaired = [m for m in impairments if m["link"] == link["name"]]
+        if impaired:  # the engine's entries without link and flows (crates/emu config.rs)
+            entry["impairments"] = [{k: v for k, v in m.items() if k not in ("link", "flows")} for m in impaired]
         links.append(entry)
     return {
         "seed": sc.seed,

@@ -74,6 +74,8 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
                 "final_queues": [{"link": q["link"], **_queue(q)} for q in router["final"]["links"]],
                 # Per route (host to host): packets in, out and delivered CE, once every packet has left.
                 "routes": router["final"].get("routes", []),
+                # Links with impairments only: what each did, once every packet has left.
+                **_final_impairments(router["final"]["links"]),
                 # Each queue's CE marks and drops between the end of the warm-up and the run's end.
                 "after_warmup": {
                     q["link"]: {"marks": q["marks"] - q["marks_at_warmup"], "drops": _drops(q) - q["drops_at_warmup"]}
@@ -88,6 +90,12 @@ def build_emu_summary(sc: Scenario, resolved: dict[str, Any], plan: Plan, raw: d
     }
     summary["emulation"]["warnings"] = warnings(sc, summary)
     return summary
+
+
+def _final_impairments(links: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"final_impairments": {link: counts}}``, or nothing for a scenario without impairments."""
+    found = {q["link"]: q["impairments"] for q in links if "impairments" in q}
+    return {"final_impairments": found} if found else {}
 
 
 def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
@@ -300,4 +308,5 @@ def _link(link: dict[str, Any], router: dict[str, Any]) -> dict[str, Any]:
         "random_losses": end["random_losses"],
         "fault_drops": 0,
         "fault_marks": 0,
+        **({"impairments": end["impairments"]} if "impairments" in end else {}),
     })  # fmt: skip

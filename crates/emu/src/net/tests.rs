@@ -42,7 +42,7 @@ fn red(extra: serde_json::Value) -> RedParams {
 }
 
 fn link(name: &str, index: u32, rate_bps: u64, delay_ns: u64, queue: QueueConfig) -> LinkConfig {
-    LinkConfig { name: name.into(), index, rate_bps, delay_ns, loss: 0.0, queue, pcap: None }
+    LinkConfig { name: name.into(), index, rate_bps, delay_ns, loss: 0.0, queue, pcap: None, impairments: vec![] }
 }
 
 fn end(name: &str, addr: [u8; 4]) -> EndConfig {
@@ -291,4 +291,86 @@ fn test_window_marks_run_in_time_order_with_a_late_wakeup() {
     assert!((avg - (3.0 * 0.6 + 2.0 * 1.2 + 1.2) / 48.2).abs() < 1e-12, "{avg}");
     assert_eq!(at_warmup, 3 * 1500, "transmissions started at 0, 1.2 and 2.4 ms");
     assert_eq!((window.start_s, window.warmup_s), (Some(0.0018), Some(0.003)));
+}
+
+fn impaired(mut l: LinkConfig, action: &str, extra: serde_json::Value) -> LinkConfig {
+    let mut v = serde_json::json!({ "action": action });
+    for (k, x) in extra.as_object().into_iter().flatten() {
+        v[k] = x.clone();
+    }
+    l.impairments.push(serde_json::from_value(v).unwrap());
+    l
+}
+
+/// A TCP segment from a to b with `flags` as real bytes.
+fn segment(flags: ecnlab_wire::TcpFlags, ecn: Ecn) -> Vec<u8> {
+    let ends = ecnlab_wire::Endpoints {
+        src_addr: [10, 0, 1, 1],
+        dst_addr: [10, 0, 2, 1],
+        src_port: 40000,
+        dst_port: 5201,
+        src_isn: 0,
+        dst_isn: 0,
+    };
+    let seg = ecnlab_wire::Segment { flags, ecn, payload_len: 100, ..Default::default() };
+    let mut b = Vec::new();
+    ecnlab_wire::emit_ipv4_tcp(&seg, &ends, 1, 0, &mut b).unwrap();
+    b
+}
+
+#[test]
+fn test_impairments_rewrite_in_their_window_from_the_traffic_start() {
+    let from_to = serde_json::json!({ "from_ns": 10 * MS, "until_ns": 20 * MS });
+    let links = vec![
+        link("s1->R1", 0, 100_000_000, MS, droptail(100)),
+        impaired(link("R1->R2", 1, 100_000_000, MS, droptail(100)), "bleach", from_to),
+    ];
+    let mut net = Net::new(&config(links)).unwrap();
+    net.set_window(at(100 * MS), at(100 * MS));
+    let mut rec = Recorder::default();
+    for t in [105, 112, 125] {
+        // Enters R1->R2 about 1.1 ms later: 6, 13 and 26 ms after the traffic's start.
+        net.arrive(at(t * MS), 0, packet(1000, Ecn::Ect0), &mut rec);
+        run_to_idle(&mut net, &mut rec);
+    }
+    let got: Vec<Ecn> = rec.delivered.iter().map(|(_, _, b)| Ipv4Packet::new_checked(&b[..]).unwrap().ecn()).collect();
+    assert_eq!(got, [Ecn::Ect0, Ecn::NotEct, Ecn::Ect0]);
+    assert!(rec.delivered.iter().all(|(_, _, b)| Ipv4Packet::new_checked(&b[..]).unwrap().verify_checksum()));
+    let r = net.report(at(200 * MS));
+    assert!(r.links[0].impairments.is_none());
+    let counts = r.links[1].impairments.as_ref().unwrap();
+    assert_eq!((counts[0].action, counts[0].rewritten, counts[0].dropped), ("bleach", 1, 0));
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(json["links"][0].get("impairments").is_none(), "absent on a link without impairments");
+    assert_eq!(json["links"][1]["impairments"][0]["rewritten"], 1);
+}
+
+#[test]
+fn test_router_drops_ecn_setup_syns_and_passes_the_rest() {
+    use ecnlab_wire::TcpFlags as F;
+    let links =
+        vec![impaired(link("R1->R2", 0, 100_000_000, MS, droptail(100)), "drop_ecn_syn", serde_json::json!({}))];
+    let mut net = Net::new(&config(links)).unwrap();
+    let mut rec = Recorder::default();
+    net.arrive(at(0), 0, segment(F::SYN | F::ECE | F::CWR, Ecn::NotEct), &mut rec);
+    net.arrive(at(0), 0, segment(F::SYN, Ecn::NotEct), &mut rec);
+    net.arrive(at(0), 0, segment(F::ACK | F::ECE, Ecn::Ect0), &mut rec);
+    run_to_idle(&mut net, &mut rec);
+    assert_eq!(rec.delivered.len(), 2);
+    let r = net.report(at(10 * MS));
+    let c = r.links[0].impairments.as_ref().unwrap()[0];
+    assert_eq!((c.rewritten, c.dropped), (0, 1));
+    assert_eq!((r.routes[0].counters.packets_in, r.routes[0].counters.packets_out), (3, 2));
+    assert_eq!(r.links[0].counters.packets, 2, "a dropped SYN never reaches the queue");
+}
+
+#[test]
+fn test_bad_impairment_names_the_field() {
+    let links = vec![impaired(
+        link("R1->R2", 0, 100_000_000, MS, droptail(100)),
+        "ce_all",
+        serde_json::json!({"fraction": 1.5}),
+    )];
+    let e = Net::new(&config(links)).err().unwrap().to_string();
+    assert_eq!(e, "links[0].impairments[0].fraction = 1.5: must be in (0, 1]");
 }

@@ -97,6 +97,7 @@ pub fn dumbbell(
         links,
         flows,
         faults: vec![],
+        impairments: vec![],
         stop_when_complete: false,
         pcap_dir: None,
         ecmp: false,
