@@ -111,8 +111,8 @@ pub(crate) struct Prague {
     rate: RateMode,
     /// SND.NXT − SND.UNA at the last ACK.
     in_flight: u64,
-    /// cwnd < ssthresh/2 at the last ACK: pacing at twice the rate.
-    pace_double: bool,
+    /// v0.7's own pacing rate, bytes/s, as the last ACK set it (`pacing_rate`).
+    paced: Option<u64>,
 }
 
 impl Prague {
@@ -141,7 +141,7 @@ impl Prague {
             version: cfg.prague_version,
             rate: RateMode::default(),
             in_flight: 0,
-            pace_double: false,
+            paced: None,
         }
     }
 
@@ -248,6 +248,21 @@ impl Prague {
         }
     }
 
+    /// v0.7's pacing rate as an ACK sets it (`prague_update_pacing_rate`): in the
+    /// rate-based mode the rate ± 3 % by the half of the virtual RTT since the last α
+    /// update, doubled while cwnd < ssthresh/2; `None` (pacing.rs) outside it.
+    fn pacing(&self, w: &Window) -> Option<u64> {
+        if !self.rate.on {
+            return None;
+        }
+        let rate = if self.rate_based() {
+            self.rate.pacing(self.now.saturating_since(self.alpha_stamp), self.vrtt())
+        } else {
+            self.rate.rate()
+        };
+        Some(if w.cwnd < w.ssthresh / 2 { rate.saturating_mul(2) } else { rate })
+    }
+
     /// v0.7's rate-based mode governs (`prague_is_rtt_indep && cwnd_mode == 1`).
     fn rate_based(&self) -> bool {
         self.rate.on && self.rtt_independent()
@@ -322,7 +337,7 @@ impl CongestionControl for Prague {
         self.grow(w, ack);
         if self.version == PragueVersion::V07 {
             self.switch_mode(w);
-            self.pace_double = w.cwnd < w.ssthresh / 2;
+            self.paced = self.pacing(w);
         }
     }
 
@@ -363,16 +378,8 @@ impl CongestionControl for Prague {
         Ecn::Ect1
     }
 
-    fn pacing_rate(&self, now: Instant) -> Option<u64> {
-        if self.fallback || !self.rate.on || self.version != PragueVersion::V07 {
-            return None;
-        }
-        let rate = if self.rate_based() {
-            self.rate.pacing(now.saturating_since(self.alpha_stamp), self.vrtt())
-        } else {
-            self.rate.rate()
-        };
-        Some(if self.pace_double { rate.saturating_mul(2) } else { rate })
+    fn pacing_rate(&self, _now: Instant) -> Option<u64> {
+        self.paced.filter(|_| !self.fallback)
     }
 
     fn alpha(&self) -> Option<f64> {

@@ -168,4 +168,24 @@ mod tests {
         let floor = classic.alpha_floor(0) as f64 / ONE as f64;
         assert!((floor - 0.625).abs() < 1e-6, "{floor}");
     }
+
+    /// The patch of "Reproducing and Solving a Fallback Issue in TCP Prague" (`V0_LG`,
+    /// `D0_LG` × 16 in `prague_classic_ecn_detection`): the subtracted levels become
+    /// 16·log2(750 µs)/2 and 16·log2(2 ms)/2, so the same deep, varying queue that
+    /// scores classic without it leaves the score at 0 with it.
+    #[test]
+    fn the_fix_multiplies_the_levels_by_16() {
+        let (plain, fixed) = (ClassicDetector::new(false), ClassicDetector::new(true));
+        assert_eq!((plain.v0_lg, plain.d0_lg), (log2_fixed(750), log2_fixed(2000)));
+        assert_eq!((fixed.v0_lg, fixed.d0_lg), (16 * log2_fixed(750), 16 * log2_fixed(2000)));
+        let mut classic = ClassicDetector::new(true);
+        for round in 0..200u64 {
+            for i in 0..20u64 {
+                classic.on_rtt_sample(Duration::from_millis(30 + (round * 7 + i * 13) % 20));
+            }
+            classic.on_round();
+        }
+        assert_eq!(classic.score(), 0.0);
+        assert_eq!(classic.alpha_floor(1000), 1000);
+    }
 }
