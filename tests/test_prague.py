@@ -72,6 +72,7 @@ def test_cc_prague_turns_on_accecn_ect_everywhere_and_pacing() -> None:
         100,
     )
     assert (t["prague_rtt_target"], t["prague_rtt_transition"], t["prague_classic_fallback"]) == (0.025, 4, False)
+    assert (t["prague_version"], t["prague_fallback_fix"]) == ("v0.7", False)
     assert "prague_rtt_target" not in tcp_resolved(parse_scenario(_tcp({"cc": "reno"})).flows[0].tcp)
 
 
@@ -84,9 +85,25 @@ def test_cc_prague_turns_on_accecn_ect_everywhere_and_pacing() -> None:
         ({"cc": "reno", "prague_classic_fallback": True}, "tcp.prague_classic_fallback", "unless cc = prague"),
         ({"cc": "prague", "prague_rtt_target": "2s"}, "tcp.prague_rtt_target", "1 s"),
         ({"cc": "prague", "prague_rtt_transition": -1}, "tcp.prague_rtt_transition", ""),
+        ({"cc": "prague", "prague_version": "v0.5"}, "tcp.prague_version", "v0.7"),
+        ({"cc": "prague", "prague_fallback_fix": True}, "tcp.prague_fallback_fix", "unless prague_classic_fallback"),
     ],
 )
 def test_bad_prague_keys_name_the_key(tcp: dict[str, object], key: str, words: str) -> None:
     with pytest.raises(ScenarioError) as e:
         parse_scenario(_tcp(tcp))
     assert key in str(e.value) and words in str(e.value), str(e.value)
+
+
+def test_prague_version_reaches_the_engine_only_when_not_the_default() -> None:
+    """v0.7 is TcpConfig::default()'s, so the engine JSON names only v0.6 (crates/tcp/src/config.rs)."""
+    from ecnlab.lower import tcp_engine
+
+    v7 = parse_scenario(_tcp({"cc": "prague"})).flows[0].tcp
+    v6 = parse_scenario(_tcp({"cc": "prague", "prague_version": "v0.6", "prague_classic_fallback": True})).flows[0].tcp
+    fixed = parse_scenario(
+        _tcp({"cc": "prague", "prague_version": "v0.6", "prague_classic_fallback": True, "prague_fallback_fix": True})
+    ).flows[0].tcp
+    assert "prague_version" not in tcp_engine(v7)
+    assert tcp_engine(v6)["prague_version"] == "v0.6" and "prague_fallback_fix" not in tcp_engine(v6)
+    assert tcp_engine(fixed)["prague_fallback_fix"] is True

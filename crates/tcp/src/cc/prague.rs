@@ -1,7 +1,8 @@
 //! TCP Prague congestion control: DCTCP adapted to the Internet by the Prague
 //! L4S requirements (RFC 9331 §4, Appendix A), after the L4S team's reference
-//! Linux implementation (`tcp_prague.c`, version 0.7, fractional-window mode)
-//! and draft-briscoe-iccrg-prague-congestion-control.
+//! Linux implementation (`tcp_prague.c` of the L4STeam/linux tree,
+//! `MODULE_VERSION` 0.7, `prague_version = "v0.7"`, the default; or 0.6,
+//! `"v0.6"`) and draft-briscoe-iccrg-prague-congestion-control.
 //!
 //! **Feedback and codepoint.** Prague sends ECT(1) (RFC 9331 §4.1) on every
 //! packet (ECN++, `ect_all_packets`), needs AccECN feedback (RFC 9331 §4.2,
@@ -48,12 +49,28 @@
 //! |---|---|---|---|
 //! | `prague_rtt_target` | RTT below which growth is scaled | 25 ms | reference `RTT_TARGET`; RFC 9331 §4.3 |
 //! | `prague_rtt_transition` | rounds after slow start before RTT independence | 4 | reference `DEFAULT_RTT_TRANSITION` |
-//! | `prague_classic_fallback` | detect a classic ECN AQM and respond as Reno there (`prague_classic.rs`) | off | the reference's earlier `prague_ecn_fallback` (off by default) |
+//! | `prague_version` | which reference: `"v0.7"` or `"v0.6"` (below) | v0.7 | `MODULE_VERSION` |
+//! | `prague_classic_fallback` | detect a classic ECN AQM and respond as Reno there (`prague_classic.rs`) | off | v0.6's `prague_ecn_fallback` (off by default; gone in v0.7) |
+//! | `prague_fallback_fix` | the fallback's levels ×16 (`prague_classic.rs`) | off | "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) |
 //! | g | α's EWMA gain | 1/16 | reference `PRAGUE_SHIFT_G` 4 |
 //!
-//! Not modelled (named differences from the reference): the rate-based mode
-//! below 4 MTU of window (`prague_cwnd_mode` 2), the ±3 % pacing wobble within
-//! a round, MTU reduction at low rates, and the one-segment-per-ACK steps by
+//! **Versions.** Everything above is both versions'. v0.7 adds the rate-based
+//! mode below a window of 4 × 1500 B, once a CE mark has been seen
+//! (`prague_rate.rs`: pacing down to 100 kbit/s, ±3 % per half virtual RTT);
+//! v0.6 has none and paces as `pacing.rs` always. The classic-ECN-AQM fallback is
+//! v0.6's (the reference v0.7 has none); ecnlab offers it with either version,
+//! off by default. ecnlab's v0.6 departs from the reference 0.6 module in two
+//! named ways, kept so that `"v0.6"` runs as ecnlab's Prague always has: α
+//! starts at 0 with the first mark halving the window (0.7's `prague_alpha_mode`
+//! 0; 0.6 started α at 1, not updated before the first mark, so that mark halves
+//! too but α then decays from 1), and `prague_rtt_transition` defaults to 4 for
+//! both (0.6's `DEFAULT_RTT_TRANSITION` was 500: set it for that).
+//!
+//! Not modelled (named differences from the reference): the smaller segments of
+//! v0.7's rate-based mode (`prague_rate.rs` says why), v0.7's 24-bit α (ecnlab's
+//! has 20 bits, as 0.6), v0.7's pacing outside the rate-based mode from
+//! max(⌊frac⌋, packets in flight) with a 100 kbit/s floor (ecnlab: `pacing.rs`'s
+//! cwnd/srtt), and the one-segment-per-ACK steps by
 //! which the reference walks cwnd to ⌈frac⌉ (ecnlab sets it at once). α is
 //! updated before the reaction on the ACK that closes a round (as ecnlab's
 //! DCTCP); the reference updates it after, in `cong_control`.
