@@ -15,6 +15,7 @@ import ecnlab
 from conftest import ROOT
 from ecnlab.config import parse_scenario
 from ecnlab.errors import ScenarioError
+from ecnlab.lower import tcp_engine
 from ecnlab.resolve import tcp_resolved
 
 EXAMPLE = ROOT / "scenarios" / "dumbbell-prague.toml"
@@ -97,13 +98,12 @@ def test_bad_prague_keys_name_the_key(tcp: dict[str, object], key: str, words: s
 
 def test_prague_version_reaches_the_engine_only_when_not_the_default() -> None:
     """v0.7 is TcpConfig::default()'s, so the engine JSON names only v0.6 (crates/tcp/src/config.rs)."""
-    from ecnlab.lower import tcp_engine
 
-    v7 = parse_scenario(_tcp({"cc": "prague"})).flows[0].tcp
-    v6 = parse_scenario(_tcp({"cc": "prague", "prague_version": "v0.6", "prague_classic_fallback": True})).flows[0].tcp
-    fixed = parse_scenario(
-        _tcp({"cc": "prague", "prague_version": "v0.6", "prague_classic_fallback": True, "prague_fallback_fix": True})
-    ).flows[0].tcp
-    assert "prague_version" not in tcp_engine(v7)
-    assert tcp_engine(v6)["prague_version"] == "v0.6" and "prague_fallback_fix" not in tcp_engine(v6)
-    assert tcp_engine(fixed)["prague_fallback_fix"] is True
+    def engine(**keys: object) -> dict[str, object]:
+        return tcp_engine(parse_scenario(_tcp({"cc": "prague", **keys})).flows[0].tcp)
+
+    assert "prague_version" not in engine()
+    v6 = engine(prague_version="v0.6", prague_classic_fallback=True)
+    assert v6["prague_version"] == "v0.6" and "prague_fallback_fix" not in v6
+    fixed = engine(prague_version="v0.6", prague_classic_fallback=True, prague_fallback_fix=True)
+    assert fixed["prague_fallback_fix"] is True
