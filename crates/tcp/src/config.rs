@@ -709,7 +709,12 @@ impl TcpConfig {
             check(false, "hystart", h, "off unless cc = cubic (HyStart is CUBIC's here)")?;
         }
         let fix = self.prague_fallback_fix;
-        check(!fix || self.prague_classic_fallback, "prague_fallback_fix", fix, "false unless prague_classic_fallback")?;
+        check(
+            !fix || self.prague_classic_fallback,
+            "prague_fallback_fix",
+            fix,
+            "false unless prague_classic_fallback",
+        )?;
         if self.cc != CcKind::Prague {
             let fb = self.prague_classic_fallback;
             return check(!fb, "prague_classic_fallback", fb, "false unless cc = prague");

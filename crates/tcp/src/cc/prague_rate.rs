@@ -112,7 +112,7 @@ impl RateMode {
             0 => srtt.0,
             h => h,
         };
-        let f = (u128::from(self.rate) * u128::from(rtt) << frac_bits).div_ceil(NS_PER_S);
+        let f = ((u128::from(self.rate) * u128::from(rtt)) << frac_bits).div_ceil(NS_PER_S);
         f.min(u128::from(u64::MAX >> 1)) as u64
     }
 
@@ -138,7 +138,7 @@ impl RateMode {
     /// The pacing rate `since` the last α update: +3 % in the first half of the
     /// virtual RTT, −3 % in the second.
     pub(crate) fn pacing(&self, since: Duration, vrtt: Duration) -> u64 {
-        let offset = (u128::from(self.rate) * u128::from(RATE_OFFSET) >> OFFSET_BITS) as u64;
+        let offset = ((u128::from(self.rate) * u128::from(RATE_OFFSET)) >> OFFSET_BITS) as u64;
         if since.0 >= vrtt.0 / 2 {
             self.rate - offset
         } else {

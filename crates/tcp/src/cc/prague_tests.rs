@@ -271,7 +271,7 @@ fn test_v07_ce_takes_the_rate_down_to_100_kbit_and_the_window_stays_two() {
     assert_eq!(w.cwnd, 2 * MSS);
     cc.alpha_stamp = cc.now;
     let first_half = cc.pacing(&w).unwrap();
-    cc.now = cc.now + Duration::from_millis(13);
+    cc.now += Duration::from_millis(13);
     let second_half = cc.pacing(&w).unwrap();
     assert_eq!((first_half, second_half), (12_890, 12_110), "12 500 ± 4/128");
 }
