@@ -109,7 +109,8 @@ fn test_ce_reduction_is_w_times_one_minus_alpha_over_two() {
 }
 
 /// Reference §4 of its header: "Prague will increase every RTT, but proportional to
-/// the non-marked packets": an ACK of 3 segments with 2 marked grows as 1 unmarked.
+/// the non-marked packets" (`prague_update_cwnd`: acked − ece_delta, in 0.6 and 0.7
+/// alike): an ACK of 3 segments with 2 marked grows as 1 unmarked.
 #[test]
 fn test_growth_counts_only_unmarked_bytes() {
     let (mut a, mut b) = (prague(), prague());
