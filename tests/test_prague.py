@@ -15,6 +15,7 @@ import ecnlab
 from conftest import ROOT
 from ecnlab.config import parse_scenario
 from ecnlab.errors import ScenarioError
+from ecnlab.lower import tcp_engine
 from ecnlab.resolve import tcp_resolved
 
 EXAMPLE = ROOT / "scenarios" / "dumbbell-prague.toml"
@@ -72,6 +73,7 @@ def test_cc_prague_turns_on_accecn_ect_everywhere_and_pacing() -> None:
         100,
     )
     assert (t["prague_rtt_target"], t["prague_rtt_transition"], t["prague_classic_fallback"]) == (0.025, 4, False)
+    assert (t["prague_version"], t["prague_fallback_fix"]) == ("v0.7", False)
     assert "prague_rtt_target" not in tcp_resolved(parse_scenario(_tcp({"cc": "reno"})).flows[0].tcp)
 
 
@@ -84,9 +86,24 @@ def test_cc_prague_turns_on_accecn_ect_everywhere_and_pacing() -> None:
         ({"cc": "reno", "prague_classic_fallback": True}, "tcp.prague_classic_fallback", "unless cc = prague"),
         ({"cc": "prague", "prague_rtt_target": "2s"}, "tcp.prague_rtt_target", "1 s"),
         ({"cc": "prague", "prague_rtt_transition": -1}, "tcp.prague_rtt_transition", ""),
+        ({"cc": "prague", "prague_version": "v0.5"}, "tcp.prague_version", "v0.7"),
+        ({"cc": "prague", "prague_fallback_fix": True}, "tcp.prague_fallback_fix", "unless prague_classic_fallback"),
     ],
 )
 def test_bad_prague_keys_name_the_key(tcp: dict[str, object], key: str, words: str) -> None:
     with pytest.raises(ScenarioError) as e:
         parse_scenario(_tcp(tcp))
     assert key in str(e.value) and words in str(e.value), str(e.value)
+
+
+def test_prague_version_reaches_the_engine_only_when_not_the_default() -> None:
+    """v0.7 is TcpConfig::default()'s, so the engine JSON names only v0.6 (crates/tcp/src/config.rs)."""
+
+    def engine(**keys: object) -> dict[str, object]:
+        return tcp_engine(parse_scenario(_tcp({"cc": "prague", **keys})).flows[0].tcp)
+
+    assert "prague_version" not in engine()
+    v6 = engine(prague_version="v0.6", prague_classic_fallback=True)
+    assert v6["prague_version"] == "v0.6" and "prague_fallback_fix" not in v6
+    fixed = engine(prague_version="v0.6", prague_classic_fallback=True, prague_fallback_fix=True)
+    assert fixed["prague_fallback_fix"] is True

@@ -141,6 +141,8 @@ class TcpSpec:
     prague_rtt_target_ns: int = 25_000_000  # TCP Prague's RTT-scaling target (reference RTT_TARGET)
     prague_rtt_transition: int = 4  # rounds after slow start before RTT independence (reference)
     prague_classic_fallback: bool = False  # classic-ECN-AQM detection and fallback (reference: off)
+    prague_version: str = "v0.7"  # which reference tcp_prague.c (crates/tcp/src/cc/prague.rs)
+    prague_fallback_fix: bool = False  # the fallback's levels ×16 (cc/prague_classic.rs)
     accecn_option: int = 2  # AccECN option: Linux tcp_ecn_option, 0 off, 1 minimum, 2 full (every segment)
     accecn_option_beacon: int = 3  # with 1: the option at least this many times per RTT (tcp_ecn_option_beacon)
     hystart: str = "off"  # CUBIC's slow-start exit: off, linux (HyStart) or hystart++ (RFC 9406)
@@ -188,7 +190,13 @@ NS2_RULE_KEYS = (
 #: other than their defaults for other congestion controls).
 DCTCP_KEYS = ("dctcp_shift_g", "dctcp_ect", "dctcp_arith")
 #: TCP Prague's knobs (crates/tcp/src/cc/prague.rs), named alike everywhere.
-PRAGUE_KEYS = ("prague_rtt_target_ns", "prague_rtt_transition", "prague_classic_fallback")
+PRAGUE_KEYS = (
+    "prague_rtt_target_ns",
+    "prague_rtt_transition",
+    "prague_classic_fallback",
+    "prague_version",
+    "prague_fallback_fix",
+)
 #: The AccECN option's policy (crates/tcp/src/accecn.rs), only with ``ecn = "accecn"``.
 ACCECN_KEYS = ("accecn_option", "accecn_option_beacon")
 

@@ -32,6 +32,7 @@ TCP_RECOVERIES = ("tahoe", "reno", "newreno", "sack")
 TCP_VARIANTS = TCP_RECOVERIES
 # Congestion controls: one per file in crates/tcp/src/cc/ (the registry in cc/mod.rs).
 TCP_CCS = ("reno", "cubic", "dctcp", "prague")
+PRAGUE_VERSIONS = ("v0.7", "v0.6")  # the reference tcp_prague.c by its MODULE_VERSION
 IDLE_RESTARTS = ("off", "rfc5681", "linux")
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
 NEWRENO_TIMERS = ("impatient", "slow_but_steady")
@@ -127,6 +128,8 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "prague_rtt_target": ("prague_rtt_target_ns", _dur(False)),
     "prague_rtt_transition": ("prague_rtt_transition", integer(0, 1000)),
     "prague_classic_fallback": ("prague_classic_fallback", boolean),
+    "prague_version": ("prague_version", choice(PRAGUE_VERSIONS)),
+    "prague_fallback_fix": ("prague_fallback_fix", boolean),
     "accecn_option": ("accecn_option", lambda v, p: _accecn_option(v, p)),
     "accecn_option_beacon": ("accecn_option_beacon", integer(0, 3)),
     "hystart": ("hystart", choice(HYSTARTS)),

@@ -112,6 +112,8 @@ def _prague_resolved(t: TcpSpec) -> dict[str, Any]:
         "prague_rtt_target": ns_to_s(t.prague_rtt_target_ns),
         "prague_rtt_transition": t.prague_rtt_transition,
         "prague_classic_fallback": t.prague_classic_fallback,
+        "prague_version": t.prague_version,
+        "prague_fallback_fix": t.prague_fallback_fix,
     }
 
 

@@ -135,6 +135,29 @@ pub enum RcvAutotune {
     Linux,
 }
 
+/// Which TCP Prague the congestion control is (`TcpConfig::prague_version`,
+/// `cc/prague.rs`): the L4S team's reference module `tcp_prague.c` by its
+/// `MODULE_VERSION`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PragueVersion {
+    /// Version 0.6 as ecnlab modelled it before 0.7 (`cc/prague.rs`, "Versions").
+    #[serde(rename = "v0.6")]
+    V06,
+    /// Version 0.7: the rate-based mode below 4 × 1500 B of window (`cc/prague_rate.rs`).
+    #[default]
+    #[serde(rename = "v0.7")]
+    V07,
+}
+
+impl PragueVersion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PragueVersion::V06 => "v0.6",
+            PragueVersion::V07 => "v0.7",
+        }
+    }
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -374,6 +397,13 @@ pub struct TcpConfig {
     /// Prague detects a classic ECN AQM and falls back to a Reno-like response
     /// there (`cc/prague_classic.rs`; the reference's `prague_ecn_fallback`, off).
     pub prague_classic_fallback: bool,
+    /// Which reference Prague (`PragueVersion`; default v0.7).
+    pub prague_version: PragueVersion,
+    /// With `prague_classic_fallback`: the reference levels of the classic-AQM
+    /// score (V0 750 µs, D0 2 ms) taken ×16 in the score's units, as the patch of
+    /// "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) does
+    /// (`cc/prague_classic.rs`).
+    pub prague_fallback_fix: bool,
     /// With AccECN negotiated, which segments carry the AccECN option
     /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`, 0, 1 or 2.
     pub accecn_option: AccEcnOptionPolicy,
@@ -554,6 +584,8 @@ impl Default for TcpConfig {
             prague_rtt_target_ns: Duration::from_millis(25).as_nanos(),
             prague_rtt_transition: 4,
             prague_classic_fallback: false,
+            prague_version: PragueVersion::V07,
+            prague_fallback_fix: false,
             accecn_option: AccEcnOptionPolicy::Full,
             accecn_option_beacon: 3,
             hystart: HyStartMode::Off,
@@ -676,6 +708,13 @@ impl TcpConfig {
             };
             check(false, "hystart", h, "off unless cc = cubic (HyStart is CUBIC's here)")?;
         }
+        let fix = self.prague_fallback_fix;
+        check(
+            !fix || self.prague_classic_fallback,
+            "prague_fallback_fix",
+            fix,
+            "false unless prague_classic_fallback",
+        )?;
         if self.cc != CcKind::Prague {
             let fb = self.prague_classic_fallback;
             return check(!fb, "prague_classic_fallback", fb, "false unless cc = prague");

@@ -56,6 +56,13 @@ pub(crate) fn next_release(
     Some(now + Duration(u64::try_from(gap).unwrap_or(u64::MAX)))
 }
 
+/// When the segment after one of `wire_bytes` sent at `now` may leave at a rate
+/// the congestion control sets itself (`CongestionControl::pacing_rate`), bytes/s.
+pub(crate) fn release_at_rate(now: Instant, wire_bytes: u32, rate: u64) -> Instant {
+    let gap = u128::from(wire_bytes) * 1_000_000_000 / u128::from(rate.max(1));
+    now + Duration(u64::try_from(gap).unwrap_or(u64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

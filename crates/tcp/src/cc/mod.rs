@@ -24,6 +24,7 @@ mod dctcp;
 mod hystart;
 mod prague;
 mod prague_classic;
+mod prague_rate;
 mod reno;
 
 use crate::config::{CcKind, TcpConfig};
@@ -124,6 +125,11 @@ pub(crate) trait CongestionControl {
     }
     /// AccECN was not negotiated: the connection gives up ECN and this runs as its fallback.
     fn fall_back(&mut self) {}
+    /// A pacing rate of its own at `now`, bytes per second, in place of
+    /// `pacing.rs`'s ratio · cwnd / srtt (Prague v0.7's rate-based mode); `None`: that one.
+    fn pacing_rate(&self, _now: Instant) -> Option<u64> {
+        None
+    }
 }
 
 /// The registry: one line per congestion control (`Kind => Type::new(cfg)`).
@@ -173,6 +179,10 @@ macro_rules! registry {
             }
             fn fall_back(&mut self) {
                 match self { $(AnyCc::$kind(c) => c.fall_back()),* }
+            }
+            #[inline]
+            fn pacing_rate(&self, now: Instant) -> Option<u64> {
+                match self { $(AnyCc::$kind(c) => c.pacing_rate(now)),* }
             }
         }
     };

@@ -1,7 +1,8 @@
 //! TCP Prague congestion control: DCTCP adapted to the Internet by the Prague
 //! L4S requirements (RFC 9331 §4, Appendix A), after the L4S team's reference
-//! Linux implementation (`tcp_prague.c`, version 0.7, fractional-window mode)
-//! and draft-briscoe-iccrg-prague-congestion-control.
+//! Linux implementation (`tcp_prague.c` of the L4STeam/linux tree,
+//! `MODULE_VERSION` 0.7, `prague_version = "v0.7"`, the default; or 0.6,
+//! `"v0.6"`) and draft-briscoe-iccrg-prague-congestion-control.
 //!
 //! **Feedback and codepoint.** Prague sends ECT(1) (RFC 9331 §4.1) on every
 //! packet (ECN++, `ect_all_packets`), needs AccECN feedback (RFC 9331 §4.2,
@@ -48,19 +49,36 @@
 //! |---|---|---|---|
 //! | `prague_rtt_target` | RTT below which growth is scaled | 25 ms | reference `RTT_TARGET`; RFC 9331 §4.3 |
 //! | `prague_rtt_transition` | rounds after slow start before RTT independence | 4 | reference `DEFAULT_RTT_TRANSITION` |
-//! | `prague_classic_fallback` | detect a classic ECN AQM and respond as Reno there (`prague_classic.rs`) | off | the reference's earlier `prague_ecn_fallback` (off by default) |
+//! | `prague_version` | which reference: `"v0.7"` or `"v0.6"` (below) | v0.7 | `MODULE_VERSION` |
+//! | `prague_classic_fallback` | detect a classic ECN AQM and respond as Reno there (`prague_classic.rs`) | off | v0.6's `prague_ecn_fallback` (off by default; gone in v0.7) |
+//! | `prague_fallback_fix` | the fallback's levels ×16 (`prague_classic.rs`) | off | "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) |
 //! | g | α's EWMA gain | 1/16 | reference `PRAGUE_SHIFT_G` 4 |
 //!
-//! Not modelled (named differences from the reference): the rate-based mode
-//! below 4 MTU of window (`prague_cwnd_mode` 2), the ±3 % pacing wobble within
-//! a round, MTU reduction at low rates, and the one-segment-per-ACK steps by
+//! **Versions.** Everything above is both versions'. v0.7 adds the rate-based
+//! mode below a window of 4 × 1500 B, once a CE mark has been seen
+//! (`prague_rate.rs`: pacing down to 100 kbit/s, ±3 % per half virtual RTT);
+//! v0.6 has none and paces as `pacing.rs` always. The classic-ECN-AQM fallback is
+//! v0.6's (the reference v0.7 has none); ecnlab offers it with either version,
+//! off by default. ecnlab's v0.6 departs from the reference 0.6 module in two
+//! named ways, kept so that `"v0.6"` runs as ecnlab's Prague always has: α
+//! starts at 0 with the first mark halving the window (0.7's `prague_alpha_mode`
+//! 0; 0.6 started α at 1, not updated before the first mark, so that mark halves
+//! too but α then decays from 1), and `prague_rtt_transition` defaults to 4 for
+//! both (0.6's `DEFAULT_RTT_TRANSITION` was 500: set it for that).
+//!
+//! Not modelled (named differences from the reference): the smaller segments of
+//! v0.7's rate-based mode (`prague_rate.rs` says why), v0.7's 24-bit α (ecnlab's
+//! has 20 bits, as 0.6), v0.7's pacing outside the rate-based mode from
+//! max(⌊frac⌋, packets in flight) with a 100 kbit/s floor (ecnlab: `pacing.rs`'s
+//! cwnd/srtt), and the one-segment-per-ACK steps by
 //! which the reference walks cwnd to ⌈frac⌉ (ecnlab sets it at once). α is
 //! updated before the reaction on the ACK that closes a round (as ecnlab's
 //! DCTCP); the reference updates it after, in `cong_control`.
 
 use super::prague_classic::ClassicDetector;
+use super::prague_rate::RateMode;
 use super::{Ack, Congestion, CongestionControl, Feedback, Reno};
-use crate::config::TcpConfig;
+use crate::config::{PragueVersion, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::{Duration, Ecn, Instant};
 
@@ -105,6 +123,13 @@ pub(crate) struct Prague {
     target: Duration,
     transition: u32,
     classic: Option<ClassicDetector>,
+    version: PragueVersion,
+    /// v0.7's rate-based mode (`prague_rate.rs`).
+    rate: RateMode,
+    /// SND.NXT − SND.UNA at the last ACK.
+    in_flight: u64,
+    /// v0.7's own pacing rate, bytes/s, as the last ACK set it (`pacing_rate`).
+    paced: Option<u64>,
 }
 
 impl Prague {
@@ -129,7 +154,11 @@ impl Prague {
             ack_marked: 0,
             target: Duration(cfg.prague_rtt_target_ns),
             transition: cfg.prague_rtt_transition,
-            classic: cfg.prague_classic_fallback.then(ClassicDetector::default),
+            classic: cfg.prague_classic_fallback.then(|| ClassicDetector::new(cfg.prague_fallback_fix)),
+            version: cfg.prague_version,
+            rate: RateMode::default(),
+            in_flight: 0,
+            paced: None,
         }
     }
 
@@ -180,12 +209,100 @@ impl Prague {
                 d.on_round();
             }
         }
+        if let (PragueVersion::V07, Some(srtt)) = (self.version, self.srtt) {
+            self.rate.on_round(srtt);
+        }
         self.next_seq = snd_nxt;
         self.round_acked = 0;
         self.round_marked = 0;
         if !self.in_slow_start {
             self.round = self.round.saturating_add(1);
         }
+    }
+
+    /// Slow start or congestion avoidance on the ACK's unmarked bytes (the window's,
+    /// or v0.7's rate's in the rate-based mode).
+    fn grow(&mut self, w: &mut Window, ack: &Ack) {
+        self.sync(w);
+        self.in_slow_start = w.cwnd < w.ssthresh;
+        let unmarked = ack.acked.saturating_sub(std::mem::take(&mut self.ack_marked));
+        if unmarked == 0 {
+            // The reference walks cwnd to max(⌈frac⌉, 2) on every ACK: the one-segment
+            // window a timeout left becomes two at the first ACK, marked or not.
+            w.cwnd = w.cwnd.max(2 * w.mss);
+            self.last_cwnd = w.cwnd;
+            return;
+        }
+        if self.in_slow_start {
+            self.reno.on_ack(w, &Ack { acked: unmarked, ..*ack });
+            w.cwnd = w.cwnd.max(2 * w.mss);
+            self.frac = u64::from(w.cwnd) << FRAC_BITS;
+        } else if self.rate_based() {
+            self.rate.grow(unmarked, w.mss, self.vrtt());
+            self.frac = self.frac.max(self.rate_frac());
+            w.cwnd = self.cwnd_of_frac(w.mss);
+        } else {
+            let cwnd = u128::from(w.cwnd.max(1));
+            let grow = (u128::from(unmarked) * u128::from(self.ai()) * u128::from(w.mss)) << FRAC_BITS;
+            self.frac += ((grow >> AI_BITS) / cwnd) as u64;
+            w.cwnd = self.cwnd_of_frac(w.mss);
+        }
+        self.last_cwnd = w.cwnd;
+    }
+
+    /// v0.7, after every ACK: the rate follows the window outside the rate-based
+    /// mode, and the switch (`prague_rate.rs`) derives the window from the rate in it.
+    fn switch_mode(&mut self, w: &mut Window) {
+        let Some(srtt) = self.srtt.filter(|d| d.0 > 0) else { return };
+        if !self.rate_based() {
+            let whole = (self.frac >> FRAC_BITS) / u64::from(w.mss.max(1)) * u64::from(w.mss);
+            self.rate.set_from_window(whole.max(self.in_flight), srtt);
+        }
+        if self.rate.switch(self.saw_ce, w.cwnd, w.mss) {
+            self.frac = self.rate_frac();
+            w.cwnd = self.cwnd_of_frac(w.mss);
+            self.last_cwnd = w.cwnd;
+        }
+    }
+
+    /// v0.7's pacing rate as an ACK sets it (`prague_update_pacing_rate`): in the
+    /// rate-based mode the rate ± 3 % by the half of the virtual RTT since the last α
+    /// update, doubled while cwnd < ssthresh/2; `None` (pacing.rs) outside it.
+    fn pacing(&self, w: &Window) -> Option<u64> {
+        if !self.rate.on {
+            return None;
+        }
+        let rate = if self.rate_based() {
+            self.rate.pacing(self.now.saturating_since(self.alpha_stamp), self.vrtt())
+        } else {
+            self.rate.rate()
+        };
+        Some(if w.cwnd < w.ssthresh / 2 { rate.saturating_mul(2) } else { rate })
+    }
+
+    /// v0.7's rate-based mode governs (`prague_is_rtt_indep && cwnd_mode == 1`).
+    fn rate_based(&self) -> bool {
+        self.rate.on && self.rtt_independent()
+    }
+
+    /// The virtual RTT max(target, srtt).
+    fn vrtt(&self) -> Duration {
+        self.srtt.map_or(self.target, |s| s.max(self.target))
+    }
+
+    /// frac from the rate (`prague_rate.rs`).
+    fn rate_frac(&self) -> u64 {
+        self.rate.frac(self.srtt.unwrap_or(self.target), FRAC_BITS)
+    }
+
+    /// The ssthresh a reduction leaves: the window of frac.
+    fn reduced(&mut self, w: &Window) -> u32 {
+        let s = self.cwnd_of_frac(w.mss);
+        if let Some(d) = self.classic.as_mut() {
+            d.set_window(s / w.mss);
+        }
+        self.last_cwnd = s; // the recovery sets cwnd = ssthresh after ECN
+        s
     }
 
     /// The α a CE reduction uses: α, or the classic fallback's floor under it.
@@ -208,6 +325,10 @@ impl CongestionControl for Prague {
         self.now = fb.now;
         self.srtt = fb.srtt;
         self.ack_marked = fb.marked;
+        self.in_flight = fb.snd_nxt.saturating_sub(fb.una);
+        if let (PragueVersion::V07, Some(srtt)) = (self.version, fb.srtt) {
+            self.rate.on_srtt(srtt);
+        }
         if let (Some(d), Some(rtt)) = (self.classic.as_mut(), fb.rtt) {
             d.on_rtt_sample(rtt);
         }
@@ -230,27 +351,11 @@ impl CongestionControl for Prague {
         if self.fallback {
             return self.reno.on_ack(w, ack);
         }
-        self.sync(w);
-        self.in_slow_start = w.cwnd < w.ssthresh;
-        let unmarked = ack.acked.saturating_sub(std::mem::take(&mut self.ack_marked));
-        if unmarked == 0 {
-            // The reference walks cwnd to max(⌈frac⌉, 2) on every ACK: the one-segment
-            // window a timeout left becomes two at the first ACK, marked or not.
-            w.cwnd = w.cwnd.max(2 * w.mss);
-            self.last_cwnd = w.cwnd;
-            return;
+        self.grow(w, ack);
+        if self.version == PragueVersion::V07 {
+            self.switch_mode(w);
+            self.paced = self.pacing(w);
         }
-        if self.in_slow_start {
-            self.reno.on_ack(w, &Ack { acked: unmarked, ..*ack });
-            w.cwnd = w.cwnd.max(2 * w.mss);
-            self.frac = u64::from(w.cwnd) << FRAC_BITS;
-        } else {
-            let cwnd = u128::from(w.cwnd.max(1));
-            let grow = (u128::from(unmarked) * u128::from(self.ai()) * u128::from(w.mss)) << FRAC_BITS;
-            self.frac += ((grow >> AI_BITS) / cwnd) as u64;
-            w.cwnd = self.cwnd_of_frac(w.mss);
-        }
-        self.last_cwnd = w.cwnd;
     }
 
     fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32 {
@@ -260,7 +365,10 @@ impl CongestionControl for Prague {
         }
         self.sync(w);
         self.in_slow_start = false;
-        if kind != Congestion::Ecn {
+        if kind != Congestion::Ecn && self.rate_based() {
+            self.rate.halve();
+            self.frac = self.rate_frac();
+        } else if kind != Congestion::Ecn {
             self.frac -= self.frac / 2;
         } else if std::mem::take(&mut self.halve_next) {
             self.frac -= self.frac / 2;
@@ -271,20 +379,24 @@ impl CongestionControl for Prague {
                 return w.cwnd; // at most one reduction per target RTT
             }
             self.cwr_stamp = Some(self.now);
+            if self.rate_based() {
+                self.rate.reduce(self.reduction_alpha(), ALPHA_BITS);
+                self.frac = self.rate_frac();
+                return self.reduced(w);
+            }
             let cut = (u128::from(self.reduction_alpha()) * u128::from(self.frac) + u128::from(ALPHA_ONE))
                 >> (ALPHA_BITS + 1);
             self.frac -= (cut as u64).min(self.frac);
         }
-        let s = self.cwnd_of_frac(w.mss);
-        if let Some(d) = self.classic.as_mut() {
-            d.set_window(s / w.mss);
-        }
-        self.last_cwnd = s; // the recovery sets cwnd = ssthresh after ECN
-        s
+        self.reduced(w)
     }
 
     fn codepoint(&self) -> Ecn {
         Ecn::Ect1
+    }
+
+    fn pacing_rate(&self, _now: Instant) -> Option<u64> {
+        self.paced.filter(|_| !self.fallback)
     }
 
     fn alpha(&self) -> Option<f64> {

@@ -20,6 +20,14 @@
 //! a CE reduction uses max(α, 0.625·(min(s, 9) − 8)) for α, so that a flow that
 //! is sure of a classic AQM halves nearly as Reno does (α ≥ 0.625: W·0.69).
 //!
+//! **The ×16 fix** (`prague_fallback_fix`, off): "Reproducing and Solving a
+//! Fallback Issue in TCP Prague" (2025; its patch `linux.diff` in
+//! `Greenscreen23/prague-fallback-experiments`) finds the reference's levels
+//! `V0_LG` and `D0_LG` not scaled as the score is and multiplies both by 16. On, the
+//! two subtracted terms above are ½·16·log2(V0) and ½·16·log2(D0) in the score's
+//! units, as that patch makes them; off, they are as above (ecnlab's model of the
+//! reference before the patch, unchanged).
+//!
 //! Differences from the reference: log2 is the integer log2 plus the linear
 //! fraction of the mantissa (the reference carries ilog2's remainders from one
 //! round to the next), and samples are taken per ACK with an RTT sample.
@@ -37,6 +45,8 @@ const L_STICKY: i64 = 8 * ONE;
 const CLASSIC: i64 = L_STICKY + ONE;
 const C_STICKY: i64 = CLASSIC + L_STICKY;
 const MAX_SHIFT: u32 = 18;
+/// The fix's factor on the levels' logarithms.
+const FIX_SCALE: i64 = 16;
 
 #[derive(Clone, Debug)]
 pub(crate) struct ClassicDetector {
@@ -46,16 +56,20 @@ pub(crate) struct ClassicDetector {
     shift: u32,
     min_rtt: Option<u64>,
     score: i64,
-}
-
-impl Default for ClassicDetector {
-    fn default() -> Self {
-        // Before the first reduction: W = IW 10 → k = 3 + 1 + 1.
-        ClassicDetector { srtt: None, mdev: 0, shift: 5, min_rtt: None, score: 0 }
-    }
+    /// log2(V0) and log2(D0), units 2^-BITS (×16 with the fix).
+    v0_lg: i64,
+    d0_lg: i64,
 }
 
 impl ClassicDetector {
+    /// `fix`: the ×16 levels (module doc).
+    pub(crate) fn new(fix: bool) -> Self {
+        let scale = if fix { FIX_SCALE } else { 1 };
+        let (v0_lg, d0_lg) = (log2_fixed(V0_US) * scale, log2_fixed(D0_US) * scale);
+        // Before the first reduction: W = IW 10 → k = 3 + 1 + 1.
+        ClassicDetector { srtt: None, mdev: 0, shift: 5, min_rtt: None, score: 0, v0_lg, d0_lg }
+    }
+
     pub(crate) fn on_rtt_sample(&mut self, rtt: Duration) {
         let m = rtt.0;
         self.min_rtt = Some(self.min_rtt.map_or(m, |x| x.min(m)));
@@ -83,9 +97,9 @@ impl ClassicDetector {
     /// Once per round after the first CE mark.
     pub(crate) fn on_round(&mut self) {
         let (Some(srtt), Some(min)) = (self.srtt, self.min_rtt) else { return };
-        let mut s = self.score + (log2_fixed(self.mdev / 1000) - log2_fixed(V0_US)) / 2;
+        let mut s = self.score + (log2_fixed(self.mdev / 1000) - self.v0_lg) / 2;
         if srtt > min {
-            s += ((log2_fixed((srtt - min) / 1000) - log2_fixed(D0_US)) / 2).max(0);
+            s += ((log2_fixed((srtt - min) / 1000) - self.d0_lg) / 2).max(0);
         }
         self.score = s.clamp(0, C_STICKY);
     }
@@ -137,8 +151,8 @@ mod tests {
     /// to classic; a sub-ms jitter around the base RTT (L4S AQM) leaves it at 0.
     #[test]
     fn a_deep_varying_queue_scores_classic_and_a_shallow_one_does_not() {
-        let mut classic = ClassicDetector::default();
-        let mut l4s = ClassicDetector::default();
+        let mut classic = ClassicDetector::new(false);
+        let mut l4s = ClassicDetector::new(false);
         for round in 0..200u64 {
             for i in 0..20u64 {
                 let wobble = (round * 7 + i * 13) % 20;
@@ -153,5 +167,25 @@ mod tests {
         assert_eq!(l4s.alpha_floor(1000), 1000);
         let floor = classic.alpha_floor(0) as f64 / ONE as f64;
         assert!((floor - 0.625).abs() < 1e-6, "{floor}");
+    }
+
+    /// The patch of "Reproducing and Solving a Fallback Issue in TCP Prague" (`V0_LG`,
+    /// `D0_LG` × 16 in `prague_classic_ecn_detection`): the subtracted levels become
+    /// 16·log2(750 µs)/2 and 16·log2(2 ms)/2, so the same deep, varying queue that
+    /// scores classic without it leaves the score at 0 with it.
+    #[test]
+    fn the_fix_multiplies_the_levels_by_16() {
+        let (plain, fixed) = (ClassicDetector::new(false), ClassicDetector::new(true));
+        assert_eq!((plain.v0_lg, plain.d0_lg), (log2_fixed(750), log2_fixed(2000)));
+        assert_eq!((fixed.v0_lg, fixed.d0_lg), (16 * log2_fixed(750), 16 * log2_fixed(2000)));
+        let mut classic = ClassicDetector::new(true);
+        for round in 0..200u64 {
+            for i in 0..20u64 {
+                classic.on_rtt_sample(Duration::from_millis(30 + (round * 7 + i * 13) % 20));
+            }
+            classic.on_round();
+        }
+        assert_eq!(classic.score(), 0.0);
+        assert_eq!(classic.alpha_floor(1000), 1000);
     }
 }

@@ -1,7 +1,7 @@
 //! Prague's rules, each against the sentence or formula it implements (`prague.rs`).
 
 use super::*;
-use crate::config::CcKind;
+use crate::config::{CcKind, PragueVersion};
 
 const MSS: u32 = 1000;
 
@@ -109,7 +109,8 @@ fn test_ce_reduction_is_w_times_one_minus_alpha_over_two() {
 }
 
 /// Reference §4 of its header: "Prague will increase every RTT, but proportional to
-/// the non-marked packets": an ACK of 3 segments with 2 marked grows as 1 unmarked.
+/// the non-marked packets" (`prague_update_cwnd`: acked − ece_delta, in 0.6 and 0.7
+/// alike): an ACK of 3 segments with 2 marked grows as 1 unmarked.
 #[test]
 fn test_growth_counts_only_unmarked_bytes() {
     let (mut a, mut b) = (prague(), prague());
@@ -181,4 +182,111 @@ fn test_without_accecn_it_is_reno_without_ecn() {
     assert!(!cc.grows_on_marked_acks());
     let w = window(40, 20);
     assert_eq!(cc.ssthresh(&w, Congestion::Loss, 30_000), 15_000, "Reno: FlightSize/2");
+}
+
+fn prague_version(version: PragueVersion) -> Prague {
+    Prague::new(&TcpConfig { cc: CcKind::Prague, prague_version: version, ..TcpConfig::default() })
+}
+
+/// A flow past slow start and the 4-round transition, α = 1/2, after its first mark,
+/// with a 3-segment window at srtt 10 ms.
+fn small_rtt_independent(version: PragueVersion) -> (Prague, Window) {
+    let mut cc = prague_version(version);
+    cc.saw_ce = true;
+    cc.in_slow_start = false;
+    cc.round = 10;
+    cc.alpha_up = (ALPHA_ONE / 2) << G_SHIFT;
+    let mut w = window(3, 2);
+    cc.on_feedback(&fb(1000, 3000, 1000, 0, 100, 10));
+    cc.round = 10;
+    cc.on_ack(&mut w, &ack(1000));
+    (cc, w)
+}
+
+/// v0.7 is the default; `prague_init` of both versions sets the RTT target to
+/// 25 ms, and v0.7's `DEFAULT_RTT_TRANSITION` is 4 rounds (ecnlab's knob default
+/// for both versions; the reference v0.6 module had 500).
+#[test]
+fn test_v07_is_the_default_with_25_ms_and_4_rounds() {
+    let cfg = TcpConfig::default();
+    assert_eq!(cfg.prague_version, PragueVersion::V07);
+    assert_eq!((cfg.prague_rtt_target_ns, cfg.prague_rtt_transition), (25_000_000, 4));
+    assert!(!cfg.prague_fallback_fix);
+}
+
+/// `prague_init` with `prague_alpha_mode` 0 and `prague_update_cwnd` ("Half cwnd at
+/// 1st mark"): α starts at 0, the first mark halves the window, and α is then the
+/// EWMA from 0 — in both versions as ecnlab models them.
+#[test]
+fn test_both_versions_start_alpha_at_zero_and_halve_at_the_first_mark() {
+    for v in [PragueVersion::V06, PragueVersion::V07] {
+        let mut cc = prague_version(v);
+        assert_eq!(cc.alpha(), Some(0.0));
+        cc.on_feedback(&fb(1000, 1000, 1000, 1000, 10, 20));
+        let w = window(40, 20);
+        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 40_000), 20_000, "{v:?}: the first mark halves");
+        let a = cc.alpha().unwrap();
+        assert!((a - 1.0 / 16.0).abs() < 1e-6, "{v:?}: α from 0 after F = 1: {a}");
+    }
+}
+
+/// `prague_cong_control` (`prague_cwnd_mode` 2): v0.7 switches to the rate-based
+/// mode at a window of at most 4 × 1500 B once it has seen a mark, and the pacing
+/// rate (`prague_update_pacing_rate`) becomes its own; v0.6 has no such mode.
+#[test]
+fn test_v07_switches_to_the_rate_below_four_segments_and_v06_does_not() {
+    let (v7, w7) = small_rtt_independent(PragueVersion::V07);
+    assert!(v7.rate.on);
+    let now = Instant::ZERO + Duration::from_millis(100);
+    let paced = v7.pacing_rate(now).expect("v0.7 paces at its rate");
+    assert_eq!(paced, v7.pacing(&w7).unwrap());
+    assert!(paced >= super::super::prague_rate::MIN_RATE);
+    assert!(w7.cwnd >= 2 * MSS);
+    let (v6, _) = small_rtt_independent(PragueVersion::V06);
+    assert!(!v6.rate.on);
+    assert_eq!(v6.pacing_rate(now), None, "v0.6: pacing.rs's cwnd/srtt");
+    let mut big = prague_version(PragueVersion::V07);
+    big.saw_ce = true;
+    let mut w = window(20, 10);
+    big.on_feedback(&fb(1000, 20_000, 1000, 0, 100, 10));
+    big.on_ack(&mut w, &ack(1000));
+    assert!(!big.rate.on, "20 segments: the window governs");
+    assert_eq!(big.pacing_rate(now), None);
+}
+
+/// `prague_enter_cwr` and `MINIMUM_RATE`: in the rate-based mode repeated CE
+/// reductions (α = 1, one per 25 ms target) take the rate down to 100 kbit/s and
+/// no further, while cwnd stays at its minimum of 2 segments; the pacing rate is
+/// that ±3 % (`RATE_OFFSET`).
+#[test]
+fn test_v07_ce_takes_the_rate_down_to_100_kbit_and_the_window_stays_two() {
+    let (mut cc, mut w) = small_rtt_independent(PragueVersion::V07);
+    cc.alpha_up = ALPHA_ONE << G_SHIFT;
+    for k in 0..40u64 {
+        cc.now = Instant::ZERO + Duration::from_millis(200 + 30 * k);
+        let s = cc.ssthresh(&w, Congestion::Ecn, 2000);
+        w.cwnd = s;
+        w.ssthresh = s;
+    }
+    assert_eq!(cc.rate.rate(), super::super::prague_rate::MIN_RATE);
+    assert_eq!(w.cwnd, 2 * MSS);
+    cc.alpha_stamp = cc.now;
+    let first_half = cc.pacing(&w).unwrap();
+    cc.now += Duration::from_millis(13);
+    let second_half = cc.pacing(&w).unwrap();
+    assert_eq!((first_half, second_half), (12_890, 12_110), "12 500 ± 4/128");
+}
+
+/// `prague_update_cwnd`, rate branch: in the rate-based mode unmarked ACKs grow the
+/// rate (one 1500-B packet per virtual RTT per virtual RTT), marked bytes not at all.
+#[test]
+fn test_v07_rate_grows_on_unmarked_acks_only() {
+    let (mut cc, mut w) = small_rtt_independent(PragueVersion::V07);
+    let before = cc.rate.rate();
+    cc.on_feedback(&fb(2000, 3000, 1000, 1000, 101, 10));
+    cc.on_ack(&mut w, &ack(1000));
+    assert_eq!(cc.rate.rate(), before, "a marked segment: no growth");
+    cc.on_feedback(&fb(3000, 4000, 1000, 0, 102, 10));
+    cc.on_ack(&mut w, &ack(1000));
+    assert!(cc.rate.rate() > before, "an unmarked one grows the rate");
 }
