@@ -189,3 +189,22 @@ def test_emulate_router_config_carries_each_links_impairments(tmp_path: Any) -> 
     assert by_name["R1->R2"] == [{"action": "ce_all", "fraction": 0.5, "from_ns": 100_000_000, "until_ns": 200_000_000}]
     assert by_name["R2->R1"] == [{"action": "clear_ece", "fraction": 1.0, "from_ns": 0}]
     assert [n for n, m in by_name.items() if m] == ["R1->R2", "R2->R1"]
+
+
+@pytest.mark.engine
+def test_an_ecn_syn_blackhole_costs_the_linux_personality_one_syn_and_its_ecn() -> None:
+    """RFC 3168 §6.1.1.1 through `drop_ecn_syn` (s1's link, the first 2 s): the linux personality
+    retransmits a plain SYN after one initial RTO (`syn_ecn_fallback = "retransmissions"`, Linux's
+    `tcp_ecn_clear_syn`) and runs without ECN; the rfc personality keeps asking for ECN, loses the
+    retransmission at 1 s as well and connects with ECN at 3 s, once the blackhole has ended."""
+    path = ROOT / "scenarios" / "path-syn-blackhole.toml"
+    runs = {p: ecnlab.run(path, overrides=[f'tcp.personality="{p}"']).summary for p in ("rfc", "linux")}
+    dropped = {
+        p: [lk["impairments"][0]["dropped"] for lk in s["links"] if lk.get("impairments")] for p, s in runs.items()
+    }
+    assert dropped == {"rfc": [2], "linux": [1]}
+    flows = {p: {f["id"]: f for f in s["flows"]} for p, s in runs.items()}
+    assert (flows["linux"]["reno_1"]["ecn_negotiated"], flows["rfc"]["reno_1"]["ecn_negotiated"]) == (False, True)
+    assert flows["linux"]["reno_2"]["ecn_negotiated"] and flows["rfc"]["reno_2"]["ecn_negotiated"]
+    # Connected at 1 s against 3 s: the linux flow has had two more seconds to send.
+    assert flows["linux"]["reno_1"]["bytes_delivered"] > 2 * flows["rfc"]["reno_1"]["bytes_delivered"]

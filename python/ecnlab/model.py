@@ -132,6 +132,7 @@ class TcpSpec:
     sack_recover_guard: bool = True
     ect_all_packets: bool = False
     idle_restart: str = "rfc5681"  # the rfc personality's (RFC 5681 §4.1)
+    syn_ecn_fallback: str = "off"  # a retransmitted SYN asks for ECN again (RFC 3168 §6.1.1.1: the fallback is a MAY)
     pacing: bool = False
     pacing_ss_ratio: int = 200  # Linux tcp_pacing_ss_ratio
     pacing_ca_ratio: int = 120  # Linux tcp_pacing_ca_ratio
@@ -180,6 +181,8 @@ NS2_RULE_KEYS = (
     "ect_all_packets",
     # The window after an idle period (crates/tcp/src/idle.rs): off, rfc5681 or linux.
     "idle_restart",
+    # ECN setup on a retransmitted SYN (crates/tcp/src/rules/syn_fallback.rs): off or retransmissions.
+    "syn_ecn_fallback",
     # Pacing (crates/tcp/src/pacing.rs): on/off and Linux's ratios, percent.
     "pacing",
     "pacing_ss_ratio",

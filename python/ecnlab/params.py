@@ -40,6 +40,8 @@ WINDOW_ARITHS = ("rfc5681", "ns2")  # TcpConfig::window_arith
 RTO_ARITHS = ("rfc6298", "ns2", "linux")  # TcpConfig::rto_arith
 GROWTH_ARITHS = ("rfc5681", "linux")  # TcpConfig::growth_arith
 TSO_MODES = ("none", "linux")  # TcpConfig::tso (crates/tcp/src/tso.rs)
+#: TcpConfig::syn_ecn_fallback (crates/tcp/src/rules/syn_fallback.rs): RFC 3168 §6.1.1.1
+SYN_ECN_FALLBACKS = ("off", "retransmissions")
 RCV_AUTOTUNE_MODES = ("off", "linux")  # TcpConfig::rcv_autotune (crates/tcp/src/rcvbuf.rs)
 SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
@@ -122,6 +124,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "sack_recover_guard": ("sack_recover_guard", boolean),
     "ect_all_packets": ("ect_all_packets", boolean),
     "idle_restart": ("idle_restart", choice(IDLE_RESTARTS)),
+    "syn_ecn_fallback": ("syn_ecn_fallback", choice(SYN_ECN_FALLBACKS)),
     "pacing": ("pacing", boolean),
     "pacing_ss_ratio": ("pacing_ss_ratio", integer(1, 1000)),
     "pacing_ca_ratio": ("pacing_ca_ratio", integer(1, 1000)),

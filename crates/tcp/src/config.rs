@@ -271,6 +271,10 @@ pub struct TcpConfig {
     pub sack_recover_guard: bool,
     /// How window reductions set ssthresh and cwnd: RFC 5681 or ns-2.35.
     pub window_arith: WindowArith,
+    /// What a retransmitted SYN carries of ECN setup: an ECN-setup SYN again, or
+    /// nothing (RFC 3168 §6.1.1.1's fallback, Linux `tcp_ecn_clear_syn`);
+    /// `rules/syn_fallback.rs`.
+    pub syn_ecn_fallback: crate::rules::syn_fallback::SynEcnFallback,
     /// With delayed ACKs, the responder answers a SYN at once (on: RFC 793,
     /// and ns-2's default `SYN_immediate_ack_` true) or holds its SYN-ACK for
     /// `delack_timeout` like any first in-order segment (off: ns-2's DelAck
@@ -554,6 +558,7 @@ impl Default for TcpConfig {
             recover_guard_all: r.recover_guard_all,
             sack_recover_guard: r.sack_recover_guard,
             window_arith: r.window_arith,
+            syn_ecn_fallback: r.syn_ecn_fallback,
             syn_immediate_ack: true,
             rto_arith: r.rto_arith,
             growth_arith: r.growth_arith,

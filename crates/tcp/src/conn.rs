@@ -425,9 +425,11 @@ impl Connection {
                 seg.sack_permitted = self.cfg.recovery == Recovery::Sack;
                 // RFC 7323 §2.2: offered when the window needs it.
                 seg.wscale = self.cfg.wscale();
-                if self.cfg.ecn == EcnMode::AccEcn {
+                // RFC 3168 §6.1.1.1: a retransmitted SYN may give ECN up (`rules/syn_fallback.rs`).
+                let ask = self.cfg.syn_ecn_fallback.asks_for_ecn(retransmit);
+                if ask && self.cfg.ecn == EcnMode::AccEcn {
                     seg.flags.insert(accecn::SYN_FLAGS); // RFC 9768 §3.1.1
-                } else if self.cfg.ecn.enabled() {
+                } else if ask && self.cfg.ecn.enabled() {
                     seg.flags.insert(TcpFlags::ECE | TcpFlags::CWR);
                 }
                 if self.cfg.ecn.enabled() && self.cfg.ect_all_packets {

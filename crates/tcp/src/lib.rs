@@ -38,6 +38,7 @@ mod recovery;
 mod recv;
 mod rtt;
 mod rtt_linux;
+pub mod rules;
 mod sack;
 mod send;
 mod stats;
@@ -55,5 +56,6 @@ pub use config::{
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;
 pub use personality::{Personality, PersonalityRules};
+pub use rules::syn_fallback::SynEcnFallback;
 pub use stats::TcpStats;
 pub use window::CaState;

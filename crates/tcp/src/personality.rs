@@ -46,6 +46,7 @@
 //! | `growth_arith` | rfc5681 | rfc5681 | linux, `tcp_cong_control` |
 //! | `tso` | none | none | none (Linux's bursts are opt-in: `tso = "linux"`) |
 //! | `rcv_autotune` | off | off | off (opt-in: `rcv_autotune = "linux"`) |
+//! | `syn_ecn_fallback` | off (RFC 3168 §6.1.1.1: "MAY") | off | retransmissions, `tcp_ecn_clear_syn` (`rules/syn_fallback.rs`) |
 //!
 //! Each field's rule is documented where `TcpConfig` declares it; the ns-2
 //! names are ns-2.35's TclObject variables and functions, the Linux names the
@@ -56,6 +57,7 @@ use crate::config::{
     WindowArith,
 };
 use crate::idle::IdleRestart;
+use crate::rules::syn_fallback::SynEcnFallback;
 use serde::{Deserialize, Serialize};
 
 /// A named bundle of TCP rules and constants (`tcp.personality`).
@@ -155,6 +157,7 @@ personality_rules! {
     growth_arith: GrowthArith,
     tso: Tso,
     rcv_autotune: RcvAutotune,
+    syn_ecn_fallback: SynEcnFallback,
 }
 
 const MS: u64 = 1_000_000;
@@ -197,6 +200,7 @@ pub const RFC: PersonalityRules = PersonalityRules {
     growth_arith: GrowthArith::Rfc5681,
     tso: Tso::None,
     rcv_autotune: RcvAutotune::Off,
+    syn_ecn_fallback: SynEcnFallback::Off,
 };
 
 /// ns-2.35 (its rules: docs/ns2-ecn-suite.md).
@@ -242,6 +246,7 @@ pub const LINUX: PersonalityRules = PersonalityRules {
     cubic_arith: CubicArith::Linux,
     dctcp_arith: DctcpArith::Linux,
     growth_arith: GrowthArith::Linux,
+    syn_ecn_fallback: SynEcnFallback::Retransmissions,
     ..RFC
 };
 

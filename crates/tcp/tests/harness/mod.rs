@@ -43,6 +43,9 @@ pub enum Target {
     AckTx(u32),
     /// The n-th (1-based) Client → Server transmission carrying FIN, with data or without.
     Fin(u32),
+    /// Every Client SYN that asks for ECN (ECE, CWR or AE set): a middlebox that drops
+    /// ECN-setup SYNs (RFC 3168 §6.1.1.1).
+    EcnSyn,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -351,6 +354,9 @@ impl Net {
             });
         } else if let Some(fin) = fin {
             hit = self.faults.iter().find(|f| f.target == fin);
+        } else if dir == Dir::C2S && seg.flags.syn() {
+            let ecn_setup = seg.flags.ece() || seg.flags.cwr() || seg.flags.ae();
+            hit = self.faults.iter().find(|f| f.target == Target::EcnSyn && ecn_setup);
         } else if dir == Dir::S2C && seg.flags.syn() {
             self.synack_tx += 1;
             let n = self.synack_tx;

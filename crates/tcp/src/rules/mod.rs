@@ -1,0 +1,5 @@
+//! TCP rules where the stacks differ, one file per mechanism, each an enum
+//! whose variants are the stacks' behaviours, its header the rule's spec with
+//! its sources. The personalities (`personality.rs`) choose a variant each.
+
+pub mod syn_fallback;
