@@ -48,8 +48,8 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "personality, prague_classic_fallback, prague_fallback_fix, prague_rtt_target, prague_rtt_transition, "
         "prague_version, prr, rack, rcv_autotune, "
         "recover_guard_all, recovery, rto_arith, rto_keeps_recovery_ssthresh, rtx_restart_on_fr, rwnd, sack_after_rto, "
-        "sack_is_lost, sack_recover_guard, ssthresh_basis, syn_ecn_fallback, syn_immediate_ack, timer_before_sample, tlp, "
-        "tso, variant, "
+        "sack_is_lost, sack_recover_guard, ssthresh_basis, syn_ecn_fallback, syn_immediate_ack, timer_before_sample, "
+        "tlp, tso, variant, "
         "window_arith, window_scale)",
     ),
     (

@@ -107,3 +107,17 @@ def test_prague_version_reaches_the_engine_only_when_not_the_default() -> None:
     assert v6["prague_version"] == "v0.6" and "prague_fallback_fix" not in v6
     fixed = engine(prague_version="v0.6", prague_classic_fallback=True, prague_fallback_fix=True)
     assert fixed["prague_fallback_fix"] is True
+
+
+@pytest.mark.engine
+def test_v07_rate_counts_what_is_in_flight_not_what_a_loss_gave_up() -> None:
+    """Ten v0.7 Prague flows through PIE, whose marking stops at 10 % and drops above: the rate
+    that v0.7 derives from the window takes Linux's packets in flight (`tcp_packets_in_flight`:
+    FlightSize less what is SACKed or lost), so a loss's reduction holds. Counting FlightSize
+    instead undid every loss response and the flows collapsed (3 Mbit/s, Jain 0.43)."""
+    pie = {"kind": "pie", "limit": 300, "ecn": True}
+    sets = {"duration": "60s", "warmup": "20s", "topology.bottleneck_queue": pie}
+    sets |= {"tcp.cc": "prague", "tcp.ecn": "accecn", "tcp.prague_version": "v0.7"}
+    s = ecnlab.run(ROOT / "scenarios" / "dumbbell-cubic.toml", overrides=sets, seed=2).summary
+    goodput = sum(f["goodput_bps"] for f in s["flows"])
+    assert goodput > 8.5e6 and s["fairness"] > 0.95, (goodput, s["fairness"])

@@ -213,7 +213,9 @@ impl Sender {
                 t.on_rtt(ack_rtt.or(rtt));
             }
             let ack_rtt = ack_rtt.filter(|_| self.hystart_rtt);
-            let fb = Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max, now, rtt, srtt, ack_rtt };
+            let in_flight = self.in_flight();
+            let fb =
+                Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max, in_flight, now, rtt, srtt, ack_rtt };
             self.cc.on_feedback(&fb);
             // Prague grows on the unmarked bytes of every ACK, the one that reduced included.
             let grows = self.cc.grows_on_marked_acks();

@@ -46,6 +46,11 @@ pub(crate) struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// Nothing is SACKed or marked lost by a timeout: outside a recovery, pipe is FlightSize.
+    pub(crate) fn is_clear(&self) -> bool {
+        self.sacked.is_empty() && self.lost_below == 0
+    }
+
     /// With RACK's loss marking in recovery (`rack.rs`).
     pub(crate) fn with_rack(rack: bool) -> Self {
         Scoreboard { rack: rack.then(Rack::default), ..Scoreboard::default() }

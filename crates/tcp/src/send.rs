@@ -274,6 +274,21 @@ impl Sender {
         self.max - self.una
     }
 
+    /// The data still in the network, as Linux's `tcp_packets_in_flight` counts it (sent,
+    /// less SACKed and deemed lost, plus retransmitted): RFC 6675's pipe with SACK, the
+    /// duplicate-ACK estimate without it, FlightSize while nothing is SACKed or lost.
+    pub(crate) fn in_flight(&self) -> u64 {
+        if matches!(self.win.phase, Phase::Open | Phase::Cwr { .. }) && self.sb.is_clear() {
+            self.flight_size()
+        } else if self.use_sack {
+            self.sb.pipe(&self.space())
+        } else if self.counts_reno_sacks() {
+            self.reno_pipe()
+        } else {
+            self.flight_size()
+        }
+    }
+
     pub(crate) fn space(&self) -> SeqSpace {
         SeqSpace {
             una: self.una,

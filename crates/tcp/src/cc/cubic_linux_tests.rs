@@ -21,7 +21,18 @@ fn at_ms(ms: u64) -> Instant {
 
 fn feedback(now: Instant, rtt_ms: u64) -> Feedback {
     let rtt = Some(Duration::from_millis(rtt_ms));
-    Feedback { acked: MSS as u64, ece: false, marked: 0, una: 0, snd_nxt: 0, now, rtt, srtt: rtt, ack_rtt: rtt }
+    Feedback {
+        acked: MSS as u64,
+        ece: false,
+        marked: 0,
+        una: 0,
+        snd_nxt: 0,
+        in_flight: 0,
+        now,
+        rtt,
+        srtt: rtt,
+        ack_rtt: rtt,
+    }
 }
 
 /// `cubictcp_recalc_ssthresh`: ssthresh = max(⌊cwnd·717/1024⌋, 2); W_max = cwnd, or

@@ -196,7 +196,18 @@ mod tests {
             let marked = if e { MSS as u64 } else { 0 };
             let snd_nxt = una + flight * MSS as u64;
             let (now, rtt, srtt, ack_rtt) = (ecnlab_wire::Instant::ZERO, None, None, None);
-            cc.on_feedback(&Feedback { acked: MSS as u64, ece: e, marked, una, snd_nxt, now, rtt, srtt, ack_rtt });
+            cc.on_feedback(&Feedback {
+                acked: MSS as u64,
+                ece: e,
+                marked,
+                una,
+                snd_nxt,
+                in_flight: snd_nxt - una,
+                now,
+                rtt,
+                srtt,
+                ack_rtt,
+            });
         }
         una
     }

@@ -27,6 +27,7 @@ fn verdicts(
                 marked: 0,
                 una,
                 snd_nxt,
+                in_flight: snd_nxt - una,
                 now: Instant(t),
                 rtt,
                 srtt: rtt,

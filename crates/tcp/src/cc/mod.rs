@@ -60,6 +60,9 @@ pub(crate) struct Feedback {
     pub(crate) una: u64,
     /// SND.NXT: one past the highest byte sent.
     pub(crate) snd_nxt: u64,
+    /// The bytes still in the network after this ACK, Linux's `tcp_packets_in_flight`
+    /// (`Sender::in_flight`: FlightSize less what is SACKed or deemed lost).
+    pub(crate) in_flight: u64,
     pub(crate) now: Instant,
     /// This ACK's RTT sample (Karn's rule applied), and the smoothed RTT after it.
     pub(crate) rtt: Option<Duration>,

@@ -325,7 +325,9 @@ impl CongestionControl for Prague {
         self.now = fb.now;
         self.srtt = fb.srtt;
         self.ack_marked = fb.marked;
-        self.in_flight = fb.snd_nxt.saturating_sub(fb.una);
+        // Linux's packets in flight (not FlightSize: the data a loss episode has given up on
+        // must not count, or the rate derived from it would undo the loss's reduction).
+        self.in_flight = fb.in_flight;
         if let (PragueVersion::V07, Some(srtt)) = (self.version, fb.srtt) {
             self.rate.on_srtt(srtt);
         }

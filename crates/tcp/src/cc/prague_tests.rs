@@ -19,7 +19,18 @@ fn window(cwnd_segments: u32, ssthresh_segments: u32) -> Window {
 fn fb(una: u64, snd_nxt: u64, acked: u64, marked: u64, now_ms: u64, srtt_ms: u64) -> Feedback {
     let srtt = Some(Duration::from_millis(srtt_ms));
     let now = Instant::ZERO + Duration::from_millis(now_ms);
-    Feedback { acked, ece: marked > 0, marked, una, snd_nxt, now, rtt: srtt, srtt, ack_rtt: None }
+    Feedback {
+        acked,
+        ece: marked > 0,
+        marked,
+        una,
+        snd_nxt,
+        in_flight: snd_nxt - una,
+        now,
+        rtt: srtt,
+        srtt,
+        ack_rtt: None,
+    }
 }
 
 fn ack(acked: u64) -> Ack {
