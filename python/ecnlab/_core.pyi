@@ -34,7 +34,7 @@ def check_spec(spec_json: str) -> tuple[str, str, str] | None:
     """The engine's check of a whole ``SimSpec`` (JSON): None, or (engine field path, value, allowed)."""
 
 def tcp_personalities() -> str:
-    """The TCP personalities as JSON: {name: {TcpConfig field: value}} (crates/tcp/src/personality.rs)."""
+    """The TCP personalities as JSON, in order: [[name, {TcpConfig field: value}], ...] (personality.rs)."""
 
 def summary_schema() -> str:
     """The summary's record keys as JSON: {"sim"|"flow"|"queue"|"link": {"keys": [...], "optional": [...]}}."""

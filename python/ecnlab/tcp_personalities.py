@@ -25,8 +25,8 @@ _ATTRS = {"init_cwnd_segments": "init_cwnd", "ecn_min_cwnd_segments": "ecn_min_c
 def _table() -> dict[str, dict[str, Any]]:
     from ecnlab import _core
 
-    engine: dict[str, dict[str, Any]] = json.loads(_core.tcp_personalities())
-    return {name: {_ATTRS.get(k, k): v for k, v in rules.items()} for name, rules in engine.items()}
+    engine: list[tuple[str, dict[str, Any]]] = json.loads(_core.tcp_personalities())
+    return {name: {_ATTRS.get(k, k): v for k, v in rules.items()} for name, rules in engine}
 
 
 class _Personalities(Mapping[str, dict[str, Any]]):

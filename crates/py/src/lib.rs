@@ -177,17 +177,14 @@ fn summary_schema() -> String {
     ecnlab_sim::schema::summary_schema().to_string()
 }
 
-/// The TCP personalities (`ecnlab_tcp::personality`) as JSON: `{"rfc": {field: value, ...},
-/// "ns2": ..., "linux": ...}`, each the `TcpConfig` fields that personality sets, named and
-/// written as in engine JSON.
+/// The TCP personalities (`ecnlab_tcp::personality`) as JSON, in the engine's order:
+/// `[["rfc", {field: value, ...}], ["ns2", ...], ["linux", ...]]`, each the `TcpConfig` fields
+/// that personality sets, named and written as in engine JSON.
 #[pyfunction]
 fn tcp_personalities() -> PyResult<String> {
-    let table: serde_json::Map<String, serde_json::Value> = ecnlab_tcp::Personality::ALL
-        .iter()
-        .map(|p| serde_json::to_value(p.rules()).map(|rules| (p.name().to_string(), rules)))
-        .collect::<Result<_, _>>()
-        .map_err(|e| EngineError::new_err(e.to_string()))?;
-    Ok(serde_json::Value::Object(table).to_string())
+    let table: Vec<(&str, &ecnlab_tcp::PersonalityRules)> =
+        ecnlab_tcp::Personality::ALL.iter().map(|p| (p.name(), p.rules())).collect();
+    serde_json::to_string(&table).map_err(|e| EngineError::new_err(e.to_string()))
 }
 
 /// Replays a script of arrivals and departures (`ecnlab_aqm::replay::Op`
