@@ -1,5 +1,5 @@
-"""The indented JSON writer gives the same text as ``json.dumps(indent=2, ensure_ascii=False,
-allow_nan=False)``, and refuses what it refuses."""
+"""The engine's indented JSON writer (``crates/py/src/json_text.rs``) gives the same text as
+``json.dumps(indent=2, ensure_ascii=False, allow_nan=False)``, and refuses what it refuses."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ecnlab.jsontext import dumps_indented
+from ecnlab._core import dumps_indented
 
 scalars = (
     st.none()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecnlab import flowtable, timeseries
-from ecnlab.jsontext import dumps_indented
+from ecnlab._core import dumps_indented
 
 if TYPE_CHECKING:
     import pandas as pd

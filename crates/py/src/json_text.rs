@@ -1,0 +1,246 @@
+//! Python values to indented JSON text: the characters Python's
+//! `json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)` writes
+//! (`Lib/json/encoder.py`), for `summary.json` (`ecnlab.results.dumps`).
+//!
+//! The rules kept, as `json.encoder` has them:
+//! - an object is `{`, a newline, two spaces more per level, `"key": value` items joined by
+//!   `,` and a newline, a newline and `}` at the parent's indent; an array likewise with
+//!   `[`/`]`; an empty one is `{}` / `[]`; tuples are arrays;
+//! - strings: `"` and `\` escaped, `\n` `\r` `\t` `\b` `\f` as such, every other character
+//!   below U+0020 as `\u00xx` (lowercase hex); nothing else escaped (`ensure_ascii=False`);
+//! - `True`/`False`/`None` as `true`/`false`/`null`; integers as `int.__repr__`; floats as
+//!   `float.__repr__` (the shortest text that reads back to the same double: fixed notation
+//!   when the decimal exponent is in −5 < e < 16, else `d.ddde±XX` with at least two exponent
+//!   digits); NaN and ±infinity raise `ValueError` (`allow_nan=False`);
+//! - keys: strings as they are; booleans, None, integers and floats as their text, quoted;
+//!   anything else raises `TypeError`;
+//! - subclasses of str, int, float, list and dict are written as their base type; any other
+//!   value raises `TypeError`. A value that contains itself is not detected (ecnlab's records
+//!   never do); nesting is bounded by Python's own recursion limit on building it.
+//!
+//! Why here: with `indent` set the standard library encodes in pure Python, which costs about
+//! a third of the engine's time on a summary of ten thousand flows.
+//! `tests/test_jsontext.py` holds this equal to `json.dumps` on generated values.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::PyTypeInfo;
+use std::fmt::Write;
+
+/// `value` as `json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)` writes it.
+#[pyfunction]
+pub fn dumps_indented(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let mut out = String::new();
+    write_value(value, &mut out, 0)?;
+    Ok(out)
+}
+
+fn newline(out: &mut String, depth: usize) {
+    out.push('\n');
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+fn write_value(v: &Bound<'_, PyAny>, out: &mut String, depth: usize) -> PyResult<()> {
+    if let Some(text) = scalar(v)? {
+        out.push_str(&text);
+    } else if let Ok(d) = v.cast::<PyDict>() {
+        write_object(d, out, depth)?;
+    } else if let Ok(l) = v.cast::<PyList>() {
+        write_array(l.iter(), l.len(), out, depth)?;
+    } else if let Ok(t) = v.cast::<PyTuple>() {
+        write_array(t.iter(), t.len(), out, depth)?;
+    } else {
+        let name = v.get_type().name()?;
+        return Err(PyTypeError::new_err(format!("Object of type {name} is not JSON serializable")));
+    }
+    Ok(())
+}
+
+fn write_object(d: &Bound<'_, PyDict>, out: &mut String, depth: usize) -> PyResult<()> {
+    if d.is_empty() {
+        out.push_str("{}");
+        return Ok(());
+    }
+    let mut first = true;
+    for (k, v) in d.iter() {
+        out.push_str(if first { "{" } else { "," });
+        first = false;
+        newline(out, depth + 1);
+        write_key(&k, out)?;
+        out.push_str(": ");
+        write_value(&v, out, depth + 1)?;
+    }
+    newline(out, depth);
+    out.push('}');
+    Ok(())
+}
+
+fn write_array<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    len: usize,
+    out: &mut String,
+    depth: usize,
+) -> PyResult<()> {
+    if len == 0 {
+        out.push_str("[]");
+        return Ok(());
+    }
+    let mut first = true;
+    for v in items {
+        out.push_str(if first { "[" } else { "," });
+        first = false;
+        newline(out, depth + 1);
+        write_value(&v, out, depth + 1)?;
+    }
+    newline(out, depth);
+    out.push(']');
+    Ok(())
+}
+
+fn write_key(k: &Bound<'_, PyAny>, out: &mut String) -> PyResult<()> {
+    if let Ok(s) = k.cast::<PyString>() {
+        write_string(&s.to_cow()?, out);
+        return Ok(());
+    }
+    match scalar(k)? {
+        Some(text) => {
+            write_string(&text, out);
+            Ok(())
+        }
+        None => {
+            let name = k.get_type().name()?;
+            Err(PyTypeError::new_err(format!("keys must be str, int, float, bool or None, not {name}")))
+        }
+    }
+}
+
+/// The text of a scalar, or None for anything else.
+fn scalar(v: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    if let Ok(s) = v.cast::<PyString>() {
+        let text = s.to_cow()?;
+        let mut out = String::with_capacity(text.len() + 2);
+        write_string(&text, &mut out);
+        return Ok(Some(out));
+    }
+    if v.is_none() {
+        return Ok(Some("null".into()));
+    }
+    if let Ok(b) = v.cast_exact::<PyBool>() {
+        return Ok(Some(if b.is_true() { "true" } else { "false" }.into()));
+    }
+    if let Ok(i) = v.cast::<PyInt>() {
+        return Ok(Some(match i.extract::<i64>() {
+            Ok(n) => n.to_string(),
+            Err(_) => PyInt::type_object(v.py()).call_method1("__repr__", (i,))?.extract()?,
+        }));
+    }
+    if let Ok(f) = v.cast::<PyFloat>() {
+        return float_text(f.value()).map(Some);
+    }
+    Ok(None)
+}
+
+fn write_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `float.__repr__(x)` for a finite `x`; ValueError for NaN and ±infinity.
+fn float_text(x: f64) -> PyResult<String> {
+    if !x.is_finite() {
+        let shown = if x.is_nan() {
+            "nan"
+        } else if x > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        };
+        return Err(PyValueError::new_err(format!("Out of range float values are not JSON compliant: {shown}")));
+    }
+    Ok(python_repr(x))
+}
+
+/// Python's `repr` of a finite double from Rust's shortest round-trip digits (`{:e}`).
+pub(crate) fn python_repr(x: f64) -> String {
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("LowerExp writes an exponent");
+    let exp: i32 = exp.parse().expect("LowerExp writes an integer exponent");
+    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let mut out = String::from(sign);
+    if !(-5 < exp && exp < 16) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        return out;
+    }
+    let point = exp + 1; // digits before the decimal point
+    if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        out.push_str(&digits);
+    } else if (point as usize) < digits.len() {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    } else {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+        out.push_str(".0");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_repr;
+
+    /// Python 3's `repr` of these doubles (`float_repr_style == 'short'`).
+    #[test]
+    fn floats_read_as_python_writes_them() {
+        let cases = [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (1.5, "1.5"),
+            (0.1, "0.1"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.234e-7, "1.234e-07"),
+            (123456.789, "123456.789"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (1e100, "1e+100"),
+            (-2.5e-300, "-2.5e-300"),
+            (9007199254740993.0, "9007199254740992.0"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+        ];
+        for (x, text) in cases {
+            assert_eq!(python_repr(x), text, "{x:e}");
+        }
+    }
+}
