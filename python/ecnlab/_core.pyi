@@ -5,6 +5,8 @@ from typing import Any
 class EngineError(Exception):
     """The engine rejected its input or failed during a run."""
 
+def parse_toml(text: str) -> dict[str, Any] | None: ...
+def dumps_indented(value: Any) -> str: ...
 def version() -> str:
     """The ecnlab version the extension was built from."""
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ecnlab import arguments
+from ecnlab import _core, arguments
 from ecnlab._table import Table, boolean, integer, string
 from ecnlab.engine_check import check_scenario
 from ecnlab.errors import ScenarioError
@@ -51,7 +51,10 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     """The TOML data of ``path``; unreadable or malformed files raise ScenarioError."""
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            raw = fh.read()
+        text = raw.decode()
+        fast = _core.parse_toml(text)  # crates/py/src/toml_read.rs; None: tomllib's to read or refuse
+        return fast if fast is not None else tomllib.loads(text)
     except OSError as e:
         raise ScenarioError("", f"cannot read file: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
@@ -65,11 +68,12 @@ def load_scenario(source: ScenarioSource, overrides: Overrides = None, *, seed: 
     the wrong type raise ScenarioError too (``arguments.py``)."""
     checked = arguments.scenario_source(source)
     changes, seed = arguments.overrides(overrides), arguments.seed(seed)
-    if isinstance(checked, dict):
-        data, default_name = checked, "scenario"
-    else:
+    settings = normalize(changes)
+    if isinstance(checked, dict):  # a copy, so the caller's dict stays as it was
+        data, default_name = apply_overrides(checked, settings), "scenario"
+    else:  # read afresh: copied only to be changed
         data, default_name = read_toml(checked), checked.stem
-    data = apply_overrides(data, normalize(changes))
+        data = apply_overrides(data, settings) if settings else data
     if seed is not None:
         data["seed"] = seed
     return parse_scenario(data, default_name=default_name)

@@ -5,6 +5,9 @@
 //! string to [`ecnlab_sim::run_json`] with the GIL released and returns the
 //! engine's JSON result. Python never sees per-packet callbacks.
 
+mod json_text;
+mod toml_read;
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -288,6 +291,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(target_os = "linux")]
     m.add_function(wrap_pyfunction!(router_main, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_read::parse_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(json_text::dumps_indented, m)?)?;
     m.add_function(wrap_pyfunction!(flow_start_ns, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_split, m)?)?;
