@@ -11,7 +11,6 @@ series) without simulating, so nothing the engine would refuse at run time passe
 
 from __future__ import annotations
 
-import json
 import re
 
 from ecnlab.errors import ScenarioError
@@ -46,10 +45,11 @@ _PATH = re.compile(rf"^(?P<list>{_LISTS})\[(?P<i>\d+)\](?:\.(?P<rest>.+))?$")
 def check_scenario(sc: Scenario) -> None:
     """Raise :class:`ScenarioError` (in scenario keys) if the engine would refuse ``sc``."""
     from ecnlab import _core
-    from ecnlab.lower import engine_spec
+    from ecnlab.lower import engine_json
 
-    # A placeholder directory: the check never opens it (captures are written only by a run).
-    err = _core.check_spec(json.dumps(engine_spec(sc, pcap_dir=".")))
+    # A placeholder directory where there are captures: the check never opens it (captures are
+    # written only by a run); without captures the run's own text, lowered once.
+    err = _core.check_spec(engine_json(sc, pcap_dir="." if sc.pcap else None))
     if err is None:
         return
     field, value, allowed = err

@@ -8,6 +8,7 @@ configuration; nanoseconds, bits per second and bytes.
 from __future__ import annotations
 
 import fnmatch
+import json
 from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
@@ -102,6 +103,22 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
         spec["ecmp"] = True
     _add_impairments(spec, sc, engine=True)
     return spec
+
+
+def engine_json(sc: Scenario, *, pcap_dir: str | None = None) -> str:
+    """:func:`engine_spec` as the JSON text the engine reads. The last scenario's text is kept, so
+    the check before a run (``engine_check.py``) and the run lower a large scenario once."""
+    last = _LAST_JSON.get("last")
+    if last is not None and last[0] is sc and last[1] == pcap_dir:
+        return last[2]
+    text = json.dumps(engine_spec(sc, pcap_dir=pcap_dir))
+    _LAST_JSON["last"] = (sc, pcap_dir, text)
+    return text
+
+
+#: The last (scenario, pcap_dir, text) of :func:`engine_json`; a Scenario is frozen, so the same
+#: object lowers to the same text.
+_LAST_JSON: dict[str, tuple[Scenario, str | None, str]] = {}
 
 
 def _add_impairments(out: dict[str, Any], sc: Scenario, *, engine: bool) -> None:

@@ -22,7 +22,7 @@ from ecnlab.arguments import optional_path
 from ecnlab.bottleneck import signal_warnings
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
-from ecnlab.lower import engine_spec, resolved_scenario
+from ecnlab.lower import engine_json, resolved_scenario
 from ecnlab.model import Scenario
 from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, dumps, git_commit, write_summary
 
@@ -162,11 +162,11 @@ def _run_engine(
 ) -> tuple[dict[str, Any], dict[str, Any], pa.Table | None]:
     """The summary, the time series tables (``timeseries.py``) by file name, and the per-flow
     table when the run has a large group (``flowtable.py``)."""
-    spec = engine_spec(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
+    spec = engine_json(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
     prep = _start_output_prep(sc)
     t0 = time.perf_counter()
     try:
-        text, queues, flows, columns = core.run_split(json.dumps(spec))
+        text, queues, flows, columns = core.run_split(spec)
     finally:
         wall = time.perf_counter() - t0
         prep.join()
