@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ecnlab.errors import ScenarioError, fmt_path
+from ecnlab.errors import ScenarioError, fmt_path, set_option
 
 __all__ = ["as_path", "optional_path", "scenario_source", "overrides", "seed", "toml_data"]
 
@@ -75,7 +75,7 @@ def overrides(value: object) -> Mapping[str, Any] | list[str] | None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ScenarioError("overrides", rule, key)
-            _toml_value(item, f"--set {key}")
+            _toml_value(item, set_option(key))
         return value
     if isinstance(value, str):
         return [value]

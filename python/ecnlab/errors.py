@@ -53,6 +53,12 @@ def fmt_key(key: str) -> str:
     return _quote(key)
 
 
+def set_option(key: str) -> str:
+    """Where an override's key is named in an error: ``--set a.b``, the key quoted when it holds a
+    character that cannot be shown on one line."""
+    return f"--set {key}" if key.isprintable() else f"--set {key!r}"
+
+
 def fmt_path(parent: str, key: str | int) -> str:
     """The path of `key` inside `parent`: ``a.b``, ``flows[2]``, ``hosts."x y"``."""
     if isinstance(key, int):

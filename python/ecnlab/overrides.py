@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ecnlab.errors import ScenarioError
+from ecnlab.errors import ScenarioError, set_option
 
 __all__ = ["parse_set", "apply_overrides", "Override"]
 
@@ -65,7 +65,7 @@ def parse_set(text: str) -> Override:
     if "=" not in text:
         raise ScenarioError("--set", f"expected KEY=VALUE, got {text!r}")
     key, value = text.split("=", 1)
-    return parse_path(key.strip(), f"--set {key.strip()}"), parse_value(value.strip())
+    return parse_path(key.strip(), set_option(key.strip())), parse_value(value.strip())
 
 
 def normalize(overrides: Mapping[str, Any] | Iterable[str] | None) -> list[Override]:
@@ -73,7 +73,7 @@ def normalize(overrides: Mapping[str, Any] | Iterable[str] | None) -> list[Overr
     if overrides is None:
         return []
     if isinstance(overrides, Mapping):
-        return [(parse_path(k, f"--set {k}"), v) for k, v in overrides.items()]
+        return [(parse_path(k, set_option(k)), v) for k, v in overrides.items()]
     if isinstance(overrides, str):
         return [parse_set(overrides)]
     return [parse_set(item) for item in overrides]
