@@ -7,13 +7,14 @@ from ecnlab.bench.scaling import Point, format_scaling, points, run_scaling, sce
 from ecnlab.config import load_scenario
 
 
-def test_every_point_is_a_valid_scenario_of_one_flow_entry() -> None:
+def test_every_point_is_a_valid_scenario_of_one_flow_entry_or_one_entry_per_flow() -> None:
     grid = points(quick=False)
-    assert {p.series for p in grid} == {"flows", "million", "rate", "fattree"}
+    assert {p.series for p in grid} == {"flows", "million", "rate", "entries", "fattree"}
     assert max(p.flows for p in grid) == 1_000_000 and max(p.rate_bps for p in grid) == 10**11
     for p in grid:
         data = scenario(p)
-        assert len(data["flows"]) == 1, "one entry, however many flows"
+        entries = p.flows if p.series == "entries" else 1
+        assert len(data["flows"]) == entries
         if p.flows <= 100_000:  # the million is loaded by the benchmark itself
             sc = load_scenario(data)
             assert sum(g.size for g in sc.groups) == p.flows
@@ -34,5 +35,5 @@ def test_an_unknown_series_is_refused_in_one_line(capsys) -> None:  # type: igno
 
     assert main(["bench", "scaling", "--only", "flow"]) == 2
     assert capsys.readouterr().err == (
-        'ecnlab: error: --only = "flow": unknown name, did you mean "flows"? (allowed: flows, million, rate, fattree)\n'
+        'ecnlab: error: --only = "flow": unknown name, did you mean "flows"? (allowed: flows, million, rate, entries, fattree)\n'
     )

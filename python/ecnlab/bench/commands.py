@@ -81,7 +81,7 @@ def add_parsers(sub: Any) -> None:
         "scaling", help="ecnlab's cost per packet: flows 10 -> 1 000 000, rate 10M -> 100G, fat trees"
     )
     scaling.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
-    scaling.add_argument("--only", metavar="SERIES", help="one series only: flows, million, rate or fattree")
+    scaling.add_argument("--only", metavar="SERIES", help="one series only: flows, million, rate, entries or fattree")
     add_record_option(scaling)
     rate = bsub.add_parser("sweep-rate", help="runs/s of a sweep of many small runs, --jobs 1 and 2")
     rate.add_argument("--runs", type=int, default=1000, help="runs in the sweep, a multiple of 5 (default 1000)")

@@ -6,6 +6,9 @@ Series, each point one ``ecnlab run`` in its own process:
   thresholds scaled with the rate) at 1 Gbit/s with 10 … 100 000 flows;
 - ``million``: the same at 10 Gbit/s with 10 and 1 000 000 flows;
 - ``rate``: 100 flows at 10 Mbit/s … 100 Gbit/s;
+- ``entries``: the ``flows`` series' 1 Gbit/s dumbbell with its flows written as separate
+  ``[[flows]]`` entries, one per flow (as a generator writes a scenario), so the command's time
+  outside the engine shows what the front costs per entry;
 - ``fattree``: a k-ary fat tree (k = 4 at 10 Gbit/s, k = 8 at 100 Gbit/s), DCTCP-style step
   marking at K = 20 packets, every host sending one long flow across the core (a pod shift).
 
@@ -37,7 +40,7 @@ from ecnlab.bench.measure import ECNLAB_WITH_VMHWM, clean_env, run_measured, vmh
 
 __all__ = ["Point", "points", "run_scaling", "format_scaling", "scenario"]
 
-SERIES = ("flows", "million", "rate", "fattree")
+SERIES = ("flows", "million", "rate", "entries", "fattree")
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,13 @@ def scenario(p: Point) -> dict[str, Any]:
     case = _case(p)
     data = scenario_dict(replace(case, flows=case.pairs), "ns3")  # topology, queue and TCP of the case
     assert p.flows % case.pairs == 0, "flows spread evenly over the host pairs"
+    if p.series == "entries":  # one entry per flow, host pairs in turn
+        data["flows"] = [
+            {"name": f"f{i}", "kind": "bulk", "from": f"s{i % case.pairs + 1}", "to": f"r{i % case.pairs + 1}"}
+            | {"start": f"0s..{STAGGER_S}s"}
+            for i in range(p.flows)
+        ]
+        return data
     data["flows"] = [
         {
             "name": "f",
@@ -128,6 +138,7 @@ def points(quick: bool) -> list[Point]:
     if not quick:
         out += [Point("million", 10**10, n, dur(1e10)) for n in (10, 1_000_000)]
     out += [Point("rate", r, 100, dur(r)) for r in rates]
+    out.append(Point("entries", 10**9, 1000 if quick else 10_000, dur(1e9)))
     out.append(Point("fattree", 10**10, 16, 0.01, k=4))
     if not quick:
         out.append(Point("fattree", 10**11, 128, 0.002, k=8))
@@ -173,13 +184,14 @@ def format_scaling(rows: list[dict[str, Any]], *, header: bool = True) -> str:
     if header:
         lines.append(
             f"{'series':8}{'rate':>10}{'flows':>9}{'packets':>12}{'ns/packet':>11}{'ns/event':>10}"
-            f"{'engine s':>10}{'outside s':>10}{'peak MiB':>10}"
+            f"{'engine s':>10}{'outside s':>10}{'÷ engine':>10}{'peak MiB':>10}"
         )
     for r in rows:
         peak = r["peak_rss_mib"]
         lines.append(
             f"{r['series']:8}{r['rate_bps'] / 1e6:>8.0f}M {r['flows']:>8}{r['packets']:>12}"
             f"{r['ns_per_packet']:>11.0f}{r['ns_per_event']:>10.0f}{r['engine_s']:>10.2f}{r['outside_s']:>10.2f}"
+            f"{r['command_s'] / r['engine_s'] if r['engine_s'] else float('nan'):>10.2f}"
             f"{peak if peak is not None else float('nan'):>10.1f}"
         )
     return "\n".join(lines)
