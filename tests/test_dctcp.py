@@ -107,8 +107,8 @@ def test_linux_personality_uses_linux_dctcp_arithmetic() -> None:
 def test_whole_segment_cuts_keep_the_window_higher(tmp_path: Path) -> None:
     """Linux's dctcp_ssthresh cuts ⌊cwnd·α/2⌋ whole segments: with windows of a few dozen
     segments (4 flows, 10 Mbit/s, 20 ms, K = 20) each cut is about half a segment smaller
-    than RFC 8257's in bytes, so the queue sits higher and crosses K more often (the
-    emulation grid, docs/emulation.md: Linux marked 12-46 % more than the byte arithmetic)."""
+    than RFC 8257's in bytes, so the queue sits higher and crosses K more often (docs/emulation.md's
+    DCTCP grid runs this arithmetic beside the kernel's)."""
     base = {
         "name": "dctcp-arith",
         "duration": "12s",
