@@ -79,7 +79,7 @@ def test_ect1_option_reaches_the_wire() -> None:
 @pytest.mark.engine
 @pytest.mark.slow  # ns-3 beside the engine
 def test_against_ns3_tcpdctcp_at_1gbit_k20(tmp_path: Path) -> None:
-    """DCTCP against ns-3 (docs/dctcp.md): the step-marked dumbbell at 1 Gbit/s, K = 20,
+    """DCTCP against ns-3 (docs/senders.md): the step-marked dumbbell at 1 Gbit/s, K = 20,
     in its short form (1 s, 0.25 s warm-up): ecnlab's average queue, α and goodput within
     10 % of ns-3's TcpDctcp (ns-3 about 5 s). Skipped without libns3-dev."""
     from ecnlab.bench import dctcp
