@@ -79,7 +79,7 @@ def test_ect1_option_reaches_the_wire() -> None:
 @pytest.mark.engine
 @pytest.mark.slow  # ns-3 beside the engine
 def test_against_ns3_tcpdctcp_at_1gbit_k20(tmp_path: Path) -> None:
-    """DCTCP against ns-3 (docs/dctcp.md): the step-marked dumbbell at 1 Gbit/s, K = 20,
+    """DCTCP against ns-3 (docs/senders.md): the step-marked dumbbell at 1 Gbit/s, K = 20,
     in its short form (1 s, 0.25 s warm-up): ecnlab's average queue, α and goodput within
     10 % of ns-3's TcpDctcp (ns-3 about 5 s). Skipped without libns3-dev."""
     from ecnlab.bench import dctcp
@@ -107,8 +107,8 @@ def test_linux_personality_uses_linux_dctcp_arithmetic() -> None:
 def test_whole_segment_cuts_keep_the_window_higher(tmp_path: Path) -> None:
     """Linux's dctcp_ssthresh cuts ⌊cwnd·α/2⌋ whole segments: with windows of a few dozen
     segments (4 flows, 10 Mbit/s, 20 ms, K = 20) each cut is about half a segment smaller
-    than RFC 8257's in bytes, so the queue sits higher and crosses K more often (the
-    emulation grid, docs/emulation.md: Linux marked 12-46 % more than the byte arithmetic)."""
+    than RFC 8257's in bytes, so the queue sits higher and crosses K more often (docs/emulation.md's
+    DCTCP grid runs this arithmetic beside the kernel's)."""
     base = {
         "name": "dctcp-arith",
         "duration": "12s",

@@ -1,5 +1,5 @@
 """ecnlab beside ns-2: the peer scripts are generated from the ecnlab scenario,
-and on case (a) of docs/peers.md ecnlab (RED personality ``ns2``) and ns-2
+and on case (a) of docs/performance.md ecnlab (RED personality ``ns2``) and ns-2
 agree within the issue's tolerances (utilisation within 2 %, Jain within 0.05,
 marks and drops of the same order)."""
 

@@ -1,5 +1,5 @@
 """The RED ``personality`` key: validation, resolved form, and that the
-personalities really behave differently in a run (docs/peers.md)."""
+personalities really behave differently in a run (docs/performance.md)."""
 
 from __future__ import annotations
 

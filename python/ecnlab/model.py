@@ -40,7 +40,7 @@ class RedSpec:
     wait: bool
     mode: str
     mean_pkt_size: int
-    # Whose RED (docs/peers.md); mark_p only for ns2, adaptive only for linux.
+    # Whose RED (docs/performance.md); mark_p only for ns2, adaptive only for linux.
     personality: str = "floyd93"
     mark_p: float | None = None
     adaptive: bool = False

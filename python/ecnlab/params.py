@@ -428,7 +428,7 @@ def _parse_signal(table: Table) -> tuple[bool, str]:
 
 
 def _check_personality_keys(table: Table, who: str) -> None:
-    """Options that only some personalities have (docs/peers.md)."""
+    """Options that only some personalities have (docs/performance.md)."""
     only = {"mark_p": "ns2", "ns2_rng_skip": "ns2", "adaptive": "linux"}
     for key, owner in only.items():
         if table.has(key) and who != owner:

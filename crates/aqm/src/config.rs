@@ -13,7 +13,7 @@ pub enum RedMode {
     Byte,
 }
 
-/// Which tool's definition of RED to follow (docs/peers.md has the table).
+/// Which tool's definition of RED to follow (docs/performance.md has the table).
 ///
 /// - `floyd93`: Floyd & Jacobson 1993 as written (`red.rs`).
 /// - `ns2`: ns-2.35 `queue/red.cc` (`red/ns.rs`): `mark_p` rule for ECT packets.

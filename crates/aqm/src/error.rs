@@ -144,7 +144,7 @@ impl RedParams {
         Ok(())
     }
 
-    /// The options that only some personalities have (docs/peers.md).
+    /// The options that only some personalities have (docs/performance.md).
     fn validate_personality(&self) -> Result<(), ConfigError> {
         let who = self.personality;
         if let Some(m) = self.mark_p {

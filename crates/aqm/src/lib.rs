@@ -10,7 +10,7 @@
 //! `aqm.rs` (internal trait + enum dispatch), `queue.rs` (the host),
 //! `droptail.rs`, `red.rs` (RED, gentle, wait, byte mode, RED*: personality
 //! `floyd93`), `pi.rs` (PI, Hollot et al. 2001), `red/ns.rs` (personalities `ns2`, `ns3`), `red/linux.rs`
-//! (personality `linux`), `stats.rs`. docs/peers.md compares the personalities.
+//! (personality `linux`), `stats.rs`. docs/performance.md compares the personalities.
 
 mod aqm;
 mod ared;

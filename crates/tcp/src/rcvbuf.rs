@@ -5,8 +5,7 @@
 //! Why: a sender in a long recovery (NewReno without SACK) sends new data until
 //! the receiver's window stops it; Linux's window is about twice what arrived
 //! in order in the last round trip, far below a fixed 16 MiB (docs/emulation.md,
-//! "The receive window Linux autotunes": 638 976 bytes at a 10 Mbit/s, 80 ms
-//! slow-start overshoot).
+//! "The receive window Linux autotunes").
 //!
 //! Sources: Linux `tcp_select_initial_window`, `tcp_init_buffer_space`,
 //! `tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`, `tcp_grow_window`,

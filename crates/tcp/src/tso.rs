@@ -7,7 +7,8 @@
 //! Linux hands the device chunks of up to `max_segs` segments, each one TSO/GSO
 //! burst that leaves back to back at the device's rate (measured through
 //! ecnlab's router, 50 Mbit/s, 20 ms, one DCTCP flow: bursts of 3.65 segments on
-//! average, up to 26, against the RFC model's 1.81; docs/emulation.md).
+//! average, up to 26, against the RFC model's 1.81; docs/emulation.md's DCTCP
+//! grid sets both beside Linux).
 //!
 //! Burst size (`tcp_tso_autosize`, `tcp_update_pacing_rate`; Linux ≥ 5.18):
 //!

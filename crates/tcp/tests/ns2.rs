@@ -220,8 +220,8 @@ fn test_ce_segment_waits_for_the_delayed_ack() {
 // ------------------------------------------------------------ sack_is_lost
 /// ns2-tcp-semantics.md §8 (Sack1): a duplicate ACK counts "only if the SACK
 /// information changed ... Then ++dupacks_ == numdupacks(cwnd) (3) →
-/// dupack_action"; there is no SACK-based loss detection (§12: "no SACK-based
-/// loss detection in Sack1"). RFC 6675 §5 also enters recovery when IsLost
+/// dupack_action", and "There is no SACK-based loss detection in Sack1" (the
+/// same section). RFC 6675 §5 also enters recovery when IsLost
 /// (DupThresh segments SACKed above the hole). Segment 10 is lost and so are
 /// the first two duplicate ACKs: the third one SACKs three segments, so RFC
 /// 6675 retransmits at once, while with `sack_is_lost` off the sender waits

@@ -1,1 +1,1 @@
-"""Benchmarks: ``ecnlab bench peers`` runs ecnlab, ns-2 and ns-3 side by side (docs/peers.md)."""
+"""Benchmarks: ``ecnlab bench peers`` runs ecnlab, ns-2 and ns-3 side by side (docs/performance.md)."""

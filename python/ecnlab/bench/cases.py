@@ -1,4 +1,4 @@
-"""The benchmark cases (a)–(d) of docs/peers.md as ecnlab scenarios.
+"""The benchmark cases (a)–(d) of docs/performance.md as ecnlab scenarios.
 
 Each case is a dumbbell of N NewReno bulk flows through one RED bottleneck
 (rate R, delay D) with ECN; access links 10×R, 1 ms. Flows start evenly
@@ -105,7 +105,7 @@ def _tcp(personality: str) -> dict[str, Any]:
     """The TCP of the ecnlab side. Against ns-2, the ns2 TCP personality (ns-2.35's
     ``Agent/TCP`` rules; the peer script sets only what the scenario names, so every other
     rule is ns-2's default, which the personality models); against ns-3, the settings the
-    ns-3 peer was measured with (docs/peers.md)."""
+    ns-3 peer was measured with (docs/performance.md)."""
     tcp: dict[str, Any] = {
         "variant": "newreno",
         "ecn": True,
@@ -135,7 +135,7 @@ def scenario_dict(case: Case, personality: str, *, seed: int = 1) -> dict[str, A
         "ecn": True,
         "personality": personality,
     }
-    # personality ns2 keeps ns-2's default mark_p_ 0.1 (docs/peers.md): ECT
+    # personality ns2 keeps ns-2's default mark_p_ 0.1 (docs/performance.md): ECT
     # packets chosen while RED's probability is >= 0.1 (the gentle region) are
     # dropped, as in every ns-2 run that does not change it.
     flows = [

@@ -22,7 +22,7 @@ COMMANDS = ("bench",)
 def add_parsers(sub: Any) -> None:
     bench = sub.add_parser("bench", help="benchmarks (ecnlab bench peers: side by side with ns-2 and ns-3)")
     bsub = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
-    peers = bsub.add_parser("peers", help="run ecnlab, ns-2 and ns-3 on the cases of docs/peers.md")
+    peers = bsub.add_parser("peers", help="run ecnlab, ns-2 and ns-3 on the cases of docs/performance.md")
     peers.add_argument("--quick", action="store_true", help="cases (a) and (b) only")
     peers.add_argument("--cases", help="comma-separated case names (a,b,c,d); default: all, or a,b with --quick")
     peers.add_argument("--reps", type=int, default=None, help="repetitions per tool (default 3; 2 with --quick)")

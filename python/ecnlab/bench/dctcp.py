@@ -9,7 +9,7 @@ resolved settings, with ecnlab's realised flow start times. Compared, after
 the warm-up: the bottleneck's average queue (ecnlab: its length sampled every
 100 µs; ns-3: time-weighted), the senders' α (sampled every 100 µs, averaged
 over flows and samples), CE marks per delivered packet, the total goodput
-and Jain's index. docs/dctcp.md has the table and why the numbers differ.
+and Jain's index. docs/senders.md ("DCTCP against ns-3's TcpDctcp") has the table and why the numbers differ.
 
 Durations: 2 s (0.5 s warm-up) at 1 Gbit/s, 1 s (0.3 s warm-up) at 10 Gbit/s;
 ns-3 moves ~70k packets per second of run time here, so the 10 Gbit/s cases

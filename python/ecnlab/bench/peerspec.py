@@ -21,7 +21,7 @@ __all__ = ["peer_params"]
 _PERSONALITY_OF = {"ns-2": "ns2", "ns-3": "ns3"}
 # The window an ECN reduction leaves: ns-2 halves cwnd (down to half a
 # segment, then waits for its timer: closest is RFC 3168's one segment); ns-3's
-# EnterCwr sets cwnd = ssthresh >= 2 segments (docs/peers.md).
+# EnterCwr sets cwnd = ssthresh >= 2 segments (docs/performance.md).
 _ECN_MIN_CWND_OF = {"ns-2": 1, "ns-3": 2}
 
 
@@ -53,7 +53,7 @@ def peer_params(sc: Scenario, tool: str) -> dict[str, Any]:
         tcp["ecn_min_cwnd"] == want_floor,
         "tcp.ecn_min_cwnd",
         tcp["ecn_min_cwnd"],
-        f"{want_floor}: {tool}'s ECN response (docs/peers.md)",
+        f"{want_floor}: {tool}'s ECN response (docs/performance.md)",
     )
     pairs, starts = [], []
     for i, f in enumerate(r["flows"]):

@@ -50,7 +50,7 @@
 //!
 //! With a window of a few dozen segments the whole-segment cut is about half a
 //! segment smaller on average; Linux's window then sits higher and its queue
-//! crosses K more often (docs/dctcp.md, the fidelity grid in docs/emulation.md).
+//! crosses K more often (docs/senders.md, the fidelity grid in docs/emulation.md).
 //!
 //! The receiver's feedback (ECE iff the last data segment was CE, an immediate
 //! ACK at every change of the CE state) is `recv.rs`'s, selected by

@@ -8,7 +8,7 @@
 # bottleneck utilisation, marks, early/forced/overflow drops, retransmissions,
 # timeouts, bottleneck packets, wall time and peak memory (VmHWM).
 #
-# ns-2 facts used (docs/peers.md): one-way TCP agents count in packets of
+# ns-2 facts used (docs/performance.md): one-way TCP agents count in packets of
 # packetSize_ payload bytes (+40 header); RED with use_mark_p_ marks an ECT
 # packet only while the unmodified probability is below mark_p_, so every
 # early "drop" it reports is a real drop; QueueMonitor/ED (attach-fmon with

@@ -1,5 +1,5 @@
 // ns-3's TcpDctcp on a step-marked dumbbell (Debian libns3-dev, ns-3.37), the
-// peer of `ecnlab bench dctcp-ns3` (python/ecnlab/bench/dctcp.py, docs/dctcp.md).
+// peer of `ecnlab bench dctcp-ns3` (python/ecnlab/bench/dctcp.py, docs/senders.md).
 //
 // Usage: ns3_dctcp PARAMS.txt
 //

@@ -10,7 +10,7 @@ links 10xR / 1 ms. Prints one JSON line: per-flow goodput after the warm-up,
 Jain's index, bottleneck utilisation, marks, early/forced/overflow drops,
 set-up time (import + build) apart from ``Simulator::Run`` time, peak memory.
 
-Like-for-like settings (docs/peers.md): NewReno with classic recovery, MSS
+Like-for-like settings (docs/performance.md): NewReno with classic recovery, MSS
 from the scenario, timestamps off (else 1460-byte segments exceed the MTU and
 are fragmented), ECN on, min RTO / initial RTO / delayed ACKs from the
 scenario, no queue disc except RED at the bottleneck, whose device queue
