@@ -28,6 +28,9 @@ def _reproduce(ax: Any, c: pd.DataFrame) -> None:
             d.bdp, d.prague_share, yerr=d.prague_share_ci95, marker="o", color=colour, label=f"ecnlab, {NAMES[fix]}"
         )
     ax.set_xscale("log", base=2)
+    ticks = sorted(set(c.bdp))
+    ax.set_xticks(ticks, [f"{b:g}" for b in ticks])
+    ax.minorticks_off()
     ax.set_xlabel("buffer (BDP)")
     ax.set_title("reproduce: 100 Mbit/s, 10 ms", fontsize=9)
 
