@@ -404,9 +404,9 @@ pub struct TcpConfig {
     /// Which reference Prague (`PragueVersion`; default v0.7).
     pub prague_version: PragueVersion,
     /// With `prague_classic_fallback`: the reference levels of the classic-AQM
-    /// score (V0 750 µs, D0 2 ms) taken ×16 in the score's units, as the patch of
-    /// "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) does
-    /// (`cc/prague_classic.rs`).
+    /// score (V0 750 µs, D0 2 ms) ×16, in the score's units, as the patch of
+    /// "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) makes them;
+    /// off, the 0.6 module's levels, 1/16 of those (`cc/prague_classic.rs`).
     pub prague_fallback_fix: bool,
     /// With AccECN negotiated, which segments carry the AccECN option
     /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`, 0, 1 or 2.

@@ -51,7 +51,7 @@
 //! | `prague_rtt_transition` | rounds after slow start before RTT independence | 4 | reference `DEFAULT_RTT_TRANSITION` |
 //! | `prague_version` | which reference: `"v0.7"` or `"v0.6"` (below) | v0.7 | `MODULE_VERSION` |
 //! | `prague_classic_fallback` | detect a classic ECN AQM and respond as Reno there (`prague_classic.rs`) | off | v0.6's `prague_ecn_fallback` (off by default; gone in v0.7) |
-//! | `prague_fallback_fix` | the fallback's levels ×16 (`prague_classic.rs`) | off | "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) |
+//! | `prague_fallback_fix` | the fallback's levels ×16 in the score's units; off, the 0.6 module's 1/16 of them (`prague_classic.rs`) | off | "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) |
 //! | g | α's EWMA gain | 1/16 | reference `PRAGUE_SHIFT_G` 4 |
 //!
 //! **Versions.** Everything above is both versions'. v0.7 adds the rate-based

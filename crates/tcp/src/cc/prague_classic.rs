@@ -20,13 +20,18 @@
 //! a CE reduction uses max(α, 0.625·(min(s, 9) − 8)) for α, so that a flow that
 //! is sure of a classic AQM halves nearly as Reno does (α ≥ 0.625: W·0.69).
 //!
-//! **The ×16 fix** (`prague_fallback_fix`, off): "Reproducing and Solving a
-//! Fallback Issue in TCP Prague" (2025; its patch `linux.diff` in
-//! `Greenscreen23/prague-fallback-experiments`) finds the reference's levels
-//! `V0_LG` and `D0_LG` not scaled as the score is and multiplies both by 16. On, the
-//! two subtracted terms above are ½·16·log2(V0) and ½·16·log2(D0) in the score's
-//! units, as that patch makes them; off, they are as above (ecnlab's model of the
-//! reference before the patch, unchanged).
+//! **The levels, unfixed and fixed** (`prague_fallback_fix`, off). The 0.6 module
+//! keeps the score in units of its α, 2^-24 (`PRAGUE_ALPHA_BITS` 24; the L4S team's
+//! tree at 15b3b6c8, whose constants the study below traces): the measured terms
+//! are log2 shifted by 24 − V, but the levels `V0_LG` (10014683 >> V) and `D0_LG`
+//! (11498458 >> V) are log2(750) and log2(2000) written for 20 fractional bits, 1/16
+//! of what the score's units need. Unfixed, as that module runs, the levels
+//! subtracted are therefore ½·log2(V0)/16 and ½·log2(D0)/16: any mean deviation
+//! above about 1.5 µs, or queue above about 1.6 µs, pushes the score up, and the flow
+//! turns classic in an L4S queue too. "Reproducing and Solving a Fallback Issue in
+//! TCP Prague" (2025; its patch `linux.diff` in `Greenscreen23/prague-fallback-experiments`)
+//! multiplies both constants by 16; with the fix (`prague_fallback_fix`) the levels
+//! are ½·log2(V0) and ½·log2(D0), as the formula above says.
 //!
 //! Differences from the reference: log2 is the integer log2 plus the linear
 //! fraction of the mantissa (the reference carries ilog2's remainders from one
@@ -45,8 +50,9 @@ const L_STICKY: i64 = 8 * ONE;
 const CLASSIC: i64 = L_STICKY + ONE;
 const C_STICKY: i64 = CLASSIC + L_STICKY;
 const MAX_SHIFT: u32 = 18;
-/// The fix's factor on the levels' logarithms.
-const FIX_SCALE: i64 = 16;
+/// How many times too small the 0.6 module's levels are for its score's units:
+/// 2^(24 − 20), its α's fractional bits against those its levels were written for.
+const UNFIXED_DIVISOR: i64 = 16;
 
 #[derive(Clone, Debug)]
 pub(crate) struct ClassicDetector {
@@ -56,16 +62,16 @@ pub(crate) struct ClassicDetector {
     shift: u32,
     min_rtt: Option<u64>,
     score: i64,
-    /// log2(V0) and log2(D0), units 2^-BITS (×16 with the fix).
+    /// log2(V0) and log2(D0), units 2^-BITS (1/16 of them unfixed).
     v0_lg: i64,
     d0_lg: i64,
 }
 
 impl ClassicDetector {
-    /// `fix`: the ×16 levels (module doc).
+    /// `fix`: the study's ×16 levels; without it, the 0.6 module's (module doc).
     pub(crate) fn new(fix: bool) -> Self {
-        let scale = if fix { FIX_SCALE } else { 1 };
-        let (v0_lg, d0_lg) = (log2_fixed(V0_US) * scale, log2_fixed(D0_US) * scale);
+        let divisor = if fix { 1 } else { UNFIXED_DIVISOR };
+        let (v0_lg, d0_lg) = (log2_fixed(V0_US) / divisor, log2_fixed(D0_US) / divisor);
         // Before the first reduction: W = IW 10 → k = 3 + 1 + 1.
         ClassicDetector { srtt: None, mdev: 0, shift: 5, min_rtt: None, score: 0, v0_lg, d0_lg }
     }
@@ -147,21 +153,26 @@ mod tests {
         }
     }
 
-    /// A standing, varying queue of tens of ms (classic AQM) drives the score up
-    /// to classic; a sub-ms jitter around the base RTT (L4S AQM) leaves it at 0.
-    #[test]
-    fn a_deep_varying_queue_scores_classic_and_a_shallow_one_does_not() {
-        let mut classic = ClassicDetector::new(false);
-        let mut l4s = ClassicDetector::new(false);
+    /// Samples of one round: a base RTT of 20 ms plus a queue of `queue_us` µs
+    /// and a wobble of 0 … 19 × `wobble_us` µs.
+    fn rounds(d: &mut ClassicDetector, queue_us: u64, wobble_us: u64) {
         for round in 0..200u64 {
             for i in 0..20u64 {
                 let wobble = (round * 7 + i * 13) % 20;
-                classic.on_rtt_sample(Duration::from_millis(20 + 10 + wobble));
-                l4s.on_rtt_sample(Duration(20_000_000 + wobble * 25_000));
+                d.on_rtt_sample(Duration((20_000 + queue_us + wobble * wobble_us) * 1000));
             }
-            classic.on_round();
-            l4s.on_round();
+            d.on_round();
         }
+    }
+
+    /// With the levels the formula means (the fix), a standing, varying queue of tens
+    /// of ms (classic AQM) drives the score up to classic; a sub-ms jitter around the
+    /// base RTT (L4S AQM) leaves it at 0.
+    #[test]
+    fn fixed_a_deep_varying_queue_scores_classic_and_a_shallow_one_does_not() {
+        let (mut classic, mut l4s) = (ClassicDetector::new(true), ClassicDetector::new(true));
+        rounds(&mut classic, 10_000, 1000);
+        rounds(&mut l4s, 0, 25);
         assert_eq!(l4s.score(), 0.0);
         assert!(classic.score() > 9.0, "score {}", classic.score());
         assert_eq!(l4s.alpha_floor(1000), 1000);
@@ -169,23 +180,18 @@ mod tests {
         assert!((floor - 0.625).abs() < 1e-6, "{floor}");
     }
 
-    /// The patch of "Reproducing and Solving a Fallback Issue in TCP Prague" (`V0_LG`,
-    /// `D0_LG` × 16 in `prague_classic_ecn_detection`): the subtracted levels become
-    /// 16·log2(750 µs)/2 and 16·log2(2 ms)/2, so the same deep, varying queue that
-    /// scores classic without it leaves the score at 0 with it.
+    /// The 0.6 module's levels are 1/16 of the fix's ("Reproducing and Solving a
+    /// Fallback Issue in TCP Prague": `V0_LG`, `D0_LG` × 16), so unfixed the same
+    /// sub-ms jitter of an L4S queue scores classic and the flow halves nearly as Reno.
     #[test]
-    fn the_fix_multiplies_the_levels_by_16() {
+    fn unfixed_levels_are_a_sixteenth_and_an_l4s_queue_scores_classic() {
         let (plain, fixed) = (ClassicDetector::new(false), ClassicDetector::new(true));
-        assert_eq!((plain.v0_lg, plain.d0_lg), (log2_fixed(750), log2_fixed(2000)));
-        assert_eq!((fixed.v0_lg, fixed.d0_lg), (16 * log2_fixed(750), 16 * log2_fixed(2000)));
-        let mut classic = ClassicDetector::new(true);
-        for round in 0..200u64 {
-            for i in 0..20u64 {
-                classic.on_rtt_sample(Duration::from_millis(30 + (round * 7 + i * 13) % 20));
-            }
-            classic.on_round();
-        }
-        assert_eq!(classic.score(), 0.0);
-        assert_eq!(classic.alpha_floor(1000), 1000);
+        assert_eq!((fixed.v0_lg, fixed.d0_lg), (log2_fixed(750), log2_fixed(2000)));
+        assert_eq!((plain.v0_lg, plain.d0_lg), (log2_fixed(750) / 16, log2_fixed(2000) / 16));
+        let mut l4s = ClassicDetector::new(false);
+        rounds(&mut l4s, 0, 25);
+        assert!(l4s.score() > 9.0, "score {}", l4s.score());
+        let floor = l4s.alpha_floor(0) as f64 / ONE as f64;
+        assert!((floor - 0.625).abs() < 1e-6, "{floor}");
     }
 }

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ecnlab.experiments.framework import Claim, Part, Results, Study
 from ecnlab.experiments.l4s import analysis, figures
+from ecnlab.experiments.l4s.fallback_part import PART as FALLBACK
 
 Tables = list[tuple[str, pd.DataFrame]]
 
@@ -54,6 +55,7 @@ STUDY = Study(
             claims=claims,
             key_figure="ratio.png",
         ),
+        FALLBACK,
     ),
     doc="docs/experiments/l4s.md",
 ).register()
