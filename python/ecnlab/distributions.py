@@ -41,22 +41,39 @@ SOJOURN_KEYS = ("link", "class", "flow")
 
 
 def from_engine(histograms: list[dict[str, Any]]) -> dict[str, pa.Table]:
-    """``sojourn.parquet``'s table from the engine's ``sojourn_histograms`` (none without any)."""
-    import pyarrow as pa
-
+    """``sojourn.parquet``'s table from the engine's ``sojourn_histograms`` (none without any), built
+    from buffers (``pa.array`` would import pandas into every ``ecnlab run``; ``timeseries.py``)."""
     if not histograms:
         return {}
-    columns: dict[str, list[Any]] = {k: [] for k in (*SOJOURN_KEYS, "value_ns", "count")}
-    for h in histograms:
-        n = len(h["value_ns"])
-        for k in SOJOURN_KEYS:
-            columns[k].extend([h[k]] * n)
-        columns["value_ns"].extend(h["value_ns"])
-        columns["count"].extend(h["count"])
+    import numpy as np
+    import pyarrow as pa
+
+    from ecnlab.timeseries import column_from_buffers
+
+    sizes = [len(h["value_ns"]) for h in histograms]
+    arrays = [_repeated([h[k] for h in histograms], sizes) for k in SOJOURN_KEYS]
+    for k in ("value_ns", "count"):
+        values = np.array([v for h in histograms for v in h[k]], dtype=np.uint64)
+        arrays.append(column_from_buffers(values, pa.uint64(), np.zeros(len(values), bool)))
     fields = [pa.field(k, pa.string()) for k in SOJOURN_KEYS]
     fields += [pa.field("value_ns", pa.uint64()), pa.field("count", pa.uint64())]
-    schema = pa.schema(fields)
-    return {SOJOURN_FILE: pa.Table.from_pydict(columns, schema=schema)}
+    return {SOJOURN_FILE: pa.Table.from_arrays(arrays, schema=pa.schema(fields))}
+
+
+def _repeated(names: list[str | None], sizes: list[int]) -> pa.Array:
+    """A string column: ``names[i]`` (or null) repeated ``sizes[i]`` times, from buffers."""
+    import numpy as np
+    import pyarrow as pa
+
+    encoded = [b"" if n is None else n.encode() for n in names]
+    lengths = np.repeat(np.array([len(e) for e in encoded], dtype=np.int64), sizes)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    null = np.repeat(np.array([n is None for n in names], dtype=bool), sizes)
+    nulls = int(null.sum())
+    validity = pa.py_buffer(np.packbits(~null, bitorder="little")) if nulls else None
+    data = b"".join(e * s for e, s in zip(encoded, sizes, strict=True))
+    return pa.StringArray.from_buffers(len(null), pa.py_buffer(offsets), pa.py_buffer(data), validity, nulls)
 
 
 def read_sojourn(run_dir: str | Path) -> pd.DataFrame:
