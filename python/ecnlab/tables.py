@@ -166,7 +166,8 @@ def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None 
     ]
     warmup = float(sc.get("warmup") or 0)
     if warmup > 0:
-        out.append(f"after the {warmup:g} s warm-up: goodput, counts and delays (whole-run counts: summary.json)")
+        note = "goodput, counts and sojourn times (whole-run counts in summary.json)"
+        out.append(f"after the {warmup:g} s warm-up: {note}")
         out.append("")
     if summary["flows"]:  # none when every flow is in a large group
         out += _table(

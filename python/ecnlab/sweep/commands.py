@@ -172,7 +172,8 @@ def _plot_distribution(args: argparse.Namespace, where: dict[str, Any]) -> int:
             raise PlotError(f"--{option} does not go with --cdf/--ccdf (lines: runs or cells; --hue, --where)")
     for d in args.dir:
         if not (Path(d) / "summary.json").is_file() and not (Path(d) / "manifest.json").is_file():
-            raise PlotError(f"{d}: neither a run's result directory nor a sweep directory")
+            what = f"{d}: " if len(args.dir) > 1 else ""  # one DIR: the error line names it already
+            raise PlotError(f"{what}neither a run's result directory nor a sweep directory")
     paths = plot_distribution(
         args.dir,
         kind=args.cdf or args.ccdf,
