@@ -52,6 +52,7 @@ def test_sojourn_ccdf_draws_the_tail_on_a_log_axis(runs: dict[str, Path]) -> Non
     ax = fig.axes[0]
     assert ax.get_yscale() == "log" and ax.get_ylabel() == "fraction of packets > x"
     assert _lines(fig) == ["run = dualpi2", "run = fq"]  # one line per run, labelled alike
+    assert fig._suptitle.get_text() == "queueing delay CCDF at the bottleneck (R1->R2), whole queue"
     for line in ax.get_lines():
         assert 0 < min(line.get_ydata()) and max(line.get_ydata()) < 1
 

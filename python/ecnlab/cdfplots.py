@@ -274,7 +274,9 @@ def _where_text(kind: str, where: Mapping[str, Any], links: list[str]) -> str:
         if not chosen and len(links) == 1:
             parts[-1] = f" at the bottleneck ({links[0]})"
     for k, v in where.items():
-        if k != "link":
+        if k in ("class", "flow") and v == _WHOLE:
+            parts.append(", whole queue")
+        elif k != "link":
             parts.append(f", {k} = {v}")
     return "".join(parts)
 
