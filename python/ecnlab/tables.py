@@ -117,18 +117,21 @@ def _queue_table(queues: list[dict[str, Any]]) -> list[str]:
     return _table(heads, rows)
 
 
-def class_rows(queues: list[dict[str, Any]]) -> list[Sequence[Any]]:
-    """Rows of :data:`CLASS_HEADS`, one per class of each queue that has classes (DualPI2: L, then C)."""
+def class_rows(queues: list[dict[str, Any]], *, after_warmup: bool = True) -> list[Sequence[Any]]:
+    """Rows of :data:`CLASS_HEADS`, one per class of each queue that has classes (DualPI2: L, then C):
+    the counts after the warm-up, or (``after_warmup=False``: the emulator's report, whose router
+    counts over the run) the whole run's."""
     rows: list[Sequence[Any]] = []
     for q in queues:
         for c in q.get("classes") or []:
             sojourn = c.get("sojourn") or {}
+            suffix = AFTER if after_warmup else ""
             rows.append([
                 f"{q['link']} {c['name']}",
-                _after(c, "dequeued"),
-                _after(c, "marks"),
-                _after(c, "step_marks"),
-                _after(c, "drops"),
+                c.get("dequeued" + suffix),
+                c.get("marks" + suffix),
+                c.get("step_marks" + suffix),
+                c.get("drops" + suffix),
                 sojourn.get("mean_ms"),
                 sojourn.get("p99_ms"),
                 sojourn.get("max_ms"),
