@@ -92,6 +92,11 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
     from ecnlab.schema import record
 
     dur = spec["duration_ns"] / 1e9
+
+    def steady(whole: int, after: int) -> int:
+        """A count after the warm-up: the whole run's without one."""
+        return after if spec.get("warmup_ns") else whole
+
     routers = {n["name"] for n in spec["nodes"] if n["kind"] == "router"}
     flows = [
         record("flow", {
@@ -119,6 +124,14 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
             "completion_time_s": None,
             "transactions": None,
             "transfer_times_s": [],
+            "bytes_delivered_after_warmup": steady(100_000 * (i + 1), 80_000 * (i + 1)),
+            "data_packets_sent_after_warmup": steady(70, 56),
+            "retransmits_after_warmup": i,
+            "fast_retransmits_after_warmup": i,
+            "timeouts_after_warmup": 0,
+            "ecn_reductions_after_warmup": steady(2, 1) if engine_tcp_config(f["tcp"])["ecn"] != "off" else 0,
+            "ce_received_after_warmup": steady(2, 1),
+            "pkts_dropped_after_warmup": 0,
         })
         for i, f in enumerate(_flows(spec["flows"]))
     ]  # fmt: skip
@@ -143,6 +156,13 @@ def fake_output(spec: dict[str, Any]) -> dict[str, Any]:
                 "avg_qlen_pkts": 4.25,
                 "max_qlen_pkts": 12,
                 "avg_qlen_bytes": 6375.0,
+                "arrivals_after_warmup": steady(100, 80) if link["from"] in routers else 0,
+                "enqueued_after_warmup": steady(95, 76),
+                "dequeued_after_warmup": steady(95, 76),
+                "marks_after_warmup": steady(3, 2) if core else 0,
+                "early_drops_after_warmup": 1 if core else 0,
+                "forced_drops_after_warmup": 0,
+                "overflow_drops_after_warmup": steady(1, 0) if core else 0,
             })
         )  # fmt: skip
     links = [

@@ -128,6 +128,7 @@ def test_cli_run_end_to_end(tmp_path: Path, small: Path) -> None:
     out = tmp_path / "res"
     assert sorted(p.name for p in out.iterdir()) == [
         "R1-R2.pcap",
+        "sojourn.parquet",
         "summary.json",
         "timeseries-flows.parquet",
         "timeseries-queues.parquet",

@@ -47,11 +47,11 @@ def test_engine_columns_become_exact_arrow_columns() -> None:
     assert table.column("cwnd_bytes").null_count == 1
 
 
-def _modules_after_run(tmp_path: Path, sets: list[str], which: str) -> str:
-    """Run the RED+ECN example for 2 s in a fresh interpreter with ``--set`` ``sets``; the
-    sorted names of the loaded modules that ``which`` (a Python expression in ``m``) selects."""
-    scenario = str(SCENARIOS / "dumbbell-red-ecn.toml")
-    args = ["run", scenario, "--out", "r", "-q", "--set", "duration=2s"] + [x for a in sets for x in ("--set", a)]
+def _modules_after_run(tmp_path: Path, sets: list[str], which: str, scenario: Path | None = None) -> str:
+    """Run ``scenario`` (the RED+ECN example) for 2 s in a fresh interpreter with ``--set`` ``sets``;
+    the sorted names of the loaded modules that ``which`` (a Python expression in ``m``) selects."""
+    path = str(scenario or SCENARIOS / "dumbbell-red-ecn.toml")
+    args = ["run", path, "--out", "r", "-q", "--set", "duration=2s"] + [x for a in sets for x in ("--set", a)]
     code = (
         "import sys\n"
         "from ecnlab.cli import main\n"
@@ -70,10 +70,44 @@ def test_a_run_with_time_series_does_not_import_pandas(tmp_path: Path) -> None:
     assert (tmp_path / "r" / "timeseries-flows.parquet").is_file()
 
 
+# Two hosts and the link between them: no router queue, so no sojourn histograms (sojourn.parquet).
+HOSTS_ONLY = """
+name = "hosts"
+duration = "2s"
+sample_interval = 0
+[topology]
+kind = "explicit"
+[[topology.nodes]]
+name = "a"
+kind = "host"
+[[topology.nodes]]
+name = "b"
+kind = "host"
+[[topology.links]]
+from = "a"
+to = "b"
+rate = "10Mbit"
+delay = "5ms"
+[[flows]]
+name = "bulk"
+kind = "bulk"
+from = "a"
+to = "b"
+"""
+
+
 @pytest.mark.engine
 def test_a_run_without_parquet_output_imports_neither_numpy_nor_pyarrow(tmp_path: Path) -> None:
-    """No time series and no group of flows: nothing is written as Parquet, so a short run
-    does not pay numpy's and pyarrow's import (0.1 s and ~40 MiB, more than such a run's engine)."""
-    sets = ["sample_interval=0", "output.pcap=[]"]
-    assert _modules_after_run(tmp_path, sets, "m.split('.')[0] in ('numpy', 'pyarrow')") == "[]"
+    """No router queue, no time series and no group of flows: nothing is written as Parquet, so a
+    short run does not pay numpy's and pyarrow's import (0.1 s and ~40 MiB, more than such a run's
+    engine)."""
+    (tmp_path / "hosts.toml").write_text(HOSTS_ONLY)
+    found = _modules_after_run(tmp_path, [], "m.split('.')[0] in ('numpy', 'pyarrow')", tmp_path / "hosts.toml")
+    assert found == "[]"
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["summary.json"]
+
+
+@pytest.mark.engine
+def test_a_run_through_a_router_writes_its_sojourn_histograms(tmp_path: Path) -> None:
+    _modules_after_run(tmp_path, ["sample_interval=0", "output.pcap=[]"], "False")
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["sojourn.parquet", "summary.json"]

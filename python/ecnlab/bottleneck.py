@@ -7,8 +7,9 @@ drops first, and the configured queue never builds a standing queue.
 Definitions (docs/scenario.md, "Where the signals happen"):
 
 - A queue's **congestion signals** are its CE marks, ICMP Source Quenches and drops (early, forced,
-  overflow; drops and marks at dequeue are in these counts). A link's random losses and fault
-  injections are not the queue's and are not counted.
+  overflow; drops and marks at dequeue are in these counts), counted after the warm-up as every
+  count of the report (the emulator's records, which have no such counts: over the run). A link's
+  random losses and fault injections are not the queue's and are not counted.
 - The **configured bottleneck** is, for a dumbbell, the bottleneck link in both directions
   (``R1->R2`` with ``bottleneck_queue``, ``R2->R1`` with ``reverse_queue``); for every other
   topology, the links whose queue is not plain ``droptail`` (the AQMs the scenario placed). A
@@ -35,9 +36,17 @@ MIN_SIGNALS = 10
 NAMED_HOPS = 3
 
 
+_SIGNALS = ("marks", "quenches", "early_drops", "forced_drops", "overflow_drops")
+
+
 def signals(q: Mapping[str, Any]) -> int:
-    """A queue record's congestion signals: marks, Source Quenches and drops of every reason."""
-    return int(q["marks"] + (q.get("quenches") or 0) + q["early_drops"] + q["forced_drops"] + q["overflow_drops"])
+    """A queue record's congestion signals: marks, Source Quenches and drops of every reason, counted
+    after the warm-up (``*_after_warmup``, as the report's table) where the record has those counts,
+    else over the run (the emulator's records)."""
+    after = [q.get(f"{k}_after_warmup") for k in _SIGNALS]
+    if all(v is not None for v in after[:1] + after[2:]):
+        return int(sum(v or 0 for v in after))
+    return int(sum(q.get(k) or 0 for k in _SIGNALS))
 
 
 def configured_bottleneck(topology: Topology) -> dict[str, str]:

@@ -81,15 +81,19 @@ _KNOWN: dict[str, tuple[str, str, float, tuple[float | None, float | None]]] = {
     "prob": ("AQM probability", "", 1.0, _UNIT),
     "dctcp_alpha": ("DCTCP α", "", 1.0, _UNIT),
 }
+_AFTER = "_after_warmup"
 _SUFFIXES = (("_bps", "bit/s"), ("_ms", "ms"), ("_s", "s"), ("_pkts", "packets"), ("_bytes", "bytes"))
 _FRACTION_WORDS = ("fraction", "share")
 
 # runs.parquet columns taken at one place, or summed over flows: where the title says they come from.
 _BOTTLENECK = (
     "utilization marks early_drops forced_drops overflow_drops drops avg_qlen_pkts max_qlen_pkts "
-    "sojourn_p50_ms sojourn_p99_ms sojourn_p999_ms"
+    "sojourn_p50_ms sojourn_p99_ms sojourn_p999_ms marks_after_warmup drops_after_warmup"
 ).split()
-_ALL_FLOWS = "goodput_total_bps retransmits fast_retransmits timeouts ecn_reductions transactions".split()
+_ALL_FLOWS = (
+    "goodput_total_bps retransmits fast_retransmits timeouts ecn_reductions transactions "
+    "retransmits_after_warmup timeouts_after_warmup ecn_reductions_after_warmup"
+).split()
 RUN_SCOPE = {
     **{c: "at the bottleneck" for c in _BOTTLENECK},
     **{c: "over all flows" for c in _ALL_FLOWS},
@@ -99,7 +103,11 @@ RUN_SCOPE = {
 
 
 def quantity(column: str, *, integer: bool = False, table: str = "runs") -> Quantity:
-    """How to show ``column`` (of ``table``); ``integer``: the column holds whole numbers (a counter)."""
+    """How to show ``column`` (of ``table``); ``integer``: the column holds whole numbers (a counter).
+    A count after the warm-up (``drops_after_warmup``) is its whole-run quantity, ``after warmup``."""
+    if column.endswith(_AFTER) and column.removesuffix(_AFTER) in _KNOWN:
+        q = quantity(column.removesuffix(_AFTER), integer=integer, table=table)
+        return Quantity(f"{q.what} after warmup", q.unit, q.scale, q.low, q.high)
     if column in _KNOWN:
         what, unit, scale, (low, high) = _KNOWN[column]
         if table == "runs" and column == "goodput_bps":

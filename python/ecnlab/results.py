@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ecnlab import flowtable, timeseries
+from ecnlab import distributions, flowtable, timeseries
 from ecnlab._core import dumps_indented
 
 if TYPE_CHECKING:
@@ -161,6 +161,12 @@ class RunResult:
         ``srtt_ms``, ``in_flight_bytes``, ``delivered_bytes`` and, simulated, ``dctcp_alpha``,
         ``cubic_w_max_segments``, ``cubic_epoch_s``."""
         return self._series(timeseries.FLOWS_FILE, ["flow", "t_s", *timeseries.FLOW_COLUMNS])
+
+    @property
+    def sojourn(self) -> pd.DataFrame:
+        """Router queues' sojourn histograms after the warm-up, one row per bucket: ``link``,
+        ``class``, ``flow``, ``value_ns``, ``count`` (``distributions.py``)."""
+        return self._series(distributions.SOJOURN_FILE, [*distributions.SOJOURN_KEYS, "value_ns", "count"])
 
     def _series(self, name: str, columns: list[str]) -> pd.DataFrame:
         """The table in memory (a run just made), else the run directory's Parquet file (a

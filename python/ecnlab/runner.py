@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ecnlab import flowtable, timeseries
+from ecnlab import distributions, flowtable, timeseries
 from ecnlab.arguments import optional_path
 from ecnlab.bottleneck import signal_warnings
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
@@ -160,8 +160,9 @@ def _remove_created(created: list[Path]) -> None:
 def _run_engine(
     core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None
 ) -> tuple[dict[str, Any], dict[str, Any], pa.Table | None]:
-    """The summary, the time series tables (``timeseries.py``) by file name, and the per-flow
-    table when the run has a large group (``flowtable.py``)."""
+    """The summary, the time series and sojourn histogram tables (``timeseries.py``,
+    ``distributions.py``) by file name, and the per-flow table when the run has a large group
+    (``flowtable.py``)."""
     spec = engine_json(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
     prep = _start_output_prep(sc)
     t0 = time.perf_counter()
@@ -172,6 +173,7 @@ def _run_engine(
         prep.join()
     engine = json.loads(text)
     series = timeseries.from_columns(queues, flows) if sc.sample_interval_ns else {}
+    series.update(distributions.from_engine(engine.pop("sojourn_histograms", [])))
     table = flowtable.from_engine(columns) if columns is not None else None
     summary = build_summary(scenario=resolved, engine=engine, wall_s=wall, version=core.version(), flows=table)
     warnings = signal_warnings(sc.topology, summary["queues"])
@@ -183,8 +185,10 @@ def _run_engine(
 def _start_output_prep(sc: Scenario) -> threading.Thread:
     """Start the output work that does not depend on the run's results on another thread, where it
     overlaps the engine (which releases the GIL): asking git for the source tree's commit, and
-    importing numpy and pyarrow (0.2–0.3 s) when the run writes Parquet."""
+    importing numpy and pyarrow (0.2–0.3 s) when the run writes Parquet (router queues' sojourn
+    histograms, time series, a large group's flows)."""
     parquet = bool(sc.sample_interval_ns) or any(g.size > flowtable.GROUP_RECORD_LIMIT for g in sc.groups)
+    parquet = parquet or any(n.kind == "router" for n in sc.topology.nodes)
     thread = threading.Thread(target=_output_prep, args=(parquet,), name="ecnlab-output-prep", daemon=True)
     thread.start()
     return thread

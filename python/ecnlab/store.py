@@ -66,6 +66,8 @@ RUN_METRICS = {
     "forced_drops": "forced drops (RED above max_th) at that queue (packets)",
     "overflow_drops": "drops of a full queue (packets)",
     "drops": "early + forced + overflow drops at that queue (packets)",
+    "marks_after_warmup": "CE marks at that queue after warmup (packets)",
+    "drops_after_warmup": "early + forced + overflow drops at that queue after warmup (packets)",
     "avg_qlen_pkts": "time-average queue length at that queue (packets)",
     "max_qlen_pkts": "largest queue length at that queue (packets)",
     "sojourn_p50_ms": "median sojourn time of the packets that left that queue (ms)",
@@ -79,6 +81,9 @@ RUN_METRICS = {
     "fast_retransmits": "fast retransmits, all flows",
     "timeouts": "retransmission timeouts, all flows",
     "ecn_reductions": "ECN-triggered window reductions, all flows",
+    "retransmits_after_warmup": "retransmitted data packets after warmup, all flows",
+    "timeouts_after_warmup": "retransmission timeouts after warmup, all flows",
+    "ecn_reductions_after_warmup": "ECN-triggered window reductions after warmup, all flows",
     "transactions": "completed request/response transactions, all flows (null without such flows)",
     "completion_time_s": "when the last finished flow finished (s; null if none finished)",
     "qct_mean_s": "mean query completion time over every incast entry's completed queries (s; null without)",
@@ -103,6 +108,7 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
     finished = [f["completion_time_s"] for f in flows if f.get("completion_time_s") is not None]
     finished += [g["completion_time_s_max"] for g in groups if g["completion_time_s_max"] is not None]
     drops = [q.get(k) for k in ("early_drops", "forced_drops", "overflow_drops")]
+    drops_after = [q.get(f"{k}_after_warmup") for k in ("early_drops", "forced_drops", "overflow_drops")]
     counted = [*flows, *groups]
     return {
         "bottleneck": bn["name"] if bn else None,
@@ -112,6 +118,8 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
         "forced_drops": q.get("forced_drops"),
         "overflow_drops": q.get("overflow_drops"),
         "drops": sum(drops) if q else None,
+        "marks_after_warmup": q.get("marks_after_warmup"),
+        "drops_after_warmup": _total(drops_after) if q else None,
         "avg_qlen_pkts": q.get("avg_qlen_pkts"),
         "max_qlen_pkts": q.get("max_qlen_pkts"),
         "sojourn_p50_ms": q.get("sojourn_p50_ms"),
@@ -125,6 +133,9 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
         "fast_retransmits": _total(f["fast_retransmits"] for f in counted),
         "timeouts": _total(f["timeouts"] for f in counted),
         "ecn_reductions": _total(f["ecn_reductions"] for f in counted),
+        "retransmits_after_warmup": _total(f.get("retransmits_after_warmup") for f in counted),
+        "timeouts_after_warmup": _total(f.get("timeouts_after_warmup") for f in counted),
+        "ecn_reductions_after_warmup": _total(f.get("ecn_reductions_after_warmup") for f in counted),
         "transactions": sum(transactions) if transactions else None,
         "completion_time_s": max(finished) if finished else None,
         **_query_metrics(summary.get("queries", [])),
@@ -155,6 +166,11 @@ def _total(values: Iterable[int | None]) -> int | None:
 _NULLABLE = {
     "ecn_reductions": "int64",
     "fast_retransmits": "int64",
+    "marks_after_warmup": "int64",
+    "drops_after_warmup": "int64",
+    "retransmits_after_warmup": "int64",
+    "timeouts_after_warmup": "int64",
+    "ecn_reductions_after_warmup": "int64",
     "timeouts": "int64",
     "fairness": "float64",
     "goodput_bps": "float64",

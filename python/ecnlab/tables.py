@@ -12,6 +12,14 @@ __all__ = ["format_report", "class_rows"]
 MAX_QUEUE_ROWS = 12
 #: The DualPI2 per-class table (``classes`` of a queue record): its headings.
 CLASS_HEADS = ("class", "dequeued", "marks", "step marks", "drops", "mean delay ms", "p99 delay ms", "max delay ms")
+#: Every count the report prints is the summary's ``*_after_warmup`` value (docs/scenario.md, "Warm-up"),
+#: beside goodput and delays, which count after the warm-up too.
+AFTER = "_after_warmup"
+
+
+def _after(record: Mapping[str, Any], key: str) -> Any:
+    """``record``'s count of ``key`` after the warm-up (None where the summary has none: emulated runs)."""
+    return record.get(key + AFTER)
 
 
 def _table(headers: Sequence[str], rows: list[Sequence[Any]]) -> list[str]:
@@ -55,9 +63,9 @@ def _groups(groups: list[dict[str, Any]]) -> list[str]:
             g["goodput_bps_mean"] / 1e6,
             g["goodput_bps_p10"] / 1e6,
             g["goodput_bps_p90"] / 1e6,
-            g["retransmits"],
-            g["timeouts"],
-            g["ecn_reductions"],
+            _after(g, "retransmits"),
+            _after(g, "timeouts"),
+            _after(g, "ecn_reductions"),
         ]
         for g in groups
     ]
@@ -93,12 +101,12 @@ def _queue_table(queues: list[dict[str, Any]]) -> list[str]:
     rows: list[Sequence[Any]] = [
         [
             q["link"],
-            q["arrivals"],
-            q["marks"],
-            *([q["quenches"]] if quench else []),
-            q["early_drops"],
-            q["forced_drops"],
-            q["overflow_drops"],
+            _after(q, "arrivals"),
+            _after(q, "marks"),
+            *([_after(q, "quenches")] if quench else []),
+            _after(q, "early_drops"),
+            _after(q, "forced_drops"),
+            _after(q, "overflow_drops"),
             q["avg_qlen_pkts"],
             q.get("sojourn_mean_ms"),
             q.get("sojourn_p99_ms"),
@@ -109,18 +117,21 @@ def _queue_table(queues: list[dict[str, Any]]) -> list[str]:
     return _table(heads, rows)
 
 
-def class_rows(queues: list[dict[str, Any]]) -> list[Sequence[Any]]:
-    """Rows of :data:`CLASS_HEADS`, one per class of each queue that has classes (DualPI2: L, then C)."""
+def class_rows(queues: list[dict[str, Any]], *, after_warmup: bool = True) -> list[Sequence[Any]]:
+    """Rows of :data:`CLASS_HEADS`, one per class of each queue that has classes (DualPI2: L, then C):
+    the counts after the warm-up, or (``after_warmup=False``: the emulator's report, whose router
+    counts over the run) the whole run's."""
     rows: list[Sequence[Any]] = []
     for q in queues:
         for c in q.get("classes") or []:
             sojourn = c.get("sojourn") or {}
+            suffix = AFTER if after_warmup else ""
             rows.append([
                 f"{q['link']} {c['name']}",
-                c["dequeued"],
-                c["marks"],
-                c["step_marks"],
-                c["drops"],
+                c.get("dequeued" + suffix),
+                c.get("marks" + suffix),
+                c.get("step_marks" + suffix),
+                c.get("drops" + suffix),
                 sojourn.get("mean_ms"),
                 sojourn.get("p99_ms"),
                 sojourn.get("max_ms"),
@@ -156,11 +167,22 @@ def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None 
         f"({sim['events']:,} events, {sim['packets_forwarded']:,} packets forwarded)",
         "",
     ]
+    warmup = float(sc.get("warmup") or 0)
+    if warmup > 0:
+        note = "goodput, counts and sojourn times (whole-run counts in summary.json)"
+        out.append(f"after the {warmup:g} s warm-up: {note}")
+        out.append("")
     if summary["flows"]:  # none when every flow is in a large group
         out += _table(
             ["flow", "goodput Mbit/s", "retransmits", "timeouts", "ECN reductions"],
             [
-                [f["id"], f["goodput_bps"] / 1e6, f["retransmits"], f["timeouts"], f["ecn_reductions"]]
+                [
+                    f["id"],
+                    f["goodput_bps"] / 1e6,
+                    _after(f, "retransmits"),
+                    _after(f, "timeouts"),
+                    _after(f, "ecn_reductions"),
+                ]
                 for f in summary["flows"]
             ],
         )

@@ -39,5 +39,5 @@ pub use config::{
 };
 pub use error::ConfigError;
 pub use queue::{AqmQueue, QueuedPacket};
-pub use stats::{ClassStats, QueueStats, Sojourn};
+pub use stats::{ClassStats, QueueStats, Sojourn, SojournBuckets, SojournHist};
 pub use verdict::{DropReason, Enqueued};

@@ -176,6 +176,22 @@ impl<P: QueuedPacket> AqmQueue<P> {
         self.host.store.stats.record_sojourn();
     }
 
+    /// The sojourn histograms recorded since [`Self::record_sojourn`], as buckets:
+    /// the whole queue's, then each class's (empty when not recorded).
+    pub fn sojourn_histograms(&self) -> Vec<crate::stats::SojournBuckets> {
+        self.host.store.stats.sojourn_histograms()
+    }
+
+    /// The sojourn time of the packet [`Self::dequeue`] returned last.
+    pub fn last_sojourn(&self) -> ecnlab_wire::Duration {
+        self.host.store.stats.last_sojourn()
+    }
+
+    /// Whether the queue's sub-queues are per transport flow (FQ-CoDel).
+    pub fn is_per_flow(&self) -> bool {
+        matches!(self.aqm, AnyAqm::FqCodel(_))
+    }
+
     /// `Ok(())`: enqueued (possibly CE-marked in place). `Err`: the packet and why it was dropped.
     /// A caller that runs quench-mode queues uses [`Self::enqueue_signalled`] instead.
     /// Packets already queued that the AQM dropped are in [`Self::drain_dropped`].

@@ -137,7 +137,41 @@ struct SojournCounts {
     total: u64,
 }
 
+/// One sojourn histogram as buckets: `value_ns[i]` is the highest sojourn the
+/// bucket holds (what the percentiles report), `count[i]` its packets; only
+/// buckets with packets, in increasing order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SojournBuckets {
+    /// The class of sub-queue (DualPI2: `L`, `C`); `None` for the whole queue.
+    pub class: Option<&'static str>,
+    pub value_ns: Vec<u64>,
+    pub count: Vec<u64>,
+}
+
+/// A sojourn-time histogram kept by the caller (same buckets as the queue's own).
+#[derive(Clone, Debug, Default)]
+pub struct SojournHist(SojournCounts);
+
+impl SojournHist {
+    #[inline]
+    pub fn record(&mut self, sojourn: Duration) {
+        self.0.record(sojourn.as_nanos());
+    }
+
+    /// The buckets with packets (`class` is `None`).
+    pub fn buckets(&self) -> SojournBuckets {
+        self.0.buckets(None)
+    }
+}
+
 impl SojournCounts {
+    /// The buckets with packets, each as (highest value, count).
+    fn buckets(&self, class: Option<&'static str>) -> SojournBuckets {
+        let used = self.counts.iter().enumerate().filter(|(_, &c)| c > 0);
+        let (value_ns, count) = used.map(|(i, &c)| (Self::slot_value(i + 1) - 1, u64::from(c))).unzip();
+        SojournBuckets { class, value_ns, count }
+    }
+
     /// `hdrhistogram`'s `index_for` for lowest value 1 (unit magnitude 0).
     #[inline(always)]
     fn slot(v: u64) -> usize {
@@ -230,6 +264,8 @@ pub(crate) struct StatsAcc {
     /// Class of each sub-queue (empty: a single class, no per-class counters).
     class_of: Vec<u8>,
     classes: Vec<ClassAcc>,
+    /// The sojourn of the latest packet dequeued.
+    last_sojourn: Duration,
 }
 
 impl StatsAcc {
@@ -347,6 +383,7 @@ impl StatsAcc {
     pub(crate) fn on_dequeue(&mut self, sub: usize, len: u32, sojourn: Duration) {
         self.c.dequeued += 1;
         self.c.dequeued_bytes += u64::from(len);
+        self.last_sojourn = sojourn;
         if let Some(h) = self.hist.as_mut() {
             h.record(sojourn.as_nanos());
         }
@@ -375,6 +412,18 @@ impl StatsAcc {
             classes: self.classes.iter().map(class).collect(),
             ..self.c.clone()
         }
+    }
+
+    /// The sojourn of the latest packet dequeued (zero before the first).
+    pub(crate) fn last_sojourn(&self) -> Duration {
+        self.last_sojourn
+    }
+
+    /// The histograms as buckets: the whole queue's, then each class's (none unless recorded).
+    pub(crate) fn sojourn_histograms(&self) -> Vec<SojournBuckets> {
+        let whole = self.hist.as_ref().map(|h| h.buckets(None));
+        let classes = self.classes.iter().filter_map(|k| k.hist.as_ref().map(|h| h.buckets(Some(k.c.name))));
+        whole.into_iter().chain(classes).collect()
     }
 
     /// (marks, drops) so far, without building a snapshot (time series).
@@ -432,6 +481,26 @@ mod tests {
             assert_eq!(percentiles(&counts), hist_percentiles(&direct));
         }
         assert_eq!(percentiles(&SojournCounts::default()), None);
+    }
+
+    /// Each bucket's value is the highest value HDR counts as equivalent to its
+    /// members (what `value_at_quantile` reports), and the counts sum to the total.
+    #[test]
+    fn test_buckets_are_hdr_highest_equivalent_values_with_their_counts() {
+        let mut counts = SojournCounts::default();
+        let values = [0u64, 1, 255, 256, 257, 1_000, 99_999, 5_000_000, 5_000_001, 1 << 40, u64::MAX];
+        for v in values {
+            counts.record(v);
+        }
+        let h = counts.histogram();
+        let b = counts.buckets(None);
+        assert_eq!(b.count.iter().sum::<u64>(), values.len() as u64);
+        assert!(b.value_ns.windows(2).all(|w| w[0] < w[1]), "increasing");
+        for &v in &values {
+            let hi = h.highest_equivalent(v.min(1 << 40));
+            assert!(b.value_ns.contains(&hi), "{v}: bucket ending at {hi} missing from {:?}", b.value_ns);
+        }
+        assert_eq!(*b.value_ns.last().unwrap(), h.max());
     }
 
     fn hist_percentiles(h: &Histogram<u32>) -> Option<Sojourn> {

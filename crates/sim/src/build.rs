@@ -262,20 +262,18 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
         pending_flows: flows_len,
         ahead: Ahead::worth_it(flows_len).then(Ahead::default),
         drop_buf: Vec::new(),
+        flows_at_warmup: Vec::new(),
     })
 }
 
 fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
     let mut links = Vec::with_capacity(spec.links.len());
     for (i, l) in spec.links.iter().enumerate() {
-        let mut queue =
+        let queue =
             AqmQueue::new(&l.queue).map_err(|source| Error::Queue { field: format!("links[{i}].queue"), source })?;
-        // Sojourn percentiles for router queues (host queues rarely matter), from the end of the warm-up.
+        // Sojourn histograms for router queues (host queues rarely matter), from the end of the warm-up.
         let sojourn = topo.kinds[topo.ends[i].0 as usize] == NodeKind::Router;
-        if sojourn && spec.warmup_ns == 0 {
-            queue.record_sojourn();
-        }
-        links.push(Link {
+        let mut link = Link {
             rate_bps: l.rate_bps,
             delay: Duration(l.delay_ns),
             loss: l.loss,
@@ -289,8 +287,14 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
             counters: LinkCounters::default(),
             tail: l.tail_threshold_bytes.map(|b| crate::tail::QueueTail::new(b, Instant(spec.warmup_ns))),
             sojourn,
+            flow_sojourn: None,
+            at_warmup: None,
             impair: None,
-        });
+        };
+        if sojourn && spec.warmup_ns == 0 {
+            link.record_sojourn();
+        }
+        links.push(link);
     }
     Ok(links)
 }

@@ -69,6 +69,14 @@ group_out!(
     cwr_sent,
     pkts_sent,
     pkts_dropped,
+    bytes_delivered_after_warmup,
+    data_packets_sent_after_warmup,
+    retransmits_after_warmup,
+    fast_retransmits_after_warmup,
+    timeouts_after_warmup,
+    ecn_reductions_after_warmup,
+    ce_received_after_warmup,
+    pkts_dropped_after_warmup,
 );
 
 /// Whether `entry`'s flows are reported as a group.

@@ -14,9 +14,9 @@
 
 use crate::packet::QueuedRef;
 use crate::rng::SimRng;
-use ecnlab_aqm::AqmQueue;
+use ecnlab_aqm::{AqmQueue, QueueStats, SojournHist};
 use ecnlab_wire::{Duration, Instant};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 pub struct Link {
     pub rate_bps: u64,
@@ -38,6 +38,10 @@ pub struct Link {
     pub tail: Option<crate::tail::QueueTail>,
     /// Record the sojourn-time histogram from the end of the warm-up (router queues).
     pub sojourn: bool,
+    /// Per-flow queues (FQ-CoDel) with sojourns recorded: each flow's sojourn histogram, by flow index.
+    pub flow_sojourn: Option<BTreeMap<u32, SojournHist>>,
+    /// The queue's counters and the link's when the warm-up ended (zero without a warm-up).
+    pub at_warmup: Option<Box<(QueueStats, LinkCounters)>>,
     /// Path impairments of packets entering the link (`impair_link.rs`), when the spec has any.
     pub impair: Option<Box<crate::impair_link::LinkImpairments>>,
 }
@@ -93,7 +97,18 @@ impl Link {
         }
         self.counters.packets += 1;
         self.counters.bytes += u64::from(p.len);
+        if let Some(per_flow) = self.flow_sojourn.as_mut() {
+            per_flow.entry(p.flow()).or_default().record(self.queue.last_sojourn());
+        }
         Some(p)
+    }
+
+    /// Starts the sojourn histograms (the queue's, and per flow where the queue is per flow).
+    pub fn record_sojourn(&mut self) {
+        self.queue.record_sojourn();
+        if self.queue.is_per_flow() {
+            self.flow_sojourn = Some(BTreeMap::new());
+        }
     }
 }
 

@@ -16,6 +16,23 @@ pub struct RunOutput {
     pub queues: Vec<QueueOut>,
     pub links: Vec<LinkOut>,
     pub timeseries: TimeSeriesOut,
+    /// Router queues' sojourn histograms after the warm-up (`SojournOut`); the front moves
+    /// them out of the summary into `sojourn.parquet`.
+    pub sojourn_histograms: Vec<SojournOut>,
+}
+
+/// One sojourn-time histogram of packets that left a router queue after the warm-up: the
+/// whole queue's (`class` and `flow` null), one class's (DualPI2: `L`, `C`), or, in a
+/// per-flow queue (FQ-CoDel), one flow's. Buckets of 2 significant digits
+/// (`ecnlab_aqm::SojournBuckets`): `value_ns[i]` is the highest sojourn bucket `i` holds,
+/// `count[i]` its packets; empty buckets are left out.
+#[derive(Debug, Serialize)]
+pub struct SojournOut {
+    pub link: String,
+    pub class: Option<&'static str>,
+    pub flow: Option<String>,
+    pub value_ns: Vec<u64>,
+    pub count: Vec<u64>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -72,6 +89,16 @@ pub struct FlowOut {
     pub pkts_dropped: u64,
     pub pkts_corrupted: u64,
     pub pkts_in_flight: u64,
+    /// The counters above counted after the warm-up only (every `*_after_warmup` field: the
+    /// whole-run value less its value when the warm-up ended; equal without a warm-up).
+    pub bytes_delivered_after_warmup: u64,
+    pub data_packets_sent_after_warmup: u64,
+    pub retransmits_after_warmup: u64,
+    pub fast_retransmits_after_warmup: u64,
+    pub timeouts_after_warmup: u64,
+    pub ecn_reductions_after_warmup: u64,
+    pub ce_received_after_warmup: u64,
+    pub pkts_dropped_after_warmup: u64,
     /// DCTCP flows only (`tcp.cc = "dctcp"`): α (RFC 8257 §3.3) at the data
     /// source when its latest connection ended or the run did.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -160,9 +187,40 @@ pub struct QueueOut {
     pub sojourn_p999_ms: Option<f64>,
     pub sojourn_max_ms: Option<f64>,
     pub sojourn_mean_ms: Option<f64>,
+    /// The counters above counted after the warm-up only (see `FlowOut`).
+    pub arrivals_after_warmup: u64,
+    pub enqueued_after_warmup: u64,
+    pub dequeued_after_warmup: u64,
+    pub marks_after_warmup: u64,
+    pub quenches_after_warmup: u64,
+    pub early_drops_after_warmup: u64,
+    pub early_drops_ect_after_warmup: u64,
+    pub forced_drops_after_warmup: u64,
+    pub overflow_drops_after_warmup: u64,
+    pub drops_syn_after_warmup: u64,
+    pub drops_synack_after_warmup: u64,
+    pub drops_data_after_warmup: u64,
+    pub drops_retransmit_after_warmup: u64,
+    pub drops_fin_after_warmup: u64,
+    pub drops_ack_after_warmup: u64,
+    pub drops_quench_after_warmup: u64,
+    pub dequeue_drops_after_warmup: u64,
+    pub dequeue_marks_after_warmup: u64,
+    pub step_marks_after_warmup: u64,
     /// Per class of sub-queue (DualPI2: L, then C); absent for one class.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub classes: Vec<ecnlab_aqm::ClassStats>,
+    pub classes: Vec<ClassOut>,
+}
+
+/// One class of sub-queues (`ecnlab_aqm::ClassStats`) and its counters after the warm-up.
+#[derive(Debug, Default, Serialize)]
+pub struct ClassOut {
+    #[serde(flatten)]
+    pub whole_run: ecnlab_aqm::ClassStats,
+    pub dequeued_after_warmup: u64,
+    pub marks_after_warmup: u64,
+    pub step_marks_after_warmup: u64,
+    pub drops_after_warmup: u64,
 }
 
 #[derive(Debug, Default, Serialize)]

@@ -4,6 +4,12 @@
 //! of one still running at the end, the payload delivered after
 //! max(start, warm-up) over that interval. Link utilisation counts the bytes
 //! whose transmission started after the warm-up.
+//!
+//! One warm-up rule for every counter: each flow's and queue's counter is
+//! reported over the whole run (`drops`) and after the warm-up
+//! (`drops_after_warmup`: the whole-run value less its value when the warm-up
+//! ended, `Simulation::on_warmup_end`); the sojourn histograms hold only the
+//! packets that left after the warm-up.
 
 use crate::app::{FlowCensus, FlowState};
 use crate::error::Error;
@@ -23,6 +29,7 @@ impl Simulation {
             self.flows[c.flow as usize].add_connection_stats(c);
         }
         let in_flight = self.in_flight_per_flow();
+        let no_base = (ecnlab_tcp::TcpStats::default(), FlowCensus::default());
         for tap in &mut self.taps {
             tap.finish()?;
         }
@@ -31,9 +38,14 @@ impl Simulation {
             .iter()
             .zip(self.flows.iter().zip(&self.flow_census))
             .zip(in_flight)
-            .map(|((id, (f, c)), n)| flow_out(id, f, c, n, self.warmup, end, &self.topo.names))
+            .enumerate()
+            .map(|(i, ((id, (f, c)), n))| {
+                let base = self.flows_at_warmup.get(i).unwrap_or(&no_base);
+                flow_out(id, f, c, n, self.warmup, end, &self.topo.names, base)
+            })
             .collect();
         let queues = self.spec.links.iter().zip(&self.links).map(|(s, l)| queue_out(&s.name, l, end)).collect();
+        let sojourn_histograms = self.sojourn_histograms();
         let links = self.spec.links.iter().zip(&self.links).map(|(s, l)| link_out(s, l, self.warmup, end)).collect();
         let queue = std::mem::take(&mut self.sampled)
             .into_iter()
@@ -55,6 +67,7 @@ impl Simulation {
             queues,
             links,
             timeseries: TimeSeriesOut { queue, flow },
+            sojourn_histograms,
         })
     }
 }
@@ -70,6 +83,23 @@ impl Simulation {
             }
         }
         n
+    }
+
+    /// The router queues' sojourn histograms, link by link: the whole queue, its classes, its flows.
+    fn sojourn_histograms(&self) -> Vec<SojournOut> {
+        let mut out = Vec::new();
+        for (s, l) in self.spec.links.iter().zip(&self.links) {
+            for b in l.queue.sojourn_histograms() {
+                let (value_ns, count) = (b.value_ns, b.count);
+                out.push(SojournOut { link: s.name.clone(), class: b.class, flow: None, value_ns, count });
+            }
+            for (&fi, h) in l.flow_sojourn.iter().flatten() {
+                let b = h.buckets();
+                let flow = Some(self.flow_ids[fi as usize].clone());
+                out.push(SojournOut { link: s.name.clone(), class: None, flow, value_ns: b.value_ns, count: b.count });
+            }
+        }
+        out
     }
 
     /// Each incast entry's queries (`incast.rs`), entries in order.
@@ -108,6 +138,7 @@ fn goodput_bps(f: &FlowState, warmup: Instant, end: Instant) -> f64 {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn flow_out(
     id: &str,
     f: &FlowState,
@@ -116,6 +147,7 @@ fn flow_out(
     warmup: Instant,
     end: Instant,
     names: &[String],
+    (t0, c0): &(ecnlab_tcp::TcpStats, FlowCensus),
 ) -> FlowOut {
     let t = &f.totals;
     let is_rr = f.kind_name() == "request_response";
@@ -155,6 +187,14 @@ fn flow_out(
         pkts_dropped: census.dropped,
         pkts_corrupted: census.corrupted,
         pkts_in_flight: in_flight,
+        bytes_delivered_after_warmup: f.delivered - f.delivered_at_warmup,
+        data_packets_sent_after_warmup: t.data_packets_sent - t0.data_packets_sent,
+        retransmits_after_warmup: t.retransmits - t0.retransmits,
+        fast_retransmits_after_warmup: t.fast_retransmits - t0.fast_retransmits,
+        timeouts_after_warmup: t.timeouts - t0.timeouts,
+        ecn_reductions_after_warmup: t.ecn_reductions - t0.ecn_reductions,
+        ce_received_after_warmup: t.ce_received - t0.ce_received,
+        pkts_dropped_after_warmup: census.dropped - c0.dropped,
         dctcp_alpha: f.dctcp_alpha,
         ace_delta_ce: (f.tcp.ecn == ecnlab_tcp::EcnMode::AccEcn).then_some(t.ace_delta_ce),
         accecn_ceb: (f.tcp.ecn == ecnlab_tcp::EcnMode::AccEcn).then_some(t.accecn_ceb),
@@ -175,7 +215,10 @@ fn flow_out(
 fn queue_out(name: &str, l: &crate::link::Link, end: Instant) -> QueueOut {
     use crate::packet::PacketKind as K;
     let s = l.queue.stats(end);
+    let zero = Default::default();
+    let (s0, c0) = l.at_warmup.as_deref().unwrap_or(&zero);
     let by = |k: K| l.counters.drops_by_kind[k as usize];
+    let after = |k: K| by(k) - c0.drops_by_kind[k as usize];
     QueueOut {
         link: name.to_string(),
         arrivals: s.arrivals,
@@ -206,7 +249,37 @@ fn queue_out(name: &str, l: &crate::link::Link, end: Instant) -> QueueOut {
         sojourn_p999_ms: s.sojourn.as_ref().map(|x| x.p999_ms),
         sojourn_max_ms: s.sojourn.as_ref().map(|x| x.max_ms),
         sojourn_mean_ms: s.sojourn.as_ref().map(|x| x.mean_ms),
-        classes: s.classes,
+        arrivals_after_warmup: s.arrivals - s0.arrivals,
+        enqueued_after_warmup: s.enqueued - s0.enqueued,
+        dequeued_after_warmup: s.dequeued - s0.dequeued,
+        marks_after_warmup: s.marks - s0.marks,
+        quenches_after_warmup: s.quenches - s0.quenches,
+        early_drops_after_warmup: s.early_drops - s0.early_drops,
+        early_drops_ect_after_warmup: l.counters.early_drops_ect - c0.early_drops_ect,
+        forced_drops_after_warmup: s.forced_drops - s0.forced_drops,
+        overflow_drops_after_warmup: s.overflow_drops - s0.overflow_drops,
+        drops_syn_after_warmup: after(K::Syn),
+        drops_synack_after_warmup: after(K::SynAck),
+        drops_data_after_warmup: after(K::Data),
+        drops_retransmit_after_warmup: after(K::Retransmit),
+        drops_fin_after_warmup: after(K::Fin),
+        drops_ack_after_warmup: after(K::Ack),
+        drops_quench_after_warmup: after(K::Quench),
+        dequeue_drops_after_warmup: s.dequeue_drops - s0.dequeue_drops,
+        dequeue_marks_after_warmup: s.dequeue_marks - s0.dequeue_marks,
+        step_marks_after_warmup: s.step_marks - s0.step_marks,
+        classes: s.classes.iter().enumerate().map(|(i, k)| class_out(k, s0.classes.get(i))).collect(),
+    }
+}
+
+fn class_out(k: &ecnlab_aqm::ClassStats, at_warmup: Option<&ecnlab_aqm::ClassStats>) -> ClassOut {
+    let k0 = at_warmup.cloned().unwrap_or_default();
+    ClassOut {
+        dequeued_after_warmup: k.dequeued - k0.dequeued,
+        marks_after_warmup: k.marks - k0.marks,
+        step_marks_after_warmup: k.step_marks - k0.step_marks,
+        drops_after_warmup: k.drops - k0.drops,
+        whole_run: k.clone(),
     }
 }
 

@@ -51,6 +51,9 @@ pub struct Simulation {
     pub(crate) ahead: Option<Ahead>,
     /// Scratch for the packets a queue dropped after enqueueing them.
     pub(crate) drop_buf: Vec<(QueuedRef, DropReason)>,
+    /// Each flow's TCP counters (both ends, every connection) and packet census when the
+    /// warm-up ended, by flow index (empty without a warm-up).
+    pub(crate) flows_at_warmup: Vec<(ecnlab_tcp::TcpStats, FlowCensus)>,
 }
 
 /// Packet census for conservation checks: every packet a host sends is, at any
@@ -593,14 +596,24 @@ impl Simulation {
         }
     }
 
+    /// The warm-up ends: every counter's value now is the base of its value after the warm-up
+    /// (`report.rs`), and the sojourn histograms start.
     fn on_warmup_end(&mut self) {
+        let now = self.now();
+        let mut base: Vec<_> = self.flows.iter().zip(&self.flow_census).map(|(f, c)| (f.totals.clone(), *c)).collect();
+        for c in self.conns.iter_live() {
+            base[c.flow as usize].0.accumulate(c.client.stats());
+            base[c.flow as usize].0.accumulate(c.server.stats());
+        }
+        self.flows_at_warmup = base;
         for f in &mut self.flows {
             f.delivered_at_warmup = f.delivered;
         }
         for l in &mut self.links {
             l.counters.bytes_at_warmup = l.counters.bytes;
+            l.at_warmup = Some(Box::new((l.queue.stats(now), l.counters)));
             if l.sojourn {
-                l.queue.record_sojourn();
+                l.record_sojourn();
             }
         }
     }

@@ -5,7 +5,7 @@
 //! The inputs in `tests/golden/` are engine JSON written by
 //! `python -m ecnlab.bench.golden` (Python's `tests/test_golden.py` checks
 //! they are what today's lowering produces). A snapshot holds the run's
-//! summary one record per line, with the time series and any pcap files as
+//! summary one record per line, with the time series, the sojourn histograms and any pcap files as
 //! a length and an FNV-1a digest. A commit that moves a snapshot says which
 //! change moved it and why; `cargo insta review` (or `INSTA_UPDATE=always`)
 //! accepts the new ones.
@@ -32,9 +32,9 @@ fn render(summary: &Value, pcaps: &[(String, Vec<u8>)]) -> String {
     let Value::Object(top) = summary else { panic!("summary is not an object") };
     for (key, value) in top {
         match (key.as_str(), value) {
-            ("timeseries", v) => {
+            (series @ ("timeseries" | "sojourn_histograms"), v) => {
                 let text = v.to_string();
-                writeln!(out, "timeseries: {} bytes, fnv1a {:016x}", text.len(), fnv1a(text.as_bytes())).unwrap();
+                writeln!(out, "{series}: {} bytes, fnv1a {:016x}", text.len(), fnv1a(text.as_bytes())).unwrap();
             }
             (_, Value::Array(items)) => {
                 writeln!(out, "{key}:").unwrap();

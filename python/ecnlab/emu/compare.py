@@ -229,7 +229,7 @@ def format_emu_report(summary: dict[str, Any]) -> str:
     ]
     qheads = ["queue", "arrivals", "marks", "AQM drops", "overflow", "avg pkts", "mean delay ms", "p99", "max"]
     out += ["", *_table(qheads, qrows)]
-    classes = class_rows([q for q in summary["queues"] if q["arrivals"]])
+    classes = class_rows([q for q in summary["queues"] if q["arrivals"]], after_warmup=False)
     out += ["", *_table(CLASS_HEADS, classes)] if classes else []
     lat = summary["emulation"]["router"]["lateness"]
     out += ["", f"router delivery lateness: median {lat['p50_us']:.0f} µs, p99 {lat['p99_us']:.0f} µs"]

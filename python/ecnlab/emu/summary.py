@@ -183,6 +183,7 @@ def _flow(sc: Scenario, k: int, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
         "connections": max(snd["connections"], rcv["connections"]),
         "bytes_delivered": rcv["bytes_at_end"],
         "goodput_bps": goodput,
+        "bytes_delivered_after_warmup": rcv["bytes_at_end"] - rcv["bytes_at_warmup"],
         "data_packets_sent": sum(i["data_segs_out"] for i in infos),
         "retransmits": sum(i["total_retrans"] for i in infos),
         "fast_retransmits": _per_host(sc, f, f.src, nst_src, "TcpExtTCPFastRetrans"),

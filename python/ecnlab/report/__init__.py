@@ -31,19 +31,28 @@ __all__ = [
 ]
 
 REPORT_FILE = "report.html"
-FIGURE_METRICS = ("goodput_bps", "utilization", "drops", "marks", "fairness", "avg_qlen_pkts", "sojourn_p99_ms")
+# Counts after the warm-up, beside goodput, utilisation and delays, which count after it too.
+FIGURE_METRICS = (
+    "goodput_bps",
+    "utilization",
+    "drops_after_warmup",
+    "marks_after_warmup",
+    "fairness",
+    "avg_qlen_pkts",
+    "sojourn_p99_ms",
+)
 TABLE_METRICS = (
     "goodput_bps",
     "utilization",
     "fairness",
-    "marks",
-    "drops",
+    "marks_after_warmup",
+    "drops_after_warmup",
     "avg_qlen_pkts",
     "sojourn_p50_ms",
     "sojourn_p99_ms",
-    "retransmits",
-    "timeouts",
-    "ecn_reductions",
+    "retransmits_after_warmup",
+    "timeouts_after_warmup",
+    "ecn_reductions_after_warmup",
 )
 
 

@@ -42,19 +42,42 @@ def add_parsers(sub: Any) -> None:
     _runner_options(sw)
 
     pl = sub.add_parser(
-        "plot", help="plot a metric of a sweep against an axis, or one run's queues over time (PNG and SVG)"
+        "plot",
+        help="plot a metric of a sweep against an axis, one run's queues over time, or the CDF of queueing "
+        "delay, RTT or completion times of runs or sweep cells (PNG and SVG)",
     )
-    pl.add_argument("dir", metavar="DIR", help="sweep directory, or a run's result directory (its time series)")
+    pl.add_argument(
+        "dir",
+        metavar="DIR",
+        nargs="+",
+        help="sweep directory, or a run's result directory (its time series); with --cdf/--ccdf several of them",
+    )
+    dist = pl.add_mutually_exclusive_group()
+    dist.add_argument(
+        "--cdf",
+        choices=("sojourn", "rtt", "fct"),
+        help="draw the CDF of queueing delay (sojourn), smoothed RTT samples (rtt) or flow completion times (fct): "
+        "one line per run or sweep cell",
+    )
+    dist.add_argument("--ccdf", choices=("sojourn", "rtt", "fct"), help="as --cdf, the complementary CDF (log scale)")
+    pl.add_argument(
+        "--beside", metavar="METRIC", help="with --cdf/--ccdf of a sweep: a panel of each flow's METRIC (flows table)"
+    )
     pl.add_argument("--x", metavar="AXIS", help="axis on the x axis (sweeps)")
     pl.add_argument("--y", metavar="METRIC", help="result column (runs, flows or queues table; sweeps)")
-    pl.add_argument("--hue", metavar="AXIS", help="one line per value of this axis")
+    pl.add_argument(
+        "--hue",
+        metavar="AXIS",
+        help="one line per value of this axis (--cdf: class, flow, entry, or part: each class or flow a queue keeps)",
+    )
     pl.add_argument("--facet", metavar="AXIS", help="one panel per value of this axis")
     pl.add_argument(
         "--where",
         action="append",
         default=[],
         metavar="COL=VALUE",
-        help="keep rows with COL = VALUE (an axis; a queue: link=R1->R2; a flow: id=NAME)",
+        help="keep rows with COL = VALUE (an axis; a queue: link=R1->R2; a flow: id=NAME; "
+        "--cdf: class=L, class=all, flow=NAME, entry=NAME)",
     )
     pl.add_argument(
         "--table",
@@ -78,7 +101,9 @@ def dispatch(args: argparse.Namespace) -> int:
     """Run one of COMMANDS; errors become one line and exit status 2."""
     from ecnlab.errors import EcnlabError, ResultError
 
-    what = getattr(args, "sweep", None) or getattr(args, "dir", None) or getattr(args, "experiment", None) or "ecnlab"
+    dirs = getattr(args, "dir", None)
+    directory = (dirs[0] if len(dirs) == 1 else None) if isinstance(dirs, list) else dirs  # plot takes several
+    what = getattr(args, "sweep", None) or directory or getattr(args, "experiment", None) or "ecnlab"
     try:
         return _COMMANDS[args.command](args)
     except ResultError as e:  # names its file already
@@ -111,21 +136,52 @@ def _plot(args: argparse.Namespace) -> int:
     from ecnlab.plots import PlotError, plot, plot_run
     from ecnlab.sweep.spec import parse_label_text
 
-    if (Path(args.dir) / "summary.json").is_file() and not (Path(args.dir) / "manifest.json").is_file():
-        for p in plot_run(args.dir, out=args.out):
-            print(f"wrote {p}")
-        return 0
-    if args.x is None or args.y is None:
-        raise PlotError("--x and --y are required for a sweep directory")
-
     where = {}
     for item in args.where:
         if "=" not in item:
             raise ValueError(f"--where {item!r}: expected COL=VALUE")
         col, value = item.split("=", 1)
         where[col.strip()] = parse_label_text(value.strip())
+    if args.cdf or args.ccdf:
+        return _plot_distribution(args, where)
+    if len(args.dir) > 1:
+        raise PlotError(f"{len(args.dir)} directories: only --cdf and --ccdf draw several on one axis")
+    if args.beside is not None:
+        raise PlotError("--beside goes with --cdf or --ccdf")
+    (directory,) = args.dir
+    if (Path(directory) / "summary.json").is_file() and not (Path(directory) / "manifest.json").is_file():
+        for p in plot_run(directory, out=args.out):
+            print(f"wrote {p}")
+        return 0
+    if args.x is None or args.y is None:
+        raise PlotError("--x and --y are required for a sweep directory")
     paths = plot(
-        args.dir, x=args.x, y=args.y, hue=args.hue, facet=args.facet, where=where, table=args.table, out=args.out
+        directory, x=args.x, y=args.y, hue=args.hue, facet=args.facet, where=where, table=args.table, out=args.out
+    )
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
+
+
+def _plot_distribution(args: argparse.Namespace, where: dict[str, Any]) -> int:
+    from ecnlab.cdfplots import plot_distribution
+    from ecnlab.plots import PlotError
+
+    for option in ("x", "y", "facet", "table"):
+        if getattr(args, option) is not None:
+            raise PlotError(f"--{option} does not go with --cdf/--ccdf (lines: runs or cells; --hue, --where)")
+    for d in args.dir:
+        if not (Path(d) / "summary.json").is_file() and not (Path(d) / "manifest.json").is_file():
+            what = f"{d}: " if len(args.dir) > 1 else ""  # one DIR: the error line names it already
+            raise PlotError(f"{what}neither a run's result directory nor a sweep directory")
+    paths = plot_distribution(
+        args.dir,
+        kind=args.cdf or args.ccdf,
+        ccdf=args.ccdf is not None,
+        hue=args.hue,
+        where=where,
+        beside=args.beside,
+        out=args.out,
     )
     for p in paths:
         print(f"wrote {p}")
