@@ -273,6 +273,13 @@ impl Sender {
         self.win.cwnd = self.win.ssthresh;
     }
 
+    /// PRR runs the reductions: `prr`, unless the congestion control has Linux's
+    /// `cong_control` (Prague), which `tcp_cong_control` calls on every ACK in place
+    /// of `tcp_cwnd_reduction`: its cwnd is then ssthresh at once, as without PRR.
+    fn prr_on(&self) -> bool {
+        self.prr_on && !self.cc.has_cong_control()
+    }
+
     /// A reduction starts (`prr`): cwnd is left to PRR, from its value now.
     fn start_prr(&mut self) {
         if self.prr.is_none() {
@@ -340,7 +347,7 @@ impl Sender {
         let one_segment = self.win.cwnd <= self.win.mss || (self.ns2_window && half < self.win.mss);
         let flight = self.flight_size();
         self.reduce_ssthresh(kind);
-        if self.ecn_min_cwnd_segments >= 2 && self.prr_on {
+        if self.ecn_min_cwnd_segments >= 2 && self.prr_on() {
             self.start_prr(); // Linux tcp_enter_cwr → tcp_init_cwnd_reduction
         } else if self.ecn_min_cwnd_segments >= 2 {
             self.win.cwnd = self.win.ssthresh;
@@ -606,7 +613,7 @@ impl Sender {
                 self.nxt = self.una;
             }
             Recovery::Sack if self.use_sack => {
-                if self.prr_on {
+                if self.prr_on() {
                     self.start_prr(); // continues a CWR reduction (Linux tcp_enter_recovery)
                 } else {
                     self.win.cwnd = base;
@@ -617,7 +624,7 @@ impl Sender {
             // `dupacks_as_sacks`: no inflation; the first segment is lost and
             // goes when the pipe leaves room (`tcp_newreno_mark_lost`).
             Recovery::NewReno | Recovery::Sack if self.counts_reno_sacks() => {
-                if self.prr_on {
+                if self.prr_on() {
                     self.start_prr();
                 } else {
                     self.win.cwnd = base;
