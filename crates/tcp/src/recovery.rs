@@ -273,10 +273,12 @@ impl Sender {
         self.win.cwnd = self.win.ssthresh;
     }
 
-    /// PRR runs the reductions: `prr`, unless the congestion control has Linux's
-    /// `cong_control` (Prague), which `tcp_cong_control` calls on every ACK in place
-    /// of `tcp_cwnd_reduction`: its cwnd is then ssthresh at once, as without PRR.
-    fn prr_on(&self) -> bool {
+    /// PRR runs an ECN reduction (CWR): `prr`, unless the congestion control has
+    /// Linux's `cong_control` (Prague), which `tcp_cong_control` calls on every ACK
+    /// in place of `tcp_cwnd_reduction`: its cwnd is then ssthresh at once, as
+    /// without PRR. (A loss recovery keeps PRR: the reference's walk of cwnd down
+    /// one segment per ACK there is not modelled.)
+    fn prr_in_cwr(&self) -> bool {
         self.prr_on && !self.cc.has_cong_control()
     }
 
@@ -347,7 +349,7 @@ impl Sender {
         let one_segment = self.win.cwnd <= self.win.mss || (self.ns2_window && half < self.win.mss);
         let flight = self.flight_size();
         self.reduce_ssthresh(kind);
-        if self.ecn_min_cwnd_segments >= 2 && self.prr_on() {
+        if self.ecn_min_cwnd_segments >= 2 && self.prr_in_cwr() {
             self.start_prr(); // Linux tcp_enter_cwr → tcp_init_cwnd_reduction
         } else if self.ecn_min_cwnd_segments >= 2 {
             self.win.cwnd = self.win.ssthresh;
@@ -613,7 +615,7 @@ impl Sender {
                 self.nxt = self.una;
             }
             Recovery::Sack if self.use_sack => {
-                if self.prr_on() {
+                if self.prr_on {
                     self.start_prr(); // continues a CWR reduction (Linux tcp_enter_recovery)
                 } else {
                     self.win.cwnd = base;
@@ -624,7 +626,7 @@ impl Sender {
             // `dupacks_as_sacks`: no inflation; the first segment is lost and
             // goes when the pipe leaves room (`tcp_newreno_mark_lost`).
             Recovery::NewReno | Recovery::Sack if self.counts_reno_sacks() => {
-                if self.prr_on() {
+                if self.prr_on {
                     self.start_prr();
                 } else {
                     self.win.cwnd = base;

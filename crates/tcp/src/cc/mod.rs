@@ -123,9 +123,9 @@ pub(crate) trait CongestionControl {
         false
     }
     /// Has Linux's `cong_control` hook (Prague's reference): `tcp_cong_control`
-    /// hands it every ACK and returns before `tcp_cwnd_reduction`, so no PRR runs in
-    /// CWR or Recovery, and `tcp_end_cwnd_reduction` returns at once: the window is
-    /// the algorithm's own on every ACK (`recovery.rs`). Otherwise Linux's PRR.
+    /// hands it every ACK and returns before `tcp_cwnd_reduction`, and
+    /// `tcp_end_cwnd_reduction` returns at once: in CWR the window is the
+    /// algorithm's own on every ACK, no PRR (`recovery.rs`). Otherwise Linux's PRR.
     fn has_cong_control(&self) -> bool {
         false
     }

@@ -33,7 +33,8 @@
 //! window at once, with or without `prr`: the reference's `.cong_control`
 //! takes every ACK from Linux's `tcp_cong_control`, which returns before PRR's
 //! `tcp_cwnd_reduction`, and `tcp_end_cwnd_reduction` returns at once for it
-//! ([`CongestionControl::has_cong_control`]; the same in a loss recovery).
+//! ([`CongestionControl::has_cong_control`]). A loss recovery keeps `prr`'s
+//! PRR: the reference's walk of cwnd down one segment per ACK is not modelled.
 //!
 //! **Growth** (RFC 9331 §4.3 "scalable", reference §4 of its header): every
 //! ACK grows the window by its *unmarked* bytes only, in the CWR phase too
