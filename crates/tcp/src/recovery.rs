@@ -273,6 +273,15 @@ impl Sender {
         self.win.cwnd = self.win.ssthresh;
     }
 
+    /// PRR runs an ECN reduction (CWR): `prr`, unless the congestion control has
+    /// Linux's `cong_control` (Prague), which `tcp_cong_control` calls on every ACK
+    /// in place of `tcp_cwnd_reduction`: its cwnd is then ssthresh at once, as
+    /// without PRR. (A loss recovery keeps PRR: the reference's walk of cwnd down
+    /// one segment per ACK there is not modelled.)
+    fn prr_in_cwr(&self) -> bool {
+        self.prr_on && !self.cc.has_cong_control()
+    }
+
     /// A reduction starts (`prr`): cwnd is left to PRR, from its value now.
     fn start_prr(&mut self) {
         if self.prr.is_none() {
@@ -340,7 +349,7 @@ impl Sender {
         let one_segment = self.win.cwnd <= self.win.mss || (self.ns2_window && half < self.win.mss);
         let flight = self.flight_size();
         self.reduce_ssthresh(kind);
-        if self.ecn_min_cwnd_segments >= 2 && self.prr_on {
+        if self.ecn_min_cwnd_segments >= 2 && self.prr_in_cwr() {
             self.start_prr(); // Linux tcp_enter_cwr → tcp_init_cwnd_reduction
         } else if self.ecn_min_cwnd_segments >= 2 {
             self.win.cwnd = self.win.ssthresh;

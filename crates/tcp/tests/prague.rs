@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CcKind, EcnMode, PragueVersion, Recovery, TcpConfig};
+use ecnlab_tcp::{CaState, CcKind, EcnMode, PragueVersion, Recovery, TcpConfig};
 use ecnlab_wire::{Duration, Ecn};
 use harness::*;
 use proptest::prelude::*;
@@ -147,4 +147,46 @@ fn test_v07_paces_down_to_100_kbit_under_full_marking() {
     let v6 = sends_under_full_marking(PragueVersion::V06);
     let (end6, end7) = (v6.last().unwrap().0, v7.last().unwrap().0);
     assert!(end6 < end7 / 3, "v0.6 ends at {end6} ns, v0.7 at {end7}");
+}
+
+/// For each ECN reduction of the Client: cwnd at the reduction, its ssthresh, and
+/// the largest cwnd of the CWR phase that follows, from the cc log.
+fn cwr_phases(net: &Net) -> Vec<(u32, u32, u32)> {
+    let log = &net.cc_log;
+    let starts = (1..log.len()).filter(|&i| log[i].ca == CaState::Cwr && log[i - 1].ca != CaState::Cwr);
+    starts
+        .map(|i| {
+            let max = log[i..].iter().take_while(|p| p.ca == CaState::Cwr).map(|p| p.cwnd).max().unwrap_or(0);
+            (log[i].cwnd, log[i].ssthresh, max)
+        })
+        .collect()
+}
+
+/// Linux's `tcp_cong_control` hands every ACK to a congestion control that has a
+/// `cong_control` hook (the reference's `prague_cong_control`) and returns before
+/// `tcp_cwnd_reduction`, and `tcp_end_cwnd_reduction` returns at once for it: with
+/// PRR on (the `linux` personality's `prr`), a CE mark leaves Prague's reduced window
+/// at once, not PRR's walk down from the old one, and the ACKs of the CWR that
+/// follows grow it on their unmarked bytes. DCTCP has no such hook: PRR starts its
+/// CWR from the window in flight, above ssthresh, and it does not grow there.
+#[test]
+fn test_prague_window_is_its_own_in_cwr_with_prr_on() {
+    let marks = || -> Vec<Fault> { [40, 120, 200].iter().map(|&n| mark(Target::DataTx(n))).collect() };
+    let cfg = TcpConfig { prr: true, ..prague() };
+    let net = Net::transfer(cfg, 400 * MSS as u64, marks());
+    assert!(net.c.is_closed(), "{}", net.dump());
+    let phases = cwr_phases(&net);
+    assert_eq!(phases.len(), 3, "{phases:?}");
+    for &(at, ssthresh, max) in &phases {
+        // The ACK that reduced also grew the window by its unmarked bytes: less than a segment.
+        assert!(at >= ssthresh && at < ssthresh + MSS, "cwnd is the reduced window at once: {phases:?}");
+        assert!(max > at, "the ACKs of CWR grow the window: {phases:?}");
+    }
+    let dctcp = TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, prr: true, ..config(Recovery::Sack, true) };
+    let net = Net::transfer(dctcp, 400 * MSS as u64, marks());
+    let phases = cwr_phases(&net);
+    assert!(!phases.is_empty(), "{}", net.dump());
+    for &(at, ssthresh, max) in &phases {
+        assert!(at > ssthresh && max == at, "PRR walks DCTCP's cwnd down, never up: {phases:?}");
+    }
 }

@@ -122,6 +122,13 @@ pub(crate) trait CongestionControl {
     fn grows_on_marked_acks(&self) -> bool {
         false
     }
+    /// Has Linux's `cong_control` hook (Prague's reference): `tcp_cong_control`
+    /// hands it every ACK and returns before `tcp_cwnd_reduction`, and
+    /// `tcp_end_cwnd_reduction` returns at once: in CWR the window is the
+    /// algorithm's own on every ACK, no PRR (`recovery.rs`). Otherwise Linux's PRR.
+    fn has_cong_control(&self) -> bool {
+        false
+    }
     /// Needs AccECN feedback (Prague): without it, [`Self::fall_back`].
     fn needs_accecn(&self) -> bool {
         false
@@ -176,6 +183,10 @@ macro_rules! registry {
             #[inline]
             fn grows_on_marked_acks(&self) -> bool {
                 match self { $(AnyCc::$kind(c) => c.grows_on_marked_acks()),* }
+            }
+            #[inline]
+            fn has_cong_control(&self) -> bool {
+                match self { $(AnyCc::$kind(c) => c.has_cong_control()),* }
             }
             fn needs_accecn(&self) -> bool {
                 match self { $(AnyCc::$kind(c) => c.needs_accecn()),* }

@@ -29,7 +29,12 @@
 //! **Reduction on CE** (`ssthresh` with `Congestion::Ecn`): frac ← frac −
 //! ⌊(α·frac + ½)/2⌋, i.e. W·(1 − α/2), at most once per round trip (the Cwr
 //! phase of `recovery.rs`, Linux's CWR state) and, when RTT-independent, at most
-//! once per target RTT (the reference's `cwr_stamp` check).
+//! once per target RTT (the reference's `cwr_stamp` check). cwnd is the reduced
+//! window at once, with or without `prr`: the reference's `.cong_control`
+//! takes every ACK from Linux's `tcp_cong_control`, which returns before PRR's
+//! `tcp_cwnd_reduction`, and `tcp_end_cwnd_reduction` returns at once for it
+//! ([`CongestionControl::has_cong_control`]). A loss recovery keeps `prr`'s
+//! PRR: the reference's walk of cwnd down one segment per ACK is not modelled.
 //!
 //! **Growth** (RFC 9331 §4.3 "scalable", reference §4 of its header): every
 //! ACK grows the window by its *unmarked* bytes only, in the CWR phase too
@@ -406,6 +411,11 @@ impl CongestionControl for Prague {
     }
 
     fn grows_on_marked_acks(&self) -> bool {
+        !self.fallback
+    }
+
+    /// The reference's `.cong_control = prague_cong_control` (`prague-reno` has none).
+    fn has_cong_control(&self) -> bool {
         !self.fallback
     }
 
