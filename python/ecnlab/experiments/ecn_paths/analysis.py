@@ -133,7 +133,9 @@ PREVALENCE = (
         "Trammell et al., PAM 2015",
         "about 2 % of IPv4 paths changed the ECN bits; taken here as ECT(1) remarked ECT(0), an upper bound",
     ),
-    Prevalence("ce-all", 0.0, "no measurement", "one ISP set CE on every packet of its customers (2016); no share known"),
+    Prevalence(
+        "ce-all", 0.0, "no measurement", "one ISP set CE on every packet of its customers (2016); no share known"
+    ),
 )
 #: Populations: name → the shares that differ from PREVALENCE.
 POPULATIONS = {
@@ -149,7 +151,9 @@ def _shares(population: str) -> dict[str, float]:
 def expected(e: pd.DataFrame) -> pd.DataFrame:
     """Per population and ECN stack: the per-path effects (means over queues) weighted by the shares
     of paths, the clean path taking the rest."""
-    by = e.groupby(["impairment", "stack"], sort=False)[["goodput_ratio", "d_connect_ms", "d_fct_ms", "connects"]].mean()
+    by = e.groupby(["impairment", "stack"], sort=False)[
+        ["goodput_ratio", "d_connect_ms", "d_fct_ms", "connects"]
+    ].mean()
     rows = []
     for population in POPULATIONS:
         shares = _shares(population)
@@ -178,8 +182,14 @@ def _words(d: pd.DataFrame, col: str, fmt: str = "{:.0f}") -> str:
     return "; ".join(f"{r.stack} {r.queue}: {fmt.format(getattr(r, col))}" for r in d.itertuples())
 
 
+def _at(e: pd.DataFrame, impairment: str, stacks: tuple[str, ...] | list[str]) -> pd.DataFrame:
+    return e[(e.impairment == impairment) & e["stack"].isin(list(stacks))]
+
+
 def claims(g: pd.DataFrame, e: pd.DataFrame) -> list[Claim]:
-    at = lambda imp, stacks: e[(e.impairment == imp) & e["stack"].isin(stacks)]  # noqa: E731
+    def at(imp: str, stacks: tuple[str, ...] | list[str]) -> pd.DataFrame:
+        return _at(e, imp, stacks)
+
     hole = at("syn-blackhole", WITH_FALLBACK)
     never = g[(g.impairment == "syn-blackhole") & (g["stack"] == "reno-nofallback")]
     bleach = at("bleach", CLASSIC)
@@ -189,7 +199,11 @@ def claims(g: pd.DataFrame, e: pd.DataFrame) -> list[Claim]:
     clean = at("none", CLASSIC)
     clean = clean[clean.queue != "fifo"]
     remark = g[(g["stack"] == "prague") & (g.queue == "dualpi2")].set_index("impairment")
-    rm = [remark.loc["remark", "sojourn_p99_ms"], remark.loc["none", "sojourn_p99_ms"]] if "remark" in remark.index else []
+    rm = (
+        [remark.loc["remark", "sojourn_p99_ms"], remark.loc["none", "sojourn_p99_ms"]]
+        if "remark" in remark.index
+        else []
+    )
     return [
         _claim(
             "A path that drops ECN-setup SYNs costs an ECN client one initial RTO (1 s) per connection "

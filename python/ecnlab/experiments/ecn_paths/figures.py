@@ -12,7 +12,10 @@ from ecnlab.plots import pyplot, save_figure
 
 __all__ = ["effects_figure"]
 
-PANELS = (("d_connect_ms", "1 kB transfer: ECN on − off (ms)", False), ("goodput_ratio", "bulk goodput: on / off", True))
+PANELS = (
+    ("d_connect_ms", "1 kB transfer: ECN on − off (ms)", False),
+    ("goodput_ratio", "bulk goodput: on / off", True),
+)
 
 
 def effects_figure(e: pd.DataFrame, outdir: Path) -> Path:
