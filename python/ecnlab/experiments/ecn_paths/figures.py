@@ -1,9 +1,10 @@
 """The key figure of ``ecnlab reproduce ecn-paths``: per path, what turning ECN on does to each
 stack (means over the queues): the 1 kB transfer time (ms, ECN on − off) and the bulk goodput
-(ECN on / off, log scale)."""
+(ECN on / off, log scale); a stack that never connected on a path is marked "no connection"."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -28,7 +29,20 @@ def effects_figure(e: pd.DataFrame, outdir: Path) -> Path:
     for ax, (col, label, log) in zip(axes[0], PANELS, strict=True):
         for j, stack in enumerate(stacks):
             d = m[m["stack"] == stack].set_index("impairment").reindex(paths)
-            ax.bar([i + j * width for i in range(len(paths))], d[col], width, label=stack)
+            xs = [i + j * width for i in range(len(paths))]
+            ax.bar(xs, d[col], width, label=stack)
+            for x, v in zip(xs, d[col], strict=True):
+                if math.isnan(v) or (log and v <= 0):  # the stack never connected on that path
+                    ax.text(
+                        x,
+                        0.35,
+                        "no connection",
+                        rotation=90,
+                        fontsize=6,
+                        ha="center",
+                        va="bottom",
+                        transform=ax.get_xaxis_transform(),
+                    )
         ax.axhline(1 if log else 0, color="grey", lw=0.8)
         if log:
             ax.set_yscale("log")
