@@ -262,3 +262,22 @@ fn test_remarked_prague_packets_arrive_ect0_and_nobody_objects() {
     assert!(last.ee0b > 39 * MSS && last.ee1b == 1, "{last:?}");
     assert_eq!(net.c.stats().ecn_reductions, 1);
 }
+
+/// The same box in front of a DCTCP sender that marks its packets ECT(1) (`dctcp_ect = 1`, as
+/// an L4S DCTCP does): the packets arrive ECT(0), and classic ECN feedback has no field that
+/// could show it. DCTCP's reaction to the CE marks it does get is unchanged: α rises with the
+/// marked fraction (RFC 8257 §3.3), ECE on the ACKs as before.
+#[test]
+fn test_remarked_dctcp_packets_arrive_ect0_unseen() {
+    let cfg = TcpConfig { dctcp_ect: 1, ..dctcp() };
+    let marks = (20..26).map(|n| mark(Target::DataTx(n))).collect();
+    let mut net = Net::new(cfg.clone(), cfg, marks);
+    net.path = [Some(ect1_to_ect0), None];
+    net.c.send(60 * MSS as u64);
+    net.c.close();
+    net.run(ecnlab_wire::Instant(ecnlab_wire::Duration::from_secs(200).as_nanos()));
+    let data = client_data(&net);
+    assert!(data.iter().all(|d| d.0 == Ecn::Ect1 && d.1 != Ecn::Ect1), "{}", net.dump());
+    assert_eq!(net.s.stats().ce_received, 6);
+    assert!(net.c.stats().ecn_reductions >= 1 && net.c.dctcp_alpha().unwrap() > 0.0, "{}", net.dump());
+}
