@@ -133,6 +133,7 @@ class TcpSpec:
     ect_all_packets: bool = False
     idle_restart: str = "rfc5681"  # the rfc personality's (RFC 5681 §4.1)
     syn_ecn_fallback: str = "off"  # a retransmitted SYN asks for ECN again (RFC 3168 §6.1.1.1: the fallback is a MAY)
+    accecn_checks: str = "off"  # AccECN trusts the path (RFC 9768's tests are MAYs)
     pacing: bool = False
     pacing_ss_ratio: int = 200  # Linux tcp_pacing_ss_ratio
     pacing_ca_ratio: int = 120  # Linux tcp_pacing_ca_ratio
@@ -183,6 +184,8 @@ NS2_RULE_KEYS = (
     "idle_restart",
     # ECN setup on a retransmitted SYN (crates/tcp/src/rules/syn_fallback.rs): off or retransmissions.
     "syn_ecn_fallback",
+    # AccECN's tests of the path (crates/tcp/src/rules/accecn_checks.rs): off, rfc9768 or linux.
+    "accecn_checks",
     # Pacing (crates/tcp/src/pacing.rs): on/off and Linux's ratios, percent.
     "pacing",
     "pacing_ss_ratio",

@@ -42,6 +42,8 @@ GROWTH_ARITHS = ("rfc5681", "linux")  # TcpConfig::growth_arith
 TSO_MODES = ("none", "linux")  # TcpConfig::tso (crates/tcp/src/tso.rs)
 #: TcpConfig::syn_ecn_fallback (crates/tcp/src/rules/syn_fallback.rs): RFC 3168 §6.1.1.1
 SYN_ECN_FALLBACKS = ("off", "retransmissions")
+#: TcpConfig::accecn_checks (crates/tcp/src/rules/accecn_checks.rs): RFC 9768's tests of the path
+ACCECN_CHECKS = ("off", "rfc9768", "linux")
 RCV_AUTOTUNE_MODES = ("off", "linux")  # TcpConfig::rcv_autotune (crates/tcp/src/rcvbuf.rs)
 SSTHRESH_BASES = ("flight", "cwnd")  # TcpConfig::ssthresh_basis
 # ``tcp.ecn``: a boolean (true = classic) or one of these modes.
@@ -125,6 +127,7 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "ect_all_packets": ("ect_all_packets", boolean),
     "idle_restart": ("idle_restart", choice(IDLE_RESTARTS)),
     "syn_ecn_fallback": ("syn_ecn_fallback", choice(SYN_ECN_FALLBACKS)),
+    "accecn_checks": ("accecn_checks", choice(ACCECN_CHECKS)),
     "pacing": ("pacing", boolean),
     "pacing_ss_ratio": ("pacing_ss_ratio", integer(1, 1000)),
     "pacing_ca_ratio": ("pacing_ca_ratio", integer(1, 1000)),

@@ -90,8 +90,9 @@
 //!   arrives with the option (Linux measures the peer's segments,
 //!   `tcp_measure_rcv_mss`).
 //! - Not modelled: the option-loss fall-backs beyond the SYN-ACK (§3.2.3.2.2;
-//!   Linux 7.0's `TCP_ACCECN_OPTION_PERSIST`), the zeroed-option test
-//!   (§3.2.3.2.4), timestamps beside the option.
+//!   Linux 7.0's `TCP_ACCECN_OPTION_PERSIST`), timestamps beside the option. The
+//!   tests of the path (the zeroed option, §3.2.3.2.4; ACE zeroed; the handshake's
+//!   IP-ECN field) are `tcp.accecn_checks` (`rules/accecn_checks.rs`).
 //!
 //! The Data Sender reads ECEB on an ACK of new data: d.ceb = (ECEB − s.ceb) mod
 //! 2^24 are the CE bytes since the last option, exact where ACE's Δ·SMSS is an
@@ -179,6 +180,7 @@
 //! never sets CWR as a signal (§3.2.2: CWR is part of ACE).
 
 use crate::config::AccEcnOptionPolicy;
+use crate::rules::accecn_checks::AccEcnChecks;
 use ecnlab_wire::{AccEcnOption, Duration, Ecn, Instant, SackBlocks, Segment, TcpFlags};
 
 /// The ECN feedback a connection uses, agreed in the handshake.
@@ -491,11 +493,35 @@ pub(crate) struct AccEcnSend {
     estimated: u64,
     /// CE bytes not yet handed to the congestion control as marked bytes.
     pub(crate) ce_bytes: u64,
+    /// `rules/accecn_checks.rs`: whether the first AccECN option is still to be checked,
+    /// whether a failed check made the options (`ignore_options`) or the CE feedback
+    /// altogether (`ignore_ce`) untrusted.
+    option_unchecked: bool,
+    pub(crate) ignore_options: bool,
+    pub(crate) ignore_ce: bool,
 }
 
 impl AccEcnSend {
     pub(crate) fn new() -> Self {
-        AccEcnSend { cep: CEP_INIT, ceb: CEB_INIT as u32, ceb_total: 0, estimated: 0, ce_bytes: 0 }
+        AccEcnSend {
+            cep: CEP_INIT,
+            ceb: CEB_INIT as u32,
+            ceb_total: 0,
+            estimated: 0,
+            ce_bytes: 0,
+            option_unchecked: true,
+            ignore_options: false,
+            ignore_ce: false,
+        }
+    }
+
+    /// RFC 9768 §3.2.3.2.4 (`rules/accecn_checks.rs`): the first AccECN option received
+    /// is checked for zeroing; a zeroed one makes every later option ignored.
+    pub(crate) fn check_option(&mut self, checks: AccEcnChecks, option: Option<&AccEcnOption>) {
+        if let Some(o) = option.filter(|_| self.option_unchecked) {
+            self.option_unchecked = false;
+            self.ignore_options = checks.option_fails(o);
+        }
     }
 
     /// An ACK with field `ace` and the ECEB of its AccECN option (`ceb`), that
@@ -510,6 +536,10 @@ impl AccEcnSend {
         let pkts = newly_acked / u64::from(mss.max(1));
         let safer = if pkts > d { pkts - (pkts - d) % DIVACE } else { d };
         self.cep += safer;
+        if self.ignore_ce {
+            return 0; // `rules/accecn_checks.rs`: the ACE field failed its test
+        }
+        let ceb = ceb.filter(|_| !self.ignore_options);
         match ceb {
             Some(c) => self.on_ceb(c),
             None => {

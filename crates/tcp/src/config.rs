@@ -275,6 +275,9 @@ pub struct TcpConfig {
     /// nothing (RFC 3168 §6.1.1.1's fallback, Linux `tcp_ecn_clear_syn`);
     /// `rules/syn_fallback.rs`.
     pub syn_ecn_fallback: crate::rules::syn_fallback::SynEcnFallback,
+    /// Which of RFC 9768's tests of the path an AccECN endpoint makes (the handshake's
+    /// IP-ECN field, ACE zeroed, the option zeroed) and how it reacts; `rules/accecn_checks.rs`.
+    pub accecn_checks: crate::rules::accecn_checks::AccEcnChecks,
     /// With delayed ACKs, the responder answers a SYN at once (on: RFC 793,
     /// and ns-2's default `SYN_immediate_ack_` true) or holds its SYN-ACK for
     /// `delack_timeout` like any first in-order segment (off: ns-2's DelAck
@@ -559,6 +562,7 @@ impl Default for TcpConfig {
             sack_recover_guard: r.sack_recover_guard,
             window_arith: r.window_arith,
             syn_ecn_fallback: r.syn_ecn_fallback,
+            accecn_checks: r.accecn_checks,
             syn_immediate_ack: true,
             rto_arith: r.rto_arith,
             growth_arith: r.growth_arith,

@@ -35,6 +35,7 @@ use crate::cc::CongestionControl;
 use crate::config::{CcKind, EcnMode, RcvAutotune, Recovery, TcpConfig};
 use crate::rcvbuf;
 use crate::recv::{EcnEcho, PeerFin, Receiver};
+use crate::rules::accecn_checks::{AccEcnFailure, End};
 use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
 use crate::stats::TcpStats;
 use crate::timer::RtxTimer;
@@ -132,6 +133,8 @@ struct Negotiated {
     fb: EcnFeedback,
     /// Server: the IP-ECN field of the SYN (an AccECN SYN-ACK encodes it).
     syn_ecn: Ecn,
+    /// The IP-ECN field of our last SYN (SYN-ACK), for AccECN's handshake test.
+    sent_ecn: Ecn,
     /// The SYN offered window scaling (the windows themselves stay in bytes here).
     wscale: bool,
 }
@@ -147,6 +150,10 @@ pub struct Connection {
     role: Role,
     /// AccECN Server: the IP-ECN field of its SYN-ACK as the Client's first ACK told it.
     handshake_fb: Option<Ecn>,
+    /// AccECN: a failed test of the path (`rules/accecn_checks.rs`): no ECT from then on.
+    accecn_failure: Option<AccEcnFailure>,
+    /// AccECN, `rfc9768` checks: the next segment's ACE field is the first to test.
+    ace_check: bool,
     neg: Negotiated,
     hs: Handshake,
     /// Shared by every connection of a flow entry (one copy, not one per endpoint).
@@ -188,9 +195,12 @@ impl Connection {
                 ecn: false,
                 fb: EcnFeedback::Off,
                 syn_ecn: Ecn::NotEct,
+                sent_ecn: Ecn::NotEct,
                 wscale: false,
             },
             handshake_fb: None,
+            accecn_failure: None,
+            ace_check: false,
             cfg,
             role,
             state,
@@ -229,6 +239,7 @@ impl Connection {
             ecn: fb != EcnFeedback::Off,
             fb,
             syn_ecn: seg.ecn,
+            sent_ecn: Ecn::NotEct,
             wscale: seg.wscale.is_some(),
         };
         self.snd.peer_rwnd = seg.window;
@@ -247,6 +258,7 @@ impl Connection {
         if !(seg.flags.syn() && seg.flags.ack() && seg.ack == 1) {
             return;
         }
+        let sent_ecn = self.neg.sent_ecn;
         let fb = if self.cfg.ecn == EcnMode::AccEcn {
             accecn::client_mode(seg.flags) // RFC 9768 Table 2
         } else if self.cfg.ecn.enabled() && seg.flags.ece() && !seg.flags.cwr() {
@@ -260,6 +272,7 @@ impl Connection {
             ecn: fb != EcnFeedback::Off,
             fb,
             syn_ecn: Ecn::NotEct,
+            sent_ecn,
             wscale: seg.wscale.is_some(),
         };
         self.handshake_rtt_sample(now);
@@ -275,6 +288,51 @@ impl Connection {
         }
         self.rcv.ack_now();
         self.establish(now, seg.window);
+        if fb == EcnFeedback::AccEcn {
+            self.check_syn_ack(seg);
+        }
+    }
+
+    /// Client: AccECN's tests of the SYN-ACK (`rules/accecn_checks.rs`): the IP-ECN field
+    /// the SYN arrived with and the first AccECN option; the ACE test waits for the next ACK.
+    fn check_syn_ack(&mut self, seg: &Segment) {
+        let checks = self.cfg.accecn_checks;
+        if checks.handshake_fails(self.neg.sent_ecn, accecn::handshake_ecn(seg.flags.ace())) {
+            self.accecn_fail(AccEcnFailure::HandshakeEcn);
+        }
+        if let Some(a) = self.snd.accecn.as_mut() {
+            a.check_option(checks, seg.accecn.as_ref());
+        }
+        self.ace_check = true;
+    }
+
+    /// Server: AccECN's tests of the segment that completed the handshake.
+    fn check_handshake_ack(&mut self, seg: &Segment) {
+        let checks = self.cfg.accecn_checks;
+        if checks.ace_fails(End::Server, true, seg.flags.ace()) {
+            self.accecn_fail(AccEcnFailure::AceZeroed);
+        } else if checks.handshake_fails(self.neg.sent_ecn, self.handshake_fb) {
+            self.accecn_fail(AccEcnFailure::HandshakeEcn);
+        }
+    }
+
+    /// The first ACE counter after the handshake (`rules/accecn_checks.rs`).
+    fn check_first_ace(&mut self, seg: &Segment) {
+        self.ace_check = false;
+        let end = if self.role == Role::Client { End::Client } else { End::Server };
+        if self.cfg.accecn_checks.ace_fails(end, false, seg.flags.ace()) {
+            self.accecn_fail(AccEcnFailure::AceZeroed);
+        }
+    }
+
+    /// A failed test: no ECT from now on; after a zeroed ACE field, with the RFC's
+    /// reaction, no response to CE feedback either.
+    fn accecn_fail(&mut self, why: AccEcnFailure) {
+        self.accecn_failure.get_or_insert(why);
+        let answers = self.cfg.accecn_checks.answers_ce_after_ace_failure();
+        if let Some(a) = self.snd.accecn.as_mut().filter(|_| why == AccEcnFailure::AceZeroed && !answers) {
+            a.ignore_ce = true;
+        }
     }
 
     /// Server, SYN-RECEIVED: the ACK of our SYN-ACK (possibly with data).
@@ -289,12 +347,16 @@ impl Connection {
         }
         self.handshake_rtt_sample(now);
         self.establish(now, seg.window);
+        if self.neg.fb == EcnFeedback::AccEcn {
+            self.check_handshake_ack(seg);
+        }
         if ect && seg.flags.ece() {
             // RFC 5562 §3.2: the ECN-capable SYN-ACK was marked; start with one segment.
             self.stats.ecn_reductions += 1;
             self.snd.ecn_plus_reduce();
         }
         self.on_segment_open(now, seg);
+        self.ace_check = self.neg.fb == EcnFeedback::AccEcn;
     }
 
     fn handshake_rtt_sample(&mut self, now: Instant) {
@@ -335,6 +397,12 @@ impl Connection {
             return;
         }
         if seg.flags.ack() {
+            if self.ace_check {
+                self.check_first_ace(seg);
+            }
+            if let Some(a) = self.snd.accecn.as_mut() {
+                a.check_option(self.cfg.accecn_checks, seg.accecn.as_ref());
+            }
             self.snd.on_ack(now, seg, &mut self.stats);
         }
         if let Some(a) = self.rcv.accecn.as_mut() {
@@ -462,6 +530,7 @@ impl Connection {
                 }
             }
         }
+        self.neg.sent_ecn = seg.ecn;
         self.hs = Handshake::Sent { at: now, retransmitted: retransmit, ect };
         self.snd.arm_timer(now);
         self.count(&seg);
@@ -480,7 +549,7 @@ impl Connection {
         // With `ect_all_packets` (Linux and ns-3 DCTCP) every segment is ECT.
         let new_data = tx.len > 0 && (!tx.retransmit || self.cfg.ecn_on_retransmit);
         let ect = new_data || self.cfg.ect_all_packets;
-        let ecn = if ect && self.snd.ecn != EcnSend::Disabled { self.snd.cc.codepoint() } else { Ecn::NotEct };
+        let ecn = if ect && self.ect_allowed() { self.snd.cc.codepoint() } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
             flags.insert(TcpFlags::CWR);
@@ -527,9 +596,14 @@ impl Connection {
         seg
     }
 
+    /// Whether ECN is on and no test of the path has failed (`rules/accecn_checks.rs`).
+    fn ect_allowed(&self) -> bool {
+        self.snd.ecn != EcnSend::Disabled && self.accecn_failure.is_none()
+    }
+
     /// The codepoint of a pure ACK: Not-ECT (RFC 3168 §6.1.4) unless `ect_all_packets`.
     fn control_ecn(&self) -> Ecn {
-        if self.cfg.ect_all_packets && self.snd.ecn != EcnSend::Disabled {
+        if self.cfg.ect_all_packets && self.ect_allowed() {
             self.snd.cc.codepoint()
         } else {
             Ecn::NotEct
@@ -710,6 +784,14 @@ impl Connection {
     /// Client's first ACK encoded it (RFC 9768 §3.2.2.1), if it did.
     pub fn handshake_feedback(&self) -> Option<Ecn> {
         self.handshake_fb
+    }
+    /// AccECN: the test of the path that failed, if one did (`rules/accecn_checks.rs`).
+    pub fn accecn_failure(&self) -> Option<AccEcnFailure> {
+        self.accecn_failure
+    }
+    /// AccECN: whether the peer's AccECN options are ignored (a zeroed first option).
+    pub fn accecn_options_ignored(&self) -> bool {
+        self.snd.accecn.as_ref().is_some_and(|a| a.ignore_options)
     }
     /// AccECN: (r.cep, s.cep), the receive half's CE packet counter and the send
     /// half's count decoded from the peer's ACE fields (both from 5).

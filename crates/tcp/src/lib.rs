@@ -56,6 +56,7 @@ pub use config::{
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;
 pub use personality::{Personality, PersonalityRules};
+pub use rules::accecn_checks::{AccEcnChecks, AccEcnFailure};
 pub use rules::syn_fallback::SynEcnFallback;
 pub use stats::TcpStats;
 pub use window::CaState;

@@ -47,6 +47,7 @@
 //! | `tso` | none | none | none (Linux's bursts are opt-in: `tso = "linux"`) |
 //! | `rcv_autotune` | off | off | off (opt-in: `rcv_autotune = "linux"`) |
 //! | `syn_ecn_fallback` | off (RFC 3168 §6.1.1.1: "MAY") | off | retransmissions, `tcp_ecn_clear_syn` (`rules/syn_fallback.rs`) |
+//! | `accecn_checks` | off (RFC 9768's tests are "MAY") | off | linux, `tcp_accecn_validate_syn_feedback`, `tcp_accecn_third_ack` (`rules/accecn_checks.rs`) |
 //!
 //! Each field's rule is documented where `TcpConfig` declares it; the ns-2
 //! names are ns-2.35's TclObject variables and functions, the Linux names the
@@ -57,6 +58,7 @@ use crate::config::{
     WindowArith,
 };
 use crate::idle::IdleRestart;
+use crate::rules::accecn_checks::AccEcnChecks;
 use crate::rules::syn_fallback::SynEcnFallback;
 use serde::{Deserialize, Serialize};
 
@@ -158,6 +160,7 @@ personality_rules! {
     tso: Tso,
     rcv_autotune: RcvAutotune,
     syn_ecn_fallback: SynEcnFallback,
+    accecn_checks: AccEcnChecks,
 }
 
 const MS: u64 = 1_000_000;
@@ -201,6 +204,7 @@ pub const RFC: PersonalityRules = PersonalityRules {
     tso: Tso::None,
     rcv_autotune: RcvAutotune::Off,
     syn_ecn_fallback: SynEcnFallback::Off,
+    accecn_checks: AccEcnChecks::Off,
 };
 
 /// ns-2.35 (its rules: docs/ns2-ecn-suite.md).
@@ -247,6 +251,7 @@ pub const LINUX: PersonalityRules = PersonalityRules {
     dctcp_arith: DctcpArith::Linux,
     growth_arith: GrowthArith::Linux,
     syn_ecn_fallback: SynEcnFallback::Retransmissions,
+    accecn_checks: AccEcnChecks::Linux,
     ..RFC
 };
 

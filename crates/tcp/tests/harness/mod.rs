@@ -82,6 +82,8 @@ pub struct Line {
     pub t: Instant,
     pub dir: Dir,
     pub seg: Segment,
+    /// The IP-ECN field as the sender set it (`seg.ecn` is what the path made of it).
+    pub sent_ecn: Ecn,
     pub fate: Fate,
     pub cwnd: u32,
     pub ssthresh: u32,
@@ -154,6 +156,9 @@ pub struct Net {
     /// What is on the way: a segment, or (`None` direction) a Source Quench to the Client.
     in_flight: Vec<Option<(Option<Dir>, Segment)>>,
     faults: Vec<Fault>,
+    /// A box on each direction's path (C2S, S2C) that rewrites every segment before the
+    /// fault script acts on it (a path impairment: bleaching, remarking, zeroing).
+    pub path: [Option<fn(&mut Segment)>; 2],
     data_tx: u32,
     fin_tx: u32,
     synack_tx: u32,
@@ -200,6 +205,7 @@ impl Net {
             heap: BinaryHeap::new(),
             in_flight: Vec::new(),
             faults,
+            path: [None; 2],
             data_tx: 0,
             fin_tx: 0,
             synack_tx: 0,
@@ -217,6 +223,17 @@ impl Net {
     /// Client sends `bytes` then closes; runs until both are done or `limit`.
     pub fn transfer(cfg: TcpConfig, bytes: u64, faults: Vec<Fault>) -> Self {
         let mut net = Net::new(cfg.clone(), cfg, faults);
+        net.c.send(bytes);
+        net.c.close();
+        net.run(Instant(Duration::from_secs(200).as_nanos()));
+        net
+    }
+
+    /// As `transfer`, with the Client's and the Server's own configurations and a box
+    /// on each direction's path (`path`).
+    pub fn through(c: TcpConfig, s: TcpConfig, bytes: u64, path: [Option<fn(&mut Segment)>; 2]) -> Self {
+        let mut net = Net::new(c, s, vec![]);
+        net.path = path;
         net.c.send(bytes);
         net.c.close();
         net.run(Instant(Duration::from_secs(200).as_nanos()));
@@ -370,6 +387,10 @@ impl Net {
     }
 
     fn emit(&mut self, dir: Dir, mut seg: Segment, cwnd: u32, ssthresh: u32, ca: CaState) {
+        let sent_ecn = seg.ecn;
+        if let Some(rewrite) = self.path[dir as usize] {
+            rewrite(&mut seg);
+        }
         let fate = match self.fault_for(dir, &seg) {
             None => Fate::Sent,
             Some(Action::Mark) if seg.ecn.is_ect() => {
@@ -387,7 +408,7 @@ impl Net {
         if dir == Dir::C2S {
             self.c_high = self.c_high.max(seg.seq + seg.payload_len as u64);
         }
-        self.log.push(Line { t: self.now, dir, seg, fate, cwnd, ssthresh, ca });
+        self.log.push(Line { t: self.now, dir, seg, sent_ecn, fate, cwnd, ssthresh, ca });
         if fate == Fate::Dropped {
             return;
         }
