@@ -558,6 +558,12 @@ impl Connection {
         }
     }
 
+    /// Seeds the congestion control's own random draws (BBR's PROBE_BW phase);
+    /// without it they start from 0. The simulator draws the seed from the flow's stream.
+    pub fn seed_cc(&mut self, seed: u64) {
+        self.snd.cc.seed(seed);
+    }
+
     /// Earliest pending timer deadline (retransmission / hold, delayed ACK, a delayed SYN-ACK).
     pub fn poll_at(&self) -> Option<Instant> {
         let syn_ack = match self.hs {
