@@ -648,7 +648,7 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(probe_rtt_cap);
         }
-        w.cwnd = (cwnd * self.mss).min(u64::from(u32::MAX)) as u32;
+        w.cwnd = (cwnd * self.mss).min(u64::from(crate::window::CWND_MAX)) as u32;
     }
 
     /// A timeout put the sender in Loss (`bbr_set_state(TCP_CA_Loss)`): a round
@@ -701,8 +701,7 @@ impl CongestionControl for Bbr {
         true
     }
     fn on_established(&mut self, w: &mut Window, srtt: Option<Duration>) {
-        self.mss = u64::from(w.mss.max(1));
-        w.ssthresh = u32::MAX; // TCP_INFINITE_SSTHRESH
+        self.mss = u64::from(w.mss.max(1)); // ssthresh stays "arbitrarily high" (TCP_INFINITE_SSTHRESH)
         self.init_pacing_rate(u64::from(w.cwnd), srtt);
     }
     fn cong_control(&mut self, w: &mut Window, rs: &RateSample, ctx: &RateCtx, r: &mut RateSampler) {
