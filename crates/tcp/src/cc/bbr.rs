@@ -527,7 +527,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`: 200 ms and a round at the low flight are over.
     pub(crate) fn check_probe_rtt_done(&mut self, w: &mut Window, now: Instant, r: &RateSampler) {
-        if !self.probe_rtt_done.is_some_and(|t| now > t) {
+        if self.probe_rtt_done.is_none_or(|t| now <= t) {
             return;
         }
         self.min_rtt_stamp = now;

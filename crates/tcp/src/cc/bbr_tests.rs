@@ -42,7 +42,7 @@ impl Drv {
     /// One round of `rtt` in which the path delivered `bw` bytes per second; `extra`
     /// adjusts the sample (losses, CE, app-limited).
     fn round_with(&mut self, bw: u64, rtt: Duration, extra: impl Fn(&mut RateSample)) -> RateSample {
-        self.now = self.now + rtt;
+        self.now += rtt;
         let bytes = (u128::from(bw) * u128::from(rtt.0) / 1_000_000_000) as u64;
         let prior = self.r.delivered;
         self.r.delivered += bytes;
@@ -82,7 +82,7 @@ impl Drv {
     }
 
     /// Rounds at `BW` until the model is in PROBE_BW.
-    fn to_probe_bw(&mut self) {
+    fn reach_probe_bw(&mut self) {
         for _ in 0..40 {
             self.round(BW);
             if self.b.mode == Mode::ProbeBw {
@@ -118,7 +118,7 @@ fn bbr_check_full_bw_reached_after_3_rounds_without_25_percent_growth() {
 #[test]
 fn bbr_update_bw_forgets_a_maximum_after_10_rounds() {
     let mut d = drv(BbrVersion::V1, false);
-    d.to_probe_bw();
+    d.reach_probe_bw();
     d.round(2 * BW);
     assert_eq!(d.b.max_bw(), 2 * BW);
     for _ in 0..9 {
@@ -133,7 +133,7 @@ fn bbr_update_bw_forgets_a_maximum_after_10_rounds() {
 #[test]
 fn bbr_update_bw_skips_an_app_limited_sample_below_the_maximum() {
     let mut d = drv(BbrVersion::V1, false);
-    d.to_probe_bw();
+    d.reach_probe_bw();
     for _ in 0..12 {
         d.round_with(BW / 4, RTT, |rs| rs.is_app_limited = true);
     }
@@ -145,7 +145,7 @@ fn bbr_set_pacing_rate_is_the_gain_times_bw_less_one_percent() {
     let mut d = drv(BbrVersion::V1, false);
     // Before any sample: 2.885 × the initial window per srtt.
     assert_eq!(d.b.pacing_rate, Bbr::rate_with_gain(10 * MSS * 1_000_000_000 / RTT.0, HIGH_GAIN));
-    d.to_probe_bw();
+    d.reach_probe_bw();
     for _ in 0..8 {
         d.round(BW);
         let gain = PACING_GAIN[d.b.cycle_idx];
@@ -156,7 +156,7 @@ fn bbr_set_pacing_rate_is_the_gain_times_bw_less_one_percent() {
 #[test]
 fn bbr_set_cwnd_converges_to_the_target_cwnd() {
     let mut d = drv(BbrVersion::V1, false);
-    d.to_probe_bw();
+    d.reach_probe_bw();
     for _ in 0..20 {
         d.round(BW);
     }
@@ -175,7 +175,7 @@ fn bbr_set_cwnd_converges_to_the_target_cwnd() {
 #[test]
 fn bbr_update_min_rtt_enters_probe_rtt_after_10_s_without_a_lower_rtt() {
     let mut d = drv(BbrVersion::V1, false);
-    d.to_probe_bw();
+    d.reach_probe_bw();
     // RTT samples above the minimum (a standing queue) for 10 s.
     let start = d.now;
     while d.now < start + MIN_RTT_WIN {
@@ -191,7 +191,7 @@ fn bbr_update_min_rtt_enters_probe_rtt_after_10_s_without_a_lower_rtt() {
 #[test]
 fn bbr_update_min_rtt_stays_out_of_probe_rtt_while_min_rtt_moves() {
     let mut d = drv(BbrVersion::V1, false);
-    d.to_probe_bw();
+    d.reach_probe_bw();
     let start = d.now;
     while d.now < start + Duration(3 * MIN_RTT_WIN.0) {
         d.round(BW); // each sample matches min_rtt: the filter is refreshed
@@ -202,7 +202,7 @@ fn bbr_update_min_rtt_stays_out_of_probe_rtt_while_min_rtt_moves() {
 #[test]
 fn bbr_check_probe_rtt_done_after_200_ms_and_a_round_restores_cwnd() {
     let mut d = drv(BbrVersion::V1, false);
-    d.to_probe_bw();
+    d.reach_probe_bw();
     for _ in 0..12 {
         d.round(BW);
     }
@@ -235,7 +235,7 @@ fn bbr_reset_probe_bw_mode_draws_a_phase_other_than_the_drain_one_from_the_seed(
         let first = |seed| {
             let mut d = drv(BbrVersion::V1, false);
             d.b.seed(seed);
-            d.to_probe_bw();
+            d.reach_probe_bw();
             d.b.cycle_idx
         };
         let p = first(seed);
@@ -249,7 +249,7 @@ fn bbr_reset_probe_bw_mode_draws_a_phase_other_than_the_drain_one_from_the_seed(
 #[test]
 fn bbr_set_cwnd_to_recover_or_restore_conserves_packets_then_restores() {
     let mut d = drv(BbrVersion::V1, false);
-    d.to_probe_bw();
+    d.reach_probe_bw();
     for _ in 0..12 {
         d.round(BW);
     }
@@ -269,7 +269,7 @@ fn bbr_set_cwnd_to_recover_or_restore_conserves_packets_then_restores() {
 #[test]
 fn bbr_lt_bw_sampling_detects_a_policer() {
     let mut d = drv(BbrVersion::V1, false);
-    d.to_probe_bw();
+    d.reach_probe_bw();
     // Two intervals of 4 rounds ending in heavy loss (25 %), at a steady 2.5 Mbit/s.
     let policed = BW / 4;
     for _ in 0..12 {
