@@ -179,7 +179,7 @@ impl Connection {
                 cfg.delayed_ack,
                 Duration(cfg.delack_timeout_ns),
                 cfg.ack_ce_at_once,
-                cfg.cc == CcKind::Dctcp,
+                cfg.cc == CcKind::Dctcp || crate::cc::bbr_echoes_ce_precisely(&cfg),
                 cfg.rwnd_bytes,
             ),
             neg: Negotiated {

@@ -115,6 +115,13 @@ pub(crate) fn validate(cfg: &TcpConfig) -> Result<(), crate::config::ConfigError
     check(!bbr || cfg.pacing, "pacing", false, "true with cc = bbr (bbr_init asks for pacing)")
 }
 
+/// BBRv3's receiver echoes CE as DCTCP's does, an ACK at each change of CE with ECE
+/// copied from it (`bbr_precise_ece_ack`: `bbr_cwnd_event` calls `dctcp_ece_ack_update`), so
+/// that its `delivered_ce` counts the marked data; BBRv1's echoes as RFC 3168's.
+pub(crate) fn echoes_ce_precisely(cfg: &TcpConfig) -> bool {
+    cfg.cc == crate::config::CcKind::Bbr && cfg.bbr_version == BbrVersion::V3
+}
+
 /// BBR's state machine (`enum bbr_mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {

@@ -35,7 +35,8 @@
 //! A flow is ECN-eligible once ECN was negotiated, the route is marked `ecn_low`
 //! (Linux's `RTAX_FEATURE_ECN_LOW` route feature, "shallow-threshold ECN":
 //! `bbr_ecn_low`, off by default) and min_rtt ≤ 5 ms (`bbr_ecn_max_rtt_us`). Without
-//! that, CE marks change nothing. With ECN in a cycle but no loss, the next probe comes
+//! that, CE marks change nothing. The receiving end of a v3 flow echoes CE as DCTCP's
+//! does (`bbr_precise_ece_ack`, `bbr::echoes_ce_precisely`). With ECN in a cycle but no loss, the next probe comes
 //! at once with a slope of half of `inflight_hi` (`bbr_ecn_reprobe_gain`).
 //!
 //! **cwnd bound** (`bbr_bound_cwnd_for_inflight_model`): in PROBE_BW except CRUISE at most

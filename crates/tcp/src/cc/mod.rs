@@ -36,7 +36,7 @@ use crate::window::{CaState, Window};
 use ecnlab_wire::{Duration, Ecn, Instant};
 
 pub use bbr::BbrVersion;
-pub(crate) use bbr::{validate as validate_bbr, Bbr};
+pub(crate) use bbr::{echoes_ce_precisely as bbr_echoes_ce_precisely, validate as validate_bbr, Bbr};
 pub(crate) use cubic::Cubic;
 pub(crate) use dctcp::Dctcp;
 pub(crate) use prague::Prague;
