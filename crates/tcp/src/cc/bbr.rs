@@ -338,7 +338,7 @@ impl Bbr {
     }
 
     /// `bbr_update_bw` (v1): the round count, long-term sampling, the max filter.
-    fn update_bw(&mut self, rs: &RateSample, r: &RateSampler, ctx: &RateCtx) {
+    fn update_bw(&mut self, rs: &RateSample, r: &RateSampler) {
         self.round_start = false;
         let (Some(delivered), true) = (rs.delivered, rs.interval.0 > 0) else { return };
         if rs.prior_delivered >= self.next_rtt_delivered {
@@ -347,7 +347,7 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        self.lt_bw_sampling(rs, r, ctx.now);
+        self.lt_bw_sampling(rs, r);
         let bw = (u128::from(delivered) * NS / u128::from(rs.interval.0)) as u64;
         if !rs.is_app_limited || bw >= self.bw.get() {
             self.bw.update(BW_RTTS, self.rtt_cnt, bw);
@@ -458,7 +458,7 @@ impl Bbr {
     }
 
     /// `bbr_lt_bw_sampling`: is a token-bucket policer limiting the flow?
-    fn lt_bw_sampling(&mut self, rs: &RateSample, r: &RateSampler, _now: Instant) {
+    fn lt_bw_sampling(&mut self, rs: &RateSample, r: &RateSampler) {
         if self.lt.use_bw {
             if self.mode == Mode::ProbeBw && self.round_start {
                 self.lt.rtt_cnt += 1;
@@ -557,7 +557,7 @@ impl Bbr {
         if expired && self.mode != Mode::ProbeRtt {
             self.enter_probe_rtt(u64::from(w.cwnd) / self.mss.max(1));
         }
-        self.probe_rtt_step(w, rs, ctx, r, CWND_MIN_TARGET);
+        self.probe_rtt_step(w, ctx, r, CWND_MIN_TARGET);
     }
 
     pub(crate) fn enter_probe_rtt(&mut self, cwnd_segs: u64) {
@@ -568,14 +568,7 @@ impl Bbr {
 
     /// PROBE_RTT's per-ACK part of `bbr_update_min_rtt`: hold the flight at
     /// `target` segments for max(200 ms, one round).
-    pub(crate) fn probe_rtt_step(
-        &mut self,
-        w: &mut Window,
-        rs: &RateSample,
-        ctx: &RateCtx,
-        r: &mut RateSampler,
-        target: u64,
-    ) {
+    pub(crate) fn probe_rtt_step(&mut self, w: &mut Window, ctx: &RateCtx, r: &mut RateSampler, target: u64) {
         if self.mode != Mode::ProbeRtt {
             return;
         }
@@ -592,7 +585,6 @@ impl Bbr {
                 self.check_probe_rtt_done(w, ctx.now, r);
             }
         }
-        let _ = rs;
     }
 
     /// `bbr_update_gains` (v1).
@@ -660,19 +652,19 @@ impl Bbr {
 
     /// A timeout put the sender in Loss (`bbr_set_state(TCP_CA_Loss)`): a round
     /// starts, full-bandwidth detection restarts, the long-term sampler sees a loss.
-    fn on_loss_state(&mut self, r: &RateSampler, now: Instant) {
+    fn on_loss_state(&mut self, r: &RateSampler) {
         self.prev_ca_state = CaState::Loss;
         self.full_bw = 0;
         self.round_start = true;
         if self.version == BbrVersion::V1 {
             let rs = RateSample { losses: 1, ..RateSample::default() };
-            self.lt_bw_sampling(&rs, r, now);
+            self.lt_bw_sampling(&rs, r);
         }
     }
 
     /// `bbr_main` (v1).
     fn main_v1(&mut self, w: &mut Window, rs: &RateSample, ctx: &RateCtx, r: &mut RateSampler) {
-        self.update_bw(rs, r, ctx);
+        self.update_bw(rs, r);
         self.update_ack_aggregation(rs, r, u64::from(w.cwnd) / self.mss.max(1), EXTRA_ACKED_WIN_RTTS);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs, r) {
             self.advance_cycle_phase(r);
@@ -713,7 +705,7 @@ impl CongestionControl for Bbr {
     }
     fn cong_control(&mut self, w: &mut Window, rs: &RateSample, ctx: &RateCtx, r: &mut RateSampler) {
         if ctx.phase == CaState::Loss && self.prev_ca_state != CaState::Loss {
-            self.on_loss_state(r, ctx.now);
+            self.on_loss_state(r);
         }
         match self.version {
             BbrVersion::V3 => self.main_v3(w, rs, ctx, r),

@@ -197,7 +197,7 @@ impl Bbr {
         self.update_congestion_signals(rs, w);
         let win = if self.full_bw_reached { EXTRA_ACKED_WIN_RTTS } else { 1 };
         self.update_ack_aggregation(rs, r, u64::from(w.cwnd) / self.mss.max(1), win);
-        self.check_loss_too_high_in_startup(rs, ctx, w);
+        self.check_loss_too_high_in_startup(rs, ctx);
         self.check_full_bw_reached_v3(rs);
         self.check_drain_v3(w, ctx, r);
         self.update_cycle_phase_v3(rs, ctx, r, w);
@@ -379,7 +379,7 @@ impl Bbr {
     }
 
     /// `bbr_check_loss_too_high_in_startup`.
-    fn check_loss_too_high_in_startup(&mut self, rs: &RateSample, ctx: &RateCtx, _w: &Window) {
+    fn check_loss_too_high_in_startup(&mut self, rs: &RateSample, ctx: &RateCtx) {
         if self.full_bw_reached {
             return;
         }
@@ -646,7 +646,7 @@ impl Bbr {
             self.next_rtt_delivered = r.delivered;
         }
         let target = self.probe_rtt_cwnd();
-        self.probe_rtt_step(w, rs, ctx, r, target);
+        self.probe_rtt_step(w, ctx, r, target);
     }
 
     /// `bbr_update_gains` (v3).
