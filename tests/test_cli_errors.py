@@ -35,8 +35,8 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         None,
         ["tcp.ecm=true"],
         'tcp.ecm: unknown key, did you mean "ecn"? (allowed: abc, abe, accecn_checks, accecn_option, '
-        "accecn_option_beacon, ack_ce_at_once, cc, clock_granularity, clock_phase, cubic_arith, dctcp_arith, "
-        "dctcp_ect, dctcp_shift_g, "
+        "accecn_option_beacon, ack_ce_at_once, bbr_ecn_low, bbr_version, cc, clock_granularity, clock_phase, "
+        "cubic_arith, dctcp_arith, dctcp_ect, dctcp_shift_g, "
         "delack_timeout, "
         "delayed_ack, "
         "dupack_threshold, dupacks_as_sacks, ecn, ecn_backoff, ecn_min_cwnd, "

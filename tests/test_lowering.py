@@ -401,7 +401,7 @@ def test_tcp_ecn_is_a_boolean_or_a_mode(tcp: str, engine_ecn: str, plus: bool) -
             'variant = "sack"\nrecovery = "newreno"',
             'tcp.variant = "sack": give recovery or variant (the older name), not both',
         ),
-        ('cc = "bbr"', 'tcp.cc = "bbr": must be one of reno, cubic, dctcp, prague'),
+        ('cc = "vegas"', 'tcp.cc = "vegas": must be one of reno, cubic, dctcp, prague, bbr'),
     ],
 )
 def test_tcp_seam_keys_refuse_what_they_cannot_mean(tcp: str, message: str) -> None:

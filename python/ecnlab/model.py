@@ -145,6 +145,8 @@ class TcpSpec:
     prague_classic_fallback: bool = False  # classic-ECN-AQM detection and fallback (reference: off)
     prague_version: str = "v0.7"  # which reference tcp_prague.c (crates/tcp/src/cc/prague.rs)
     prague_fallback_fix: bool = False  # the fallback's levels ×16 (cc/prague_classic.rs)
+    bbr_version: str = "v1"  # mainline tcp_bbr.c or google/bbr v3 (crates/tcp/src/cc/bbr.rs)
+    bbr_ecn_low: bool = False  # the route is a shallow-threshold ECN one: BBRv3's ECN response
     accecn_option: int = 2  # AccECN option: Linux tcp_ecn_option, 0 off, 1 minimum, 2 full (every segment)
     accecn_option_beacon: int = 3  # with 1: the option at least this many times per RTT (tcp_ecn_option_beacon)
     hystart: str = "off"  # CUBIC's slow-start exit: off, linux (HyStart) or hystart++ (RFC 9406)
@@ -203,6 +205,8 @@ PRAGUE_KEYS = (
     "prague_version",
     "prague_fallback_fix",
 )
+#: BBR's knobs (crates/tcp/src/cc/bbr.rs), named alike everywhere.
+BBR_KEYS = ("bbr_version", "bbr_ecn_low")
 #: The AccECN option's policy (crates/tcp/src/accecn.rs), only with ``ecn = "accecn"``.
 ACCECN_KEYS = ("accecn_option", "accecn_option_beacon")
 

@@ -31,7 +31,8 @@ __all__ = [
 TCP_RECOVERIES = ("tahoe", "reno", "newreno", "sack")
 TCP_VARIANTS = TCP_RECOVERIES
 # Congestion controls: one per file in crates/tcp/src/cc/ (the registry in cc/mod.rs).
-TCP_CCS = ("reno", "cubic", "dctcp", "prague")
+TCP_CCS = ("reno", "cubic", "dctcp", "prague", "bbr")
+BBR_VERSIONS = ("v1", "v3")  # mainline tcp_bbr.c, google/bbr v3
 PRAGUE_VERSIONS = ("v0.7", "v0.6")  # the reference tcp_prague.c by its MODULE_VERSION
 IDLE_RESTARTS = ("off", "rfc5681", "linux")
 # RFC 6582 §4: restart the retransmission timer on the first partial ACK only, or on every one.
@@ -136,6 +137,8 @@ TCP_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "prague_classic_fallback": ("prague_classic_fallback", boolean),
     "prague_version": ("prague_version", choice(PRAGUE_VERSIONS)),
     "prague_fallback_fix": ("prague_fallback_fix", boolean),
+    "bbr_version": ("bbr_version", choice(BBR_VERSIONS)),
+    "bbr_ecn_low": ("bbr_ecn_low", boolean),
     "accecn_option": ("accecn_option", lambda v, p: _accecn_option(v, p)),
     "accecn_option_beacon": ("accecn_option_beacon", integer(0, 3)),
     "hystart": ("hystart", choice(HYSTARTS)),
@@ -201,6 +204,12 @@ def _prague_defaults(table: Table, changes: dict[str, Any]) -> None:
     changes.setdefault("pacing_ca_ratio", 100)
 
 
+def _bbr_defaults(changes: dict[str, Any]) -> None:
+    """``cc = "bbr"`` paces unless the same table says otherwise: Linux's ``bbr_init`` asks for
+    pacing (``SK_PACING_NEEDED``), and the engine refuses BBR without it (crates/tcp/src/cc/bbr.rs)."""
+    changes.setdefault("pacing", True)
+
+
 def _personality(value: Any, path: str) -> str:
     """One of the engine's personalities (asked of it when first read)."""
     return choice(TCP_PERSONALITIES)(value, path)
@@ -225,6 +234,8 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
         _dctcp_defaults(changes)
     if changes.get("cc") == "prague":
         _prague_defaults(table, changes)
+    if changes.get("cc") == "bbr":
+        _bbr_defaults(changes)
     tcp = replace(base, **changes)
     if tcp.cc == "cubic" and tcp.personality == "linux" and not table.has("hystart"):
         tcp = replace(tcp, hystart="linux")  # Linux's CUBIC leaves slow start by HyStart

@@ -101,6 +101,7 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         **{k: getattr(t, k) for k in NS2_RULE_KEYS},
         **{k: getattr(t, k) for k in DCTCP_KEYS},
         **(_prague_resolved(t) if t.cc == "prague" else {}),
+        **({"bbr_version": t.bbr_version, "bbr_ecn_low": t.bbr_ecn_low} if t.cc == "bbr" else {}),
         **({k: getattr(t, k) for k in ACCECN_KEYS} if t.accecn else {}),
         **({"hystart": t.hystart, "cubic_arith": t.cubic_arith} if t.cc == "cubic" else {}),
     }

@@ -422,6 +422,14 @@ impl Simulation {
             source_bytes_in: 0,
             closing: [false, false],
         };
+        let mut live = live;
+        if f.tcp.cc == ecnlab_tcp::CcKind::Bbr {
+            // BBR's random draws come from the flow's stream; no other flow draws here.
+            use rand::Rng;
+            let seed = f.rng.random::<u64>();
+            live.client.seed_cc(seed);
+            live.server.seed_cc(seed);
+        }
         let (slot, gen) = self.conns.insert(live);
         self.flows[flow as usize].live_conn = Some((slot, gen));
         if let Some(t) = next_arrival.filter(|&t| t <= self.end) {

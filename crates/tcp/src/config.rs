@@ -41,6 +41,8 @@ pub enum CcKind {
     Dctcp,
     /// TCP Prague, RFC 9331 §4 (`cc/prague.rs`), on AccECN feedback.
     Prague,
+    /// BBR v1 or v3 (`cc/bbr.rs`), from delivery-rate samples (`rate_sample.rs`).
+    Bbr,
 }
 
 impl CcKind {
@@ -51,6 +53,7 @@ impl CcKind {
             CcKind::Cubic => "cubic",
             CcKind::Dctcp => "dctcp",
             CcKind::Prague => "prague",
+            CcKind::Bbr => "bbr",
         }
     }
 }
@@ -411,6 +414,9 @@ pub struct TcpConfig {
     /// "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) makes them;
     /// off, the 0.6 module's levels, 1/16 of those (`cc/prague_classic.rs`).
     pub prague_fallback_fix: bool,
+    /// BBR's version and whether the route is a shallow-threshold ECN one (`cc/bbr.rs`).
+    pub bbr_version: crate::cc::BbrVersion,
+    pub bbr_ecn_low: bool,
     /// With AccECN negotiated, which segments carry the AccECN option
     /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`, 0, 1 or 2.
     pub accecn_option: AccEcnOptionPolicy,
@@ -595,6 +601,8 @@ impl Default for TcpConfig {
             prague_classic_fallback: false,
             prague_version: PragueVersion::V07,
             prague_fallback_fix: false,
+            bbr_version: crate::cc::BbrVersion::V1,
+            bbr_ecn_low: false,
             accecn_option: AccEcnOptionPolicy::Full,
             accecn_option_beacon: 3,
             hystart: HyStartMode::Off,
@@ -637,7 +645,12 @@ pub struct ConfigError {
     pub allowed: &'static str,
 }
 
-fn check(ok: bool, field: &'static str, value: impl ToString, allowed: &'static str) -> Result<(), ConfigError> {
+pub(crate) fn check(
+    ok: bool,
+    field: &'static str,
+    value: impl ToString,
+    allowed: &'static str,
+) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
@@ -702,6 +715,7 @@ impl TcpConfig {
         let beacon = self.accecn_option_beacon;
         check(beacon <= 3, "accecn_option_beacon", beacon, "0..=3 per RTT (Linux tcp_ecn_option_beacon)")?;
         self.validate_dctcp()?;
+        crate::cc::validate_bbr(self)?;
         self.validate_prague()
     }
 

@@ -186,7 +186,7 @@ impl Connection {
                 cfg.delayed_ack,
                 Duration(cfg.delack_timeout_ns),
                 cfg.ack_ce_at_once,
-                cfg.cc == CcKind::Dctcp,
+                cfg.cc == CcKind::Dctcp || crate::cc::bbr_echoes_ce_precisely(&cfg),
                 cfg.rwnd_bytes,
             ),
             neg: Negotiated {
@@ -630,6 +630,12 @@ impl Connection {
         if seg.payload_len == 0 && !syn && !fin {
             st.acks_sent += 1;
         }
+    }
+
+    /// Seeds the congestion control's own random draws (BBR's PROBE_BW phase);
+    /// without it they start from 0. The simulator draws the seed from the flow's stream.
+    pub fn seed_cc(&mut self, seed: u64) {
+        self.snd.cc.seed(seed);
     }
 
     /// Earliest pending timer deadline (retransmission / hold, delayed ACK, a delayed SYN-ACK).

@@ -33,6 +33,7 @@ pub mod personality;
 mod prr;
 mod quench;
 mod rack;
+mod rate_sample;
 mod rcvbuf;
 mod recovery;
 mod recv;
@@ -48,7 +49,7 @@ mod tso;
 mod window;
 
 pub use accecn::EcnFeedback;
-pub use cc::CubicState;
+pub use cc::{BbrVersion, CubicState};
 pub use config::{
     window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, GrowthArith, HyStartMode,
     NewRenoTimer, PragueVersion, RcvAutotune, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso, WindowArith,

@@ -84,6 +84,13 @@ impl Sender {
     pub(crate) fn on_ack(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) {
         self.peer_rwnd = seg.window;
         let ack = seg.ack.min(self.max);
+        // A congestion control that sets cwnd from rate samples (BBR) does so after all
+        // of the below, from the window as it was (Linux's `cong_control` replaces PRR
+        // and `cong_avoid`; `tcp_enter_recovery` and `tcp_enter_cwr` leave cwnd to it).
+        let model = self.rate.is_some().then(|| (self.win.cwnd, self.in_flight()));
+        if let Some(r) = self.rate.as_mut() {
+            r.on_ack(ack, seg.sack.as_slice());
+        }
         let before_tlp = self.tlp.map(|_| (self.una, self.sb.sacked_bytes()));
         let delivered = self.update_scoreboard(ack, seg);
         if let Some((una, sacked)) = before_tlp {
@@ -113,6 +120,30 @@ impl Sender {
         // segment lost. (The SACK path adds the segment on every ACK.)
         let ssrb_grows = !reno || (ack > una && !was_recovering);
         self.prr_step(prr_delivered, ssrb_grows);
+        if let Some((cwnd, prior_in_flight)) = model {
+            self.win.cwnd = cwnd;
+            self.rate_control(now, prior_in_flight, ece);
+        }
+    }
+
+    /// The rate sample of this ACK to the congestion control, which sets cwnd and its
+    /// pacing rate (`CongestionControl::cong_control`); the sender is app-limited
+    /// from here if it has nothing more to send (`tcp_rate_check_app_limited`).
+    fn rate_control(&mut self, now: Instant, prior_in_flight: u64, ece: bool) {
+        let Some(mut r) = self.rate.take() else { return };
+        let rs = r.generate(now, prior_in_flight, ece);
+        let ctx = crate::cc::RateCtx {
+            now,
+            in_flight: self.in_flight(),
+            phase: self.win.phase.ca_state(),
+            ecn: self.ecn != EcnSend::Disabled,
+            srtt: self.rtt.srtt(),
+        };
+        self.cc.cong_control(&mut self.win, &rs, &ctx, &mut r);
+        let waiting = self.data_end().saturating_sub(self.nxt);
+        let (mss, cwnd) = (u64::from(self.win.mss), u64::from(self.win.cwnd));
+        r.check_app_limited(waiting, mss, ctx.in_flight, cwnd, self.rtx_next.is_some());
+        self.rate = Some(r);
     }
 
     /// `dupacks_as_sacks`: Linux's SACK emulation for a connection without it;

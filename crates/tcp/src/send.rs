@@ -163,6 +163,9 @@ pub(crate) struct Sender {
     /// RTT sample goes to the congestion control.
     pub(crate) tso: Option<crate::tso::TsoState>,
     pub(crate) hystart_rtt: bool,
+    /// Delivery-rate sampling (`rate_sample.rs`), only for a congestion control that
+    /// sets cwnd from it (`CongestionControl::wants_rate_samples`: BBR).
+    pub(crate) rate: Option<Box<crate::rate_sample::RateSampler>>,
     pub(crate) sb: Scoreboard,
     // Last: the congestion control, of which Reno reads its first bytes and
     // CUBIC or Prague the whole.
@@ -175,7 +178,9 @@ impl Sender {
         // Until the handshake fixes the effective MSS, report the configured IW.
         let mut win = Window::new(cfg.dupack_threshold);
         win.init(cfg.mss, cfg.init_cwnd_segments);
+        let cc = AnyCc::new(cfg);
         Sender {
+            rate: cc.wants_rate_samples().then(Box::default),
             una: 1,
             nxt: 1,
             max: 1,
@@ -185,7 +190,7 @@ impl Sender {
             rtx_next: None,
             timing: None,
             win,
-            cc: AnyCc::new(cfg),
+            cc,
             recovery: cfg.recovery,
             sb: Scoreboard::with_rack(cfg.rack),
             use_sack: false,
@@ -246,6 +251,7 @@ impl Sender {
         }
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
+        self.cc.on_established(&mut self.win, self.rtt.srtt());
         if self.ns2_window {
             // ns-2 reset(): ssthresh_ = int(window_), in whole segments.
             self.win.ssthresh = (rwnd / mss * mss).max(2 * mss);
@@ -296,6 +302,19 @@ impl Sender {
             mss: self.win.mss as u64,
             dupthresh: self.win.dupthresh as u64,
             recovering: matches!(self.win.phase, Phase::Recovery { .. } | Phase::Loss { .. }),
+        }
+    }
+
+    /// `rate_sample.rs`: the segment's snapshot, then whether the sender is app-limited.
+    fn rate_on_sent(&mut self, now: Instant, tx: &Tx) {
+        let in_flight = self.in_flight() + if tx.retransmit { 0 } else { u64::from(tx.len) };
+        let (probe, waiting) = (self.tlp_due, self.data_end().saturating_sub(tx.seq + u64::from(tx.len)));
+        let (mss, cwnd, lost) = (u64::from(self.win.mss), u64::from(self.win.cwnd), self.rtx_next.is_some());
+        if let Some(r) = self.rate.as_mut() {
+            r.on_sent(now, tx.seq, tx.seq + u64::from(tx.len), tx.retransmit, probe, in_flight);
+            if tx.seq + u64::from(tx.len) >= self.nxt {
+                r.check_app_limited(waiting, mss, in_flight, cwnd, lost);
+            }
         }
     }
 
@@ -438,6 +457,9 @@ impl Sender {
     pub(crate) fn on_sent(&mut self, now: Instant, tx: Tx) {
         self.tso_on_sent(now, &tx);
         let end = tx.seq + tx.len as u64 + tx.fin as u64;
+        if self.rate.is_some() {
+            self.rate_on_sent(now, &tx);
+        }
         if self.limited_transmit && !tx.retransmit && self.win.phase == Phase::Disorder {
             let beyond = (end - self.una).saturating_sub(self.win.cwnd as u64);
             self.lt_bytes = self.lt_bytes.max(beyond);

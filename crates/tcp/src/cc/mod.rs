@@ -18,19 +18,25 @@
 //! trait, one line in [`registry!`] below, one entry in the scenario schema
 //! (`python/ecnlab/params.py`, `TCP_CCS`). `docs/architecture.md` lists them.
 
+mod bbr;
+mod bbr_v3;
 mod cubic;
 mod cubic_linux;
 mod dctcp;
 mod hystart;
+mod minmax;
 mod prague;
 mod prague_classic;
 mod prague_rate;
 mod reno;
 
 use crate::config::{CcKind, TcpConfig};
-use crate::window::Window;
+use crate::rate_sample::{RateSample, RateSampler};
+use crate::window::{CaState, Window};
 use ecnlab_wire::{Duration, Ecn, Instant};
 
+pub use bbr::BbrVersion;
+pub(crate) use bbr::{echoes_ce_precisely as bbr_echoes_ce_precisely, validate as validate_bbr, Bbr};
 pub(crate) use cubic::Cubic;
 pub(crate) use dctcp::Dctcp;
 pub(crate) use prague::Prague;
@@ -70,6 +76,20 @@ pub(crate) struct Feedback {
     /// The RTT of the newest segment this ACK covers, on every ACK (only with
     /// `hystart`: `Sender::ack_rtt_sample`); `rtt` is RFC 6298's one per round.
     pub(crate) ack_rtt: Option<Duration>,
+}
+
+/// What the connection tells a congestion control that sets cwnd from rate samples,
+/// beside the sample itself (`CongestionControl::cong_control`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RateCtx {
+    pub(crate) now: Instant,
+    /// Bytes in flight after this ACK (`tcp_packets_in_flight`).
+    pub(crate) in_flight: u64,
+    /// The loss-recovery state after this ACK (Linux's `icsk_ca_state`).
+    pub(crate) phase: CaState,
+    /// ECN was negotiated.
+    pub(crate) ecn: bool,
+    pub(crate) srtt: Option<Duration>,
 }
 
 /// CUBIC's state for the time series: W_max (segments; 0 before the first
@@ -140,6 +160,18 @@ pub(crate) trait CongestionControl {
     fn pacing_rate(&self, _now: Instant) -> Option<u64> {
         None
     }
+    /// Asks the sender for delivery-rate samples (`rate_sample.rs`) and
+    /// [`Self::cong_control`] on every ACK (BBR).
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// Linux's `cong_control`: on every ACK, after loss recovery, set cwnd (and any
+    /// pacing rate) from the sample; cwnd is as it was before the ACK.
+    fn cong_control(&mut self, _w: &mut Window, _rs: &RateSample, _ctx: &RateCtx, _r: &mut RateSampler) {}
+    /// The connection is established: its MSS, window and first RTT are known.
+    fn on_established(&mut self, _w: &mut Window, _srtt: Option<Duration>) {}
+    /// A seed for the algorithm's own random draws (BBR), from the simulator's seeded stream.
+    fn seed(&mut self, _seed: u64) {}
 }
 
 /// The registry: one line per congestion control (`Kind => Type::new(cfg)`).
@@ -198,6 +230,19 @@ macro_rules! registry {
             fn pacing_rate(&self, now: Instant) -> Option<u64> {
                 match self { $(AnyCc::$kind(c) => c.pacing_rate(now)),* }
             }
+            #[inline]
+            fn wants_rate_samples(&self) -> bool {
+                match self { $(AnyCc::$kind(c) => c.wants_rate_samples()),* }
+            }
+            fn cong_control(&mut self, w: &mut Window, rs: &RateSample, ctx: &RateCtx, r: &mut RateSampler) {
+                match self { $(AnyCc::$kind(c) => c.cong_control(w, rs, ctx, r)),* }
+            }
+            fn on_established(&mut self, w: &mut Window, srtt: Option<Duration>) {
+                match self { $(AnyCc::$kind(c) => c.on_established(w, srtt)),* }
+            }
+            fn seed(&mut self, seed: u64) {
+                match self { $(AnyCc::$kind(c) => c.seed(seed)),* }
+            }
         }
     };
 }
@@ -207,4 +252,5 @@ registry! {
     Cubic => Cubic,
     Dctcp => Dctcp,
     Prague => Prague,
+    Bbr => Bbr,
 }

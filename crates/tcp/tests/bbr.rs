@@ -1,0 +1,80 @@
+//! BBR (`cc/bbr.rs`) end to end in the packet-trace harness: a 10 Mbit/s path with
+//! 10 ms each way and an unlimited queue (harness::config, ECN negotiated).
+
+mod harness;
+
+use ecnlab_tcp::{BbrVersion, CaState, CcKind, Recovery, TcpConfig};
+use harness::*;
+
+fn bbr(version: BbrVersion, delayed_ack: bool) -> TcpConfig {
+    TcpConfig {
+        cc: CcKind::Bbr,
+        pacing: true,
+        bbr_version: version,
+        init_cwnd_segments: 10,
+        ..config(Recovery::Sack, delayed_ack)
+    }
+}
+
+/// (time, cwnd) of the Client at each change of its window (the log also has an entry at
+/// each change of its CA state, which ECN's CWR adds).
+fn cwnds(net: &Net) -> Vec<(u64, u32)> {
+    let mut v: Vec<(u64, u32)> = net.cc_log.iter().map(|p| (p.t.0, p.cwnd)).collect();
+    v.dedup_by_key(|p| p.1);
+    v
+}
+
+#[test]
+fn bbr_v1_ignores_ce_no_cwnd_reduction_on_ece() {
+    let bytes = 400 * MSS as u64;
+    // An ACK per segment, so that a CE mark does not change when ACKs leave (a delayed-ACK
+    // receiver ACKs at once on a change of CE).
+    let clean = Net::transfer(bbr(BbrVersion::V1, false), bytes, vec![]);
+    let marked = Net::transfer(
+        bbr(BbrVersion::V1, false),
+        bytes,
+        (20..200).step_by(7).map(|n| mark(Target::DataTx(n))).collect(),
+    );
+    assert_eq!(marked.s.bytes_received(), bytes);
+    // ECN was negotiated and the marks were echoed and answered with CWR (the sender's CWR
+    // state), but the window is the model's: the same, input by input, as without marks.
+    assert!(marked.log.iter().any(|l| l.dir == Dir::S2C && l.seg.flags.ece()), "{}", marked.dump());
+    assert!(marked.log.iter().any(|l| l.dir == Dir::C2S && l.seg.flags.cwr()));
+    assert!(marked.cc_log.iter().any(|p| p.ca == CaState::Cwr));
+    assert_eq!(cwnds(&clean), cwnds(&marked));
+}
+
+#[test]
+fn bbr_paces_and_keeps_the_window_near_its_model() {
+    let bytes = 2000 * MSS as u64;
+    let net = Net::transfer(bbr(BbrVersion::V1, true), bytes, vec![]);
+    assert_eq!(net.s.bytes_received(), bytes, "{}", net.dump());
+    let data: Vec<_> = net.data().filter(|l| l.dir == Dir::C2S).collect();
+    // After the first ACK, never two data segments at the same instant (pacing).
+    let first_ack = net.acks().find(|l| l.dir == Dir::S2C && !l.seg.flags.syn()).unwrap().t.0;
+    let later: Vec<_> = data.iter().filter(|l| l.t.0 > first_ack).collect();
+    assert!(later.windows(2).all(|w| w[1].t.0 > w[0].t.0), "paced");
+    // The path's BDP is 10 Mbit/s × 20 ms ≈ 24 segments of 1 040 B on the wire; once STARTUP is
+    // over (1 s in), cwnd is the cwnd gain 2 × BDP plus the quantization and aggregation
+    // allowances, well under STARTUP's 2.885 × and never below 4 segments.
+    let steady: Vec<u32> = net.cc_log.iter().filter(|p| p.t.0 > 1_000_000_000).map(|p| p.cwnd).collect();
+    assert!(!steady.is_empty());
+    let max = *steady.iter().max().unwrap() / MSS;
+    let min = *steady.iter().min().unwrap() / MSS;
+    assert!((40..=90).contains(&max), "max cwnd {max} segments");
+    assert!(min >= 4, "min cwnd {min}");
+    // The link stays busy: 2 000 segments take little more than their serialisation time.
+    let done = data.last().unwrap().t.as_secs_f64();
+    let wire = 2000.0 * data[5].seg.wire_len() as f64 * 8.0 / 10e6;
+    assert!(done < wire * 1.25 + 0.2, "finished at {done:.2} s, serialisation {wire:.2} s");
+}
+
+#[test]
+fn bbr_v3_completes_through_loss_and_marks() {
+    let bytes = 600 * MSS as u64;
+    let faults = vec![drop(Target::DataTx(50)), drop(Target::DataTx(51)), mark(Target::DataTx(120))];
+    let net = Net::transfer(bbr(BbrVersion::V3, true), bytes, faults);
+    assert_eq!(net.s.bytes_received(), bytes, "{}", net.dump());
+    assert!(net.cc_log.iter().any(|p| p.ca == CaState::Recovery));
+    assert!(net.cc_log.iter().filter(|p| p.ca == CaState::Open && p.ack.is_some()).all(|p| p.cwnd >= 4 * MSS));
+}
