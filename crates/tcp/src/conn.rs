@@ -35,6 +35,8 @@ use crate::cc::CongestionControl;
 use crate::config::{CcKind, EcnMode, RcvAutotune, Recovery, TcpConfig};
 use crate::rcvbuf;
 use crate::recv::{EcnEcho, PeerFin, Receiver};
+use crate::rules::ect_marking::EctPackets;
+use crate::rules::receiver_ack::SynAck;
 use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
 use crate::stats::TcpStats;
 use crate::timer::RtxTimer;
@@ -235,7 +237,7 @@ impl Connection {
         let acc = AccEcnRecv::new(None, self.cfg.accecn_option, self.cfg.accecn_option_beacon, seg.ecn);
         self.rcv.on_syn(self.neg.mss, self.neg.sack, fb, Some(acc));
         self.state = State::SynReceived;
-        self.hs = if self.cfg.delayed_ack && !self.cfg.syn_immediate_ack {
+        self.hs = if self.cfg.delayed_ack && self.cfg.syn_immediate_ack == SynAck::Delayed {
             Handshake::Delayed { until: now + Duration(self.cfg.delack_timeout_ns) }
         } else {
             Handshake::Pending { retransmit: false }
@@ -432,7 +434,7 @@ impl Connection {
                 } else if ask && self.cfg.ecn.enabled() {
                     seg.flags.insert(TcpFlags::ECE | TcpFlags::CWR);
                 }
-                if self.cfg.ecn.enabled() && self.cfg.ect_all_packets {
+                if self.cfg.ecn.enabled() && self.cfg.ect_all_packets == EctPackets::All {
                     seg.ecn = self.snd.cc.codepoint(); // Linux tcp_ecn_send_syn with DCTCP
                 }
             }
@@ -457,7 +459,7 @@ impl Connection {
                 // RFC 5562 §3.1: ECT SYN-ACK; a retransmitted one is Not-ECT (§3.2).
                 ect = self.neg.ecn && self.cfg.ecn == EcnMode::EcnPlus && !retransmit;
                 seg.ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
-                if self.neg.ecn && self.cfg.ect_all_packets {
+                if self.neg.ecn && self.cfg.ect_all_packets == EctPackets::All {
                     seg.ecn = self.snd.cc.codepoint();
                 }
             }
@@ -478,8 +480,8 @@ impl Connection {
         // (ns-2 `output()`, `SetCWRonRetransmit_`) a retransmission is ECT and
         // may carry the CWR.
         // With `ect_all_packets` (Linux and ns-3 DCTCP) every segment is ECT.
-        let new_data = tx.len > 0 && (!tx.retransmit || self.cfg.ecn_on_retransmit);
-        let ect = new_data || self.cfg.ect_all_packets;
+        let new_data = self.cfg.ecn_on_retransmit.as_new_data(tx.len, tx.retransmit);
+        let ect = new_data || self.cfg.ect_all_packets == EctPackets::All;
         let ecn = if ect && self.snd.ecn != EcnSend::Disabled { self.snd.cc.codepoint() } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
@@ -529,7 +531,7 @@ impl Connection {
 
     /// The codepoint of a pure ACK: Not-ECT (RFC 3168 §6.1.4) unless `ect_all_packets`.
     fn control_ecn(&self) -> Ecn {
-        if self.cfg.ect_all_packets && self.snd.ecn != EcnSend::Disabled {
+        if self.cfg.ect_all_packets == EctPackets::All && self.snd.ecn != EcnSend::Disabled {
             self.snd.cc.codepoint()
         } else {
             Ecn::NotEct

@@ -56,6 +56,15 @@ pub use config::{
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;
 pub use personality::{Personality, PersonalityRules};
+pub use rules::ect_marking::{EctPackets, RetransmitEct};
+pub use rules::fin::FinPlacement;
+pub use rules::limited_transmit::{LimitedTransmit, LimitedTransmitPhases};
+pub use rules::loss_detection::{LossMarking, SackRecoveryTrigger, TailLoss};
+pub use rules::receiver_ack::{CeAck, SynAck};
+pub use rules::recover_guard::{GuardedRecoveries, SackGuard, TimeoutGuard};
+pub use rules::reduction::{DupAckAccounting, WindowReduction};
+pub use rules::rtx_timer::{EcnHold, FastRetransmitTimer, NewAckTimer};
 pub use rules::syn_fallback::SynEcnFallback;
+pub use rules::timeout::{RtoInRecovery, RtoScoreboard};
 pub use stats::TcpStats;
 pub use window::CaState;

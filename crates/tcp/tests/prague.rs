@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CcKind, EcnMode, PragueVersion, Recovery, TcpConfig};
+use ecnlab_tcp::{CcKind, EcnMode, EctPackets, PragueVersion, Recovery, TcpConfig};
 use ecnlab_wire::{Duration, Ecn};
 use harness::*;
 use proptest::prelude::*;
@@ -16,7 +16,7 @@ fn prague() -> TcpConfig {
         cc: CcKind::Prague,
         ecn: EcnMode::AccEcn,
         ecn_min_cwnd_segments: 2,
-        ect_all_packets: true,
+        ect_all_packets: EctPackets::All,
         abc: 2,
         ..config(Recovery::Sack, true)
     }
