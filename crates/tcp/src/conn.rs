@@ -734,13 +734,21 @@ impl Connection {
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
     }
-    /// DCTCP's α (RFC 8257 §3.3) of the send half; `None` for other congestion controls.
-    pub fn dctcp_alpha(&self) -> Option<f64> {
-        self.snd.cc.alpha()
+    /// The send half's congestion control probes (`cc::PROBES`): each it
+    /// reports, with its value now (`None`: null).
+    pub fn probes(&self, report: crate::cc::ProbeReport) {
+        self.snd.cc.probes(report)
     }
-    /// CUBIC's W_max and epoch of the send half; `None` for other congestion controls.
-    pub fn cubic_state(&self) -> Option<crate::CubicState> {
-        self.snd.cc.cubic_state()
+    /// DCTCP's α (RFC 8257 §3.3; Prague's too) of the send half, its `dctcp_alpha`
+    /// probe; `None` for other congestion controls.
+    pub fn dctcp_alpha(&self) -> Option<f64> {
+        let mut alpha = None;
+        self.probes(&mut |name, v| {
+            if name == crate::cc::dctcp::ALPHA {
+                alpha = v;
+            }
+        });
+        alpha
     }
     /// The congestion control's name (`cc` in results).
     pub fn cc_name(&self) -> &'static str {

@@ -48,7 +48,7 @@ mod tso;
 mod window;
 
 pub use accecn::EcnFeedback;
-pub use cc::CubicState;
+pub use cc::{ProbeReport, PROBES};
 pub use config::{
     window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, GrowthArith, HyStartMode,
     NewRenoTimer, PragueVersion, RcvAutotune, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso, WindowArith,
