@@ -266,16 +266,34 @@ pub struct FlowSeries {
     pub in_flight_bytes: Vec<Option<u64>>,
     /// Payload bytes delivered to the dst application so far.
     pub delivered_bytes: Vec<u64>,
-    /// DCTCP's α at the sender (RFC 8257 §3.3), null while no connection is open;
-    /// absent for flows that never had a DCTCP sender.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dctcp_alpha: Option<Vec<Option<f64>>>,
-    /// CUBIC's W_max (segments) at the sender; absent for flows that never had a CUBIC sender.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cubic_w_max_segments: Option<Vec<Option<f64>>>,
-    /// The start of CUBIC's current epoch (s), null between a reduction and the growth after it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cubic_epoch_s: Option<Vec<Option<f64>>>,
+    /// The congestion controls' probes (`ecnlab_tcp::PROBES`: DCTCP's α, CUBIC's
+    /// W_max and epoch, ...), each a key of its own; absent for a flow whose
+    /// senders never reported it, null while no connection is open.
+    #[serde(flatten)]
+    pub probes: ProbeSeries,
+}
+
+/// A flow's probe columns, in `ecnlab_tcp::PROBES` order, only those some
+/// sample reported; written as keys of the flow's series.
+#[derive(Debug, Default)]
+pub struct ProbeSeries(pub Vec<(&'static str, Vec<Option<f64>>)>);
+
+impl ProbeSeries {
+    /// The column of probe `name`, if this flow has it.
+    pub fn get(&self, name: &str) -> Option<&[Option<f64>]> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_slice())
+    }
+}
+
+impl Serialize for ProbeSeries {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, values) in &self.0 {
+            map.serialize_entry(name, values)?;
+        }
+        map.end()
+    }
 }
 
 /// Columnar samples of one queue: instantaneous length and the AQM's average

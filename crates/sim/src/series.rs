@@ -13,19 +13,18 @@
 //! (bytes; ssthresh null while it is still "infinite", RFC 5681 §3.1),
 //! smoothed RTT (ms, null before the first sample), bytes in flight (sent and
 //! not acknowledged); null when the flow has no open connection. Always: the
-//! flow's payload bytes delivered to its dst application so far. DCTCP
-//! senders also: α (`dctcp_alpha`, RFC 8257 §3.3); the column is absent from a
-//! flow's JSON series when no sample had a DCTCP sender, NaN in the columns.
-//! CUBIC senders also: W_max (`cubic_w_max_segments`, 0 before the first
-//! reduction) and the start of the congestion-avoidance epoch (`cubic_epoch_s`,
-//! null between a reduction and the first growth after it; RFC 9438 §4.2's
-//! t_epoch), absent and NaN the same way.
+//! flow's payload bytes delivered to its dst application so far. And one
+//! column per probe of the congestion controls (`ecnlab_tcp::PROBES`, each
+//! control's file documents its own: DCTCP's and Prague's α, CUBIC's W_max
+//! and epoch), the value its sender reports; a probe's column is absent from
+//! a flow's JSON series when no sample had a sender reporting it, NaN in the
+//! columns.
 
 use crate::error::Error;
-use crate::output::{FlowSeries, QueueSeries};
+use crate::output::{FlowSeries, ProbeSeries, QueueSeries};
 use crate::spec::SimSpec;
 use ecnlab_aqm::AqmQueue;
-use ecnlab_tcp::Connection;
+use ecnlab_tcp::{Connection, PROBES};
 use ecnlab_wire::Instant;
 use std::collections::HashMap;
 
@@ -78,9 +77,8 @@ pub(crate) struct FlowSamples {
     srtt_ms: Vec<Option<f64>>,
     in_flight: Vec<Option<u64>>,
     delivered: Vec<u64>,
-    alpha: Vec<Option<f64>>,
-    w_max: Vec<Option<f64>>,
-    epoch: Vec<Option<f64>>,
+    /// Per probe of `PROBES`: its values, and whether any sample reported it.
+    probes: [(Vec<Option<f64>>, bool); PROBES.len()],
 }
 
 impl FlowSamples {
@@ -92,10 +90,18 @@ impl FlowSamples {
         self.srtt_ms.push(sender.and_then(Connection::srtt).map(|d| d.as_nanos() as f64 / 1e6));
         self.in_flight.push(sender.map(Connection::bytes_in_flight));
         self.delivered.push(delivered);
-        self.alpha.push(sender.and_then(Connection::dctcp_alpha));
-        let cubic = sender.and_then(Connection::cubic_state);
-        self.w_max.push(cubic.map(|c| c.w_max_segments));
-        self.epoch.push(cubic.and_then(|c| c.epoch_start).map(Instant::as_secs_f64));
+        let mut now_values = [None; PROBES.len()];
+        if let Some(c) = sender {
+            c.probes(&mut |name, v| {
+                if let Some(i) = PROBES.iter().position(|&p| p == name) {
+                    now_values[i] = Some(v);
+                }
+            });
+        }
+        for ((values, reported), v) in self.probes.iter_mut().zip(now_values) {
+            *reported |= v.is_some();
+            values.push(v.flatten());
+        }
     }
 
     pub(crate) fn finish(self, flow: String) -> FlowSeries {
@@ -107,9 +113,14 @@ impl FlowSamples {
             srtt_ms: self.srtt_ms,
             in_flight_bytes: self.in_flight,
             delivered_bytes: self.delivered,
-            dctcp_alpha: self.alpha.iter().any(Option::is_some).then_some(self.alpha),
-            cubic_epoch_s: self.w_max.iter().any(Option::is_some).then_some(self.epoch),
-            cubic_w_max_segments: self.w_max.iter().any(Option::is_some).then_some(self.w_max),
+            probes: ProbeSeries(
+                PROBES
+                    .iter()
+                    .zip(self.probes)
+                    .filter(|(_, (_, reported))| *reported)
+                    .map(|(&n, (v, _))| (n, v))
+                    .collect(),
+            ),
         }
     }
 }
@@ -183,7 +194,7 @@ fn column<'a, T: 'a + Copy>(
 fn optional<'a>(
     name: &'static str,
     flows: &'a [FlowSeries],
-    get: impl Fn(&'a FlowSeries) -> &'a Option<Vec<Option<f64>>>,
+    get: impl Fn(&'a FlowSeries) -> Option<&'a [Option<f64>]>,
 ) -> (&'static str, Vec<f64>) {
     let values = flows
         .iter()
@@ -235,10 +246,10 @@ impl crate::output::TimeSeriesOut {
                     v.map_or(f64::NAN, |x| x as f64)
                 }),
                 column("delivered_bytes", f.iter().map(|s| s.delivered_bytes.as_slice()), |v| v as f64),
-                optional("dctcp_alpha", f, |s| &s.dctcp_alpha),
-                optional("cubic_w_max_segments", f, |s| &s.cubic_w_max_segments),
-                optional("cubic_epoch_s", f, |s| &s.cubic_epoch_s),
-            ],
+            ]
+            .into_iter()
+            .chain(PROBES.iter().map(|&name| optional(name, f, |s| s.probes.get(name))))
+            .collect(),
         }
     }
 }

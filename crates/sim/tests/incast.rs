@@ -13,7 +13,10 @@ use ecnlab_sim::incast::{IncastParams, QueryArrivals};
 use ecnlab_sim::output::RunOutput;
 use ecnlab_sim::spec::*;
 use ecnlab_sim::Simulation;
-use ecnlab_tcp::{CcKind, EcnMode, IdleRestart, Recovery, SsthreshBasis, TcpConfig};
+use ecnlab_tcp::{
+    CcKind, EcnMode, EctPackets, IdleRestart, LossMarking, Recovery, RtoInRecovery, RtoScoreboard, SsthreshBasis,
+    TcpConfig, WindowReduction,
+};
 
 const US: u64 = 1_000;
 
@@ -117,11 +120,11 @@ fn dc_tcp() -> TcpConfig {
     TcpConfig {
         recovery: Recovery::Sack,
         init_cwnd_segments: 10,
-        prr: true,
-        rack: true,
-        sack_after_rto: true,
+        prr: WindowReduction::Prr,
+        rack: LossMarking::Rack,
+        sack_after_rto: RtoScoreboard::Kept,
         ssthresh_basis: SsthreshBasis::Cwnd,
-        rto_keeps_recovery_ssthresh: true,
+        rto_keeps_recovery_ssthresh: RtoInRecovery::Keep,
         idle_restart: IdleRestart::Linux,
         delayed_ack: false, // quick ACKs, as data-centre hosts that lower the minimum RTO run
         min_rto_ns: 10 * MS,
@@ -142,7 +145,7 @@ fn test_dctcp_keeps_incast_queries_out_of_timeouts() {
         cc: CcKind::Dctcp,
         ecn: EcnMode::Classic,
         ecn_min_cwnd_segments: 2,
-        ect_all_packets: true,
+        ect_all_packets: EctPackets::All,
         ..dc_tcp()
     };
     let marked = data_centre(n, step, dctcp);
@@ -169,8 +172,8 @@ fn test_dctcp_keeps_incast_queries_out_of_timeouts() {
 fn test_dctcp_needs_ect_on_every_packet_at_a_step_marker() {
     let step = step_marker();
     let dctcp = TcpConfig { cc: CcKind::Dctcp, ecn: EcnMode::Classic, ecn_min_cwnd_segments: 2, ..dc_tcp() };
-    let rfc = data_centre(40, step, TcpConfig { ect_all_packets: false, ..dctcp.clone() });
-    let all = data_centre(40, step, TcpConfig { ect_all_packets: true, ..dctcp });
+    let rfc = data_centre(40, step, TcpConfig { ect_all_packets: EctPackets::NewData, ..dctcp.clone() });
+    let all = data_centre(40, step, TcpConfig { ect_all_packets: EctPackets::All, ..dctcp });
     let port = |out: &RunOutput| out.queues.iter().find(|q| q.link == "R1->R2").unwrap().early_drops;
     let timeouts = |out: &RunOutput| out.flows.iter().map(|f| f.timeouts).sum::<u64>();
     assert!(port(&rfc) > 0 && port(&all) == 0, "Not-ECT packets dropped at K: {} and {}", port(&rfc), port(&all));

@@ -231,9 +231,8 @@ pub struct TcpConfig {
     /// by bytes acknowledged, at most L·SMSS per ACK in slow start, one SMSS
     /// per cwnd of bytes in congestion avoidance (`cc/reno.rs`).
     pub abc: u32,
-    /// Limited Transmit (RFC 3042): a new segment on each of the first two
-    /// duplicate ACKs, beyond cwnd by at most two segments.
-    pub limited_transmit: bool,
+    /// Limited Transmit (RFC 3042): `rules/limited_transmit.rs`.
+    pub limited_transmit: crate::rules::limited_transmit::LimitedTransmit,
     /// ABE (RFC 8511): an ECN-Echo reduction multiplies by β_ecn, larger than the loss β
     /// (0.8 for Reno, 0.85 for CUBIC, each congestion control's file), instead of the loss β.
     pub abe: bool,
@@ -243,35 +242,18 @@ pub struct TcpConfig {
     /// exceeds 65535 (4 option bytes on the SYN and SYN-ACK), and captures
     /// show windows scaled. Off: no option (ns-2 has no TCP options).
     pub window_scale: bool,
-    /// Retransmissions are sent as new data is: ECN-capable, and carrying the
-    /// CWR of a pending reduction. Off (RFC 3168 §6.1.5, §6.1.2): Not-ECT, and
-    /// CWR waits for the next new segment. On: ns-2.35, whose `output()` makes
-    /// every data packet ECT when `ecn_` is set and puts CWR on the next packet
-    /// sent, retransmission or not (`SetCWRonRetransmit_` true).
-    pub ecn_on_retransmit: bool,
-    /// Every packet of an ECN connection carries the congestion control's ECT
-    /// codepoint: the SYN, the SYN-ACK, pure ACKs, FINs and retransmissions
-    /// as well as new data. Linux does so for a congestion control that needs
-    /// ECN (DCTCP: `tcp_ecn_send_syn` sets ECT on the SYN and `tcp_ecn_send`
-    /// leaves it on ACKs and retransmissions when `tcp_ca_needs_ecn`), as does
-    /// ns-3's `DctcpEcn` mode, because a DCTCP switch drops Not-ECT packets
-    /// above its marking threshold K. The front turns it on with `cc = dctcp`.
-    /// Off: RFC 3168 §6.1.4, §6.1.5 (only new data is ECT). A CE on a packet
-    /// without data is not echoed either way.
-    pub ect_all_packets: bool,
-    /// Every recovery waits for the cumulative ACK to pass `recover` (snd_max
-    /// at the last fast retransmit or timeout) before a new fast retransmit.
-    /// Off: only NewReno and SACK do (RFC 6582 §3.2 step 1, RFC 6675 §5), and
-    /// every recovery after a timeout (RFC 6582 §4). On: ns-2.35's `bugFix_`
-    /// (default true), which guards Tahoe's and Reno's `dupack_action` too.
-    pub recover_guard_all: bool,
-    /// SACK recovery waits for the cumulative ACK to pass `recover` before a
-    /// new episode (RFC 6675 §5 with RFC 6582's rule). Off: Linux, whose
-    /// `tcp_fastretrans_alert` enters Recovery from Open or Disorder whenever
-    /// `tcp_time_to_recover` says so (its `high_seq` guard is for Reno only,
-    /// `tcp_try_undo_recovery`); a loss just above the last episode's
-    /// recovery point then needs no timeout.
-    pub sack_recover_guard: bool,
+    /// Whether retransmissions are ECT and carry CWR as new data does (ns-2.35) or not (RFC 3168
+    /// §6.1.5): `rules/ect_marking.rs`.
+    pub ecn_on_retransmit: crate::rules::ect_marking::RetransmitEct,
+    /// Every packet of an ECN connection ECT (Linux and ns-3 with DCTCP; the front sets it with `cc
+    /// = dctcp` or `prague`), or new data only (RFC 3168 §6.1.4): `rules/ect_marking.rs`.
+    pub ect_all_packets: crate::rules::ect_marking::EctPackets,
+    /// Which recoveries wait for the cumulative ACK to pass `recover` (ns-2.35 `bugFix_`: all):
+    /// `rules/recover_guard.rs`.
+    pub recover_guard_all: crate::rules::recover_guard::GuardedRecoveries,
+    /// Whether SACK recovery waits for `recover` (RFC 6675 §5) or not (Linux):
+    /// `rules/recover_guard.rs`.
+    pub sack_recover_guard: crate::rules::recover_guard::SackGuard,
     /// How window reductions set ssthresh and cwnd: RFC 5681 or ns-2.35.
     pub window_arith: WindowArith,
     /// What a retransmitted SYN carries of ECN setup: an ECN-setup SYN again, or
@@ -281,11 +263,9 @@ pub struct TcpConfig {
     /// Which of RFC 9768's tests of the path an AccECN endpoint makes (the handshake's
     /// IP-ECN field, ACE zeroed, the option zeroed) and how it reacts; `rules/accecn_checks.rs`.
     pub accecn_checks: crate::rules::accecn_checks::AccEcnChecks,
-    /// With delayed ACKs, the responder answers a SYN at once (on: RFC 793,
-    /// and ns-2's default `SYN_immediate_ack_` true) or holds its SYN-ACK for
-    /// `delack_timeout` like any first in-order segment (off: ns-2's DelAck
-    /// sink with `SYN_immediate_ack_` false, as test-suite-ecn.tcl sets it).
-    pub syn_immediate_ack: bool,
+    /// With delayed ACKs, the SYN answered at once (RFC 793) or delayed (ns-2 `SYN_immediate_ack_`
+    /// false): `rules/receiver_ack.rs`.
+    pub syn_immediate_ack: crate::rules::receiver_ack::SynAck,
     /// The retransmission timer's arithmetic: RFC 6298, ns-2.35 or Linux.
     pub rto_arith: RtoArith,
     /// How an ACK grows the window: RFC 5681/3465 or Linux's (`GrowthArith`).
@@ -297,38 +277,27 @@ pub struct TcpConfig {
     /// `rto_arith = ns2`: the phase of the TCP clock, < `clock_granularity_ns`
     /// (ns-2's `boot_time_`, one uniform draw of a tick per agent).
     pub clock_phase_ns: u64,
-    /// A second ECN-Echo in a row at a window of one segment doubles the
-    /// retransmission timer that holds sending (ns-2.35 `ecn()` with
-    /// `ecn_backoff_`; the doubling lasts until an ACK without ECE); off: every
-    /// hold lasts one RTO (RFC 3168 §6.1.2 says only "reset").
-    pub ecn_backoff: bool,
-    /// With delayed ACKs, a CE segment that starts the ECE echo is ACKed at
-    /// once (on: RFC 3168 §6.1.3 wants the sender told promptly; Linux quick-ACKs).
-    /// Off: it waits like any in-order segment (ns-2.35's DelAck sink).
-    pub ack_ce_at_once: bool,
-    /// SACK recovery also starts when RFC 6675 IsLost says the first hole is
-    /// lost (DupThresh segments SACKed above it), not only on the DupThresh-th
-    /// duplicate ACK (RFC 6675 §5 step 4). Off: duplicate ACKs only (ns-2.35's
-    /// Sack1 `dupack_action` at `numdupacks_`).
-    pub sack_is_lost: bool,
-    /// A fast retransmit restarts the retransmission timer (ns-2.35: every
-    /// `dupack_action` calls `reset_rtx_timer`). Off: RFC 6298 (5.1) keeps the
-    /// running timer, restarted only by ACKs of new data (5.3).
-    pub rtx_restart_on_fr: bool,
-    /// Limited Transmit also after an ECN reduction and after a timeout, on
-    /// any of the first DupThresh − 1 duplicate ACKs (ns-2.35 `send_one()`,
-    /// `singledup_`, which looks at `dupacks_` only). Off: only from the
-    /// Open state (RFC 3042 §2 on the first two duplicate ACKs of an episode).
-    pub limited_transmit_all: bool,
-    /// After a timeout no fast retransmit starts until the cumulative ACK
-    /// passes snd_max at the timeout, whatever the recovery (RFC 6582 §4). Off:
-    /// only `recover_guard_all` and NewReno/SACK's own guard apply (ns-2.35
-    /// Tahoe and Reno with `bugFix_` false have no guard at all).
-    pub guard_after_timeout: bool,
-    /// An ACK of new data restarts the retransmission timer before its RTT
-    /// sample updates the RTO and clears the backoff (ns-2.35 with
-    /// `timerfix_` false); off: after (RFC 6298 5.3 with 5.7, ns-2's default).
-    pub timer_before_sample: bool,
+    /// A second ECN-Echo in a row at one segment doubles the hold (ns-2.35 `ecn_backoff_`), or
+    /// every hold is one RTO (RFC 3168 §6.1.2): `rules/rtx_timer.rs`.
+    pub ecn_backoff: crate::rules::rtx_timer::EcnHold,
+    /// With delayed ACKs, the CE segment that starts the ECE echo ACKed at once (RFC 3168 §6.1.3,
+    /// Linux) or delayed (ns-2.35): `rules/receiver_ack.rs`.
+    pub ack_ce_at_once: crate::rules::receiver_ack::CeAck,
+    /// SACK recovery also on RFC 6675 IsLost, or on duplicate ACKs only (ns-2.35 Sack1):
+    /// `rules/loss_detection.rs`.
+    pub sack_is_lost: crate::rules::loss_detection::SackRecoveryTrigger,
+    /// A fast retransmit restarts the retransmission timer (ns-2.35) or keeps it (RFC 6298 (5.1)):
+    /// `rules/rtx_timer.rs`.
+    pub rtx_restart_on_fr: crate::rules::rtx_timer::FastRetransmitTimer,
+    /// Limited Transmit also after an ECN reduction or a timeout (ns-2.35 `send_one()`), or from
+    /// Open only (RFC 3042 §2): `rules/limited_transmit.rs`.
+    pub limited_transmit_all: crate::rules::limited_transmit::LimitedTransmitPhases,
+    /// After a timeout no fast retransmit until the ACK passes snd_max at the timeout (RFC 6582
+    /// §4), or no such guard (ns-2.35 `bugFix_` false): `rules/recover_guard.rs`.
+    pub guard_after_timeout: crate::rules::recover_guard::TimeoutGuard,
+    /// An ACK of new data restarts the timer before its RTT sample (ns-2.35 `timerfix_` false) or
+    /// after (RFC 6298): `rules/rtx_timer.rs`.
+    pub timer_before_sample: crate::rules::rtx_timer::NewAckTimer,
     /// DCTCP's EWMA gain g = 2^-dctcp_shift_g (RFC 8257 §3.3; Linux `dctcp_shift_g` 4).
     pub dctcp_shift_g: u32,
     /// DCTCP's codepoint for new data: 0 = ECT(0) (Linux, ns-3 `UseEct0`), 1 = ECT(1).
@@ -337,57 +306,27 @@ pub struct TcpConfig {
     /// §6.1.2, RFC 9438 §4.6) or cwnd (Linux: `tcp_reno_ssthresh` and CUBIC's
     /// `bictcp_recalc_ssthresh` read `snd_cwnd`, for loss, ECN and timeout alike).
     pub ssthresh_basis: SsthreshBasis,
-    /// After a timeout the SACK scoreboard is kept: every segment not SACKed
-    /// below snd_max is lost, and only those are retransmitted, paced by
-    /// RFC 6675's pipe while cwnd slow-starts (RFC 6675 §5.1: Update() "SHOULD
-    /// continue to be used ... after an RTO"; Linux `tcp_enter_loss` /
-    /// `tcp_timeout_mark_lost`). Off: RFC 2018 §8, the SACKed bits are turned
-    /// off and the sender goes back N.
-    pub sack_after_rto: bool,
-    /// A timeout during a fast recovery keeps the recovery's ssthresh (Linux
-    /// `tcp_enter_loss` recomputes it only from the Open or Disorder state or
-    /// once the recovery's high_seq is acknowledged). Off: RFC 5681 §3.1
-    /// eq. (4) on every first timeout.
-    pub rto_keeps_recovery_ssthresh: bool,
-    /// Proportional Rate Reduction (RFC 6937, `prr.rs`) during a SACK fast
-    /// recovery and the CWR phase after ECN-Echo, as Linux does it
-    /// (`tcp_cwnd_reduction`): cwnd falls to ssthresh over about one RTT,
-    /// one segment sent per two delivered while pipe exceeds ssthresh. Off:
-    /// cwnd = ssthresh at once (RFC 6675 §5, RFC 3168 §6.1.2).
-    pub prr: bool,
-    /// Without SACK, every duplicate ACK counts as one segment SACKed, as
-    /// Linux emulates SACK for a connection without it (`tcp_add_reno_sack`,
-    /// `tcp_remove_reno_sacks`): the segment leaves the pipe and counts as
-    /// delivered, and a fast retransmit marks the first unacknowledged
-    /// segment lost (`tcp_newreno_mark_lost`). A NewReno recovery then
-    /// sends by pipe = FlightSize − dupACKed − lost + retransmitted against
-    /// cwnd, without inflating cwnd by the duplicate ACKs; with `prr` PRR
-    /// sets cwnd on every ACK of it, each duplicate ACK delivering one
-    /// segment (RFC 6937 §3, Linux `tcp_cwnd_reduction`), else cwnd =
-    /// ssthresh. In Disorder and CWR the dupACKed segments leave the pipe
-    /// too (which is what Limited Transmit's room does here). Off: RFC 6582
-    /// (cwnd inflated by one SMSS per duplicate ACK, deflated on a partial
-    /// ACK). Applies to `newreno` (and `sack` without SACK); `reno` and
-    /// `tahoe` keep their own recovery. `recovery.rs`.
-    pub dupacks_as_sacks: bool,
-    /// The FIN rides on the last data segment when the application closed
-    /// before that segment was sent, as Linux's `tcp_send_fin` sets FIN on
-    /// the tail segment still queued; that segment carries data, so it is
-    /// ECT with ECN. Off: the FIN is a segment of its own, without data and
-    /// so Not-ECT, as RFC 3168 §6.1.4 has packets without data. `send.rs`.
-    pub fin_with_data: bool,
-    /// RACK's loss marking in SACK recovery (RFC 8985 §6.2 with no
-    /// reordering, `rack.rs`): a hole below any SACKed segment is lost, and a
-    /// retransmission is lost once data sent after it is SACKed, and is sent
-    /// again at once (Linux `tcp_rack_detect_loss`). Off: RFC 6675 IsLost
-    /// (DupThresh segments SACKed above), and a lost retransmission waits for
-    /// the retransmission timer.
-    pub rack: bool,
-    /// Tail Loss Probe (RFC 8985 §7, `tlp.rs`): with SACK, after about two
-    /// round trips without an ACK in Open or CWR, one probe segment (new data,
-    /// else the last segment again) in place of waiting for the retransmission
-    /// timer (Linux `tcp_schedule_loss_probe`, `tcp_early_retrans` = 3).
-    pub tlp: bool,
+    /// After a timeout the SACK scoreboard kept, its holes lost (RFC 6675 §5.1, Linux), or cleared
+    /// (RFC 2018 §8): `rules/timeout.rs`.
+    pub sack_after_rto: crate::rules::timeout::RtoScoreboard,
+    /// A timeout during a fast recovery keeps its ssthresh (Linux `tcp_enter_loss`) or recomputes
+    /// it (RFC 5681): `rules/timeout.rs`.
+    pub rto_keeps_recovery_ssthresh: crate::rules::timeout::RtoInRecovery,
+    /// Proportional Rate Reduction (RFC 6937, Linux) or cwnd = ssthresh at once:
+    /// `rules/reduction.rs`.
+    pub prr: crate::rules::reduction::WindowReduction,
+    /// Without SACK, duplicate ACKs counted as SACKed segments (Linux `tcp_add_reno_sack`) or
+    /// inflating cwnd (RFC 6582): `rules/reduction.rs`.
+    pub dupacks_as_sacks: crate::rules::reduction::DupAckAccounting,
+    /// The FIN on the last data segment (Linux `tcp_send_fin`) or a segment of its own (RFC 793):
+    /// `rules/fin.rs`.
+    pub fin_with_data: crate::rules::fin::FinPlacement,
+    /// RACK's loss marking (RFC 8985, Linux) or RFC 6675 IsLost in SACK recovery:
+    /// `rules/loss_detection.rs`.
+    pub rack: crate::rules::loss_detection::LossMarking,
+    /// Tail Loss Probe (RFC 8985 §7, Linux) or the retransmission timer for a tail loss:
+    /// `rules/loss_detection.rs`.
+    pub tlp: crate::rules::loss_detection::TailLoss,
     /// The window after an idle period longer than the RTO (`idle.rs`): off,
     /// RFC 5681 §4.1 (cwnd = min(cwnd, IW)) or Linux's `tcp_cwnd_restart`
     /// (halved per RTO idle, not below IW; ssthresh = max(ssthresh, ¾·cwnd)).
@@ -563,13 +502,13 @@ impl Default for TcpConfig {
             newreno_timer: r.newreno_timer,
             window_scale: r.window_scale,
             ecn_on_retransmit: r.ecn_on_retransmit,
-            ect_all_packets: false,
+            ect_all_packets: crate::rules::ect_marking::EctPackets::NewData,
             recover_guard_all: r.recover_guard_all,
             sack_recover_guard: r.sack_recover_guard,
             window_arith: r.window_arith,
             syn_ecn_fallback: r.syn_ecn_fallback,
             accecn_checks: r.accecn_checks,
-            syn_immediate_ack: true,
+            syn_immediate_ack: r.syn_immediate_ack,
             rto_arith: r.rto_arith,
             growth_arith: r.growth_arith,
             tso: r.tso,
@@ -580,8 +519,8 @@ impl Default for TcpConfig {
             sack_is_lost: r.sack_is_lost,
             rtx_restart_on_fr: r.rtx_restart_on_fr,
             limited_transmit_all: r.limited_transmit_all,
-            guard_after_timeout: true,
-            timer_before_sample: false,
+            guard_after_timeout: r.guard_after_timeout,
+            timer_before_sample: r.timer_before_sample,
             dctcp_shift_g: 4,
             dctcp_ect: 0,
             ssthresh_basis: r.ssthresh_basis,

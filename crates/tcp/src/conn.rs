@@ -36,6 +36,8 @@ use crate::config::{CcKind, EcnMode, RcvAutotune, Recovery, TcpConfig};
 use crate::rcvbuf;
 use crate::recv::{EcnEcho, PeerFin, Receiver};
 use crate::rules::accecn_checks::{AccEcnFailure, End};
+use crate::rules::ect_marking::EctPackets;
+use crate::rules::receiver_ack::SynAck;
 use crate::send::{AppData, EcnSend, FinState, Sender, Tx};
 use crate::stats::TcpStats;
 use crate::timer::RtxTimer;
@@ -246,7 +248,7 @@ impl Connection {
         let acc = AccEcnRecv::new(None, self.cfg.accecn_option, self.cfg.accecn_option_beacon, seg.ecn);
         self.rcv.on_syn(self.neg.mss, self.neg.sack, fb, Some(acc));
         self.state = State::SynReceived;
-        self.hs = if self.cfg.delayed_ack && !self.cfg.syn_immediate_ack {
+        self.hs = if self.cfg.delayed_ack && self.cfg.syn_immediate_ack == SynAck::Delayed {
             Handshake::Delayed { until: now + Duration(self.cfg.delack_timeout_ns) }
         } else {
             Handshake::Pending { retransmit: false }
@@ -500,7 +502,7 @@ impl Connection {
                 } else if ask && self.cfg.ecn.enabled() {
                     seg.flags.insert(TcpFlags::ECE | TcpFlags::CWR);
                 }
-                if self.cfg.ecn.enabled() && self.cfg.ect_all_packets {
+                if self.cfg.ecn.enabled() && self.cfg.ect_all_packets == EctPackets::All {
                     seg.ecn = self.snd.cc.codepoint(); // Linux tcp_ecn_send_syn with DCTCP
                 }
             }
@@ -525,7 +527,7 @@ impl Connection {
                 // RFC 5562 §3.1: ECT SYN-ACK; a retransmitted one is Not-ECT (§3.2).
                 ect = self.neg.ecn && self.cfg.ecn == EcnMode::EcnPlus && !retransmit;
                 seg.ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
-                if self.neg.ecn && self.cfg.ect_all_packets {
+                if self.neg.ecn && self.cfg.ect_all_packets == EctPackets::All {
                     seg.ecn = self.snd.cc.codepoint();
                 }
             }
@@ -547,8 +549,8 @@ impl Connection {
         // (ns-2 `output()`, `SetCWRonRetransmit_`) a retransmission is ECT and
         // may carry the CWR.
         // With `ect_all_packets` (Linux and ns-3 DCTCP) every segment is ECT.
-        let new_data = tx.len > 0 && (!tx.retransmit || self.cfg.ecn_on_retransmit);
-        let ect = new_data || self.cfg.ect_all_packets;
+        let new_data = self.cfg.ecn_on_retransmit.as_new_data(tx.len, tx.retransmit);
+        let ect = new_data || self.cfg.ect_all_packets == EctPackets::All;
         let ecn = if ect && self.ect_allowed() { self.snd.cc.codepoint() } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
@@ -603,7 +605,7 @@ impl Connection {
 
     /// The codepoint of a pure ACK: Not-ECT (RFC 3168 §6.1.4) unless `ect_all_packets`.
     fn control_ecn(&self) -> Ecn {
-        if self.cfg.ect_all_packets && self.ect_allowed() {
+        if self.cfg.ect_all_packets == EctPackets::All && self.ect_allowed() {
             self.snd.cc.codepoint()
         } else {
             Ecn::NotEct
@@ -820,13 +822,21 @@ impl Connection {
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
     }
-    /// DCTCP's α (RFC 8257 §3.3) of the send half; `None` for other congestion controls.
-    pub fn dctcp_alpha(&self) -> Option<f64> {
-        self.snd.cc.alpha()
+    /// The send half's congestion control probes (`cc::PROBES`): each it
+    /// reports, with its value now (`None`: null).
+    pub fn probes(&self, report: crate::cc::ProbeReport) {
+        self.snd.cc.probes(report)
     }
-    /// CUBIC's W_max and epoch of the send half; `None` for other congestion controls.
-    pub fn cubic_state(&self) -> Option<crate::CubicState> {
-        self.snd.cc.cubic_state()
+    /// DCTCP's α (RFC 8257 §3.3; Prague's too) of the send half, its `dctcp_alpha`
+    /// probe; `None` for other congestion controls.
+    pub fn dctcp_alpha(&self) -> Option<f64> {
+        let mut alpha = None;
+        self.probes(&mut |name, v| {
+            if name == crate::cc::dctcp::ALPHA {
+                alpha = v;
+            }
+        });
+        alpha
     }
     /// The congestion control's name (`cc` in results).
     pub fn cc_name(&self) -> &'static str {

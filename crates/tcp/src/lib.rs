@@ -49,7 +49,7 @@ mod tso;
 mod window;
 
 pub use accecn::EcnFeedback;
-pub use cc::{BbrVersion, CubicState};
+pub use cc::{BbrVersion, ProbeReport, PROBES};
 pub use config::{
     window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, GrowthArith, HyStartMode,
     NewRenoTimer, PragueVersion, RcvAutotune, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso, WindowArith,
@@ -58,6 +58,15 @@ pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;
 pub use personality::{Personality, PersonalityRules};
 pub use rules::accecn_checks::{AccEcnChecks, AccEcnFailure};
+pub use rules::ect_marking::{EctPackets, RetransmitEct};
+pub use rules::fin::FinPlacement;
+pub use rules::limited_transmit::{LimitedTransmit, LimitedTransmitPhases};
+pub use rules::loss_detection::{LossMarking, SackRecoveryTrigger, TailLoss};
+pub use rules::receiver_ack::{CeAck, SynAck};
+pub use rules::recover_guard::{GuardedRecoveries, SackGuard, TimeoutGuard};
+pub use rules::reduction::{DupAckAccounting, WindowReduction};
+pub use rules::rtx_timer::{EcnHold, FastRetransmitTimer, NewAckTimer};
 pub use rules::syn_fallback::SynEcnFallback;
+pub use rules::timeout::{RtoInRecovery, RtoScoreboard};
 pub use stats::TcpStats;
 pub use window::CaState;

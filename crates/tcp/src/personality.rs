@@ -48,6 +48,20 @@
 //! | `rcv_autotune` | off | off | off (opt-in: `rcv_autotune = "linux"`) |
 //! | `syn_ecn_fallback` | off (RFC 3168 §6.1.1.1: "MAY") | off | retransmissions, `tcp_ecn_clear_syn` (`rules/syn_fallback.rs`) |
 //! | `accecn_checks` | off (RFC 9768's tests are "MAY") | off | linux, `tcp_accecn_validate_syn_feedback`, `tcp_accecn_third_ack` (`rules/accecn_checks.rs`) |
+//! | `syn_immediate_ack` | on, RFC 793 | on, `SYN_immediate_ack_` | on |
+//! | `guard_after_timeout` | on, RFC 6582 §4 | on, `bugFix_` | on |
+//! | `timer_before_sample` | off, RFC 6298 (5.3) | off, `timerfix_` | off |
+//!
+//! A rule of two behaviours reads on/off here, as its key is written (its
+//! JSON boolean); its file under `rules/` names the two variants and their
+//! sources: `limited_transmit.rs`, `ect_marking.rs` (`ecn_on_retransmit`),
+//! `recover_guard.rs` (`recover_guard_all`, `sack_recover_guard`,
+//! `guard_after_timeout`), `rtx_timer.rs` (`ecn_backoff`,
+//! `rtx_restart_on_fr`, `timer_before_sample`), `receiver_ack.rs`
+//! (`ack_ce_at_once`, `syn_immediate_ack`), `loss_detection.rs`
+//! (`sack_is_lost`, `rack`, `tlp`), `timeout.rs` (`sack_after_rto`,
+//! `rto_keeps_recovery_ssthresh`), `reduction.rs` (`prr`, `dupacks_as_sacks`)
+//! and `fin.rs` (`fin_with_data`).
 //!
 //! Each field's rule is documented where `TcpConfig` declares it; the ns-2
 //! names are ns-2.35's TclObject variables and functions, the Linux names the
@@ -59,7 +73,16 @@ use crate::config::{
 };
 use crate::idle::IdleRestart;
 use crate::rules::accecn_checks::AccEcnChecks;
+use crate::rules::ect_marking::RetransmitEct;
+use crate::rules::fin::FinPlacement;
+use crate::rules::limited_transmit::{LimitedTransmit, LimitedTransmitPhases};
+use crate::rules::loss_detection::{LossMarking, SackRecoveryTrigger, TailLoss};
+use crate::rules::receiver_ack::{CeAck, SynAck};
+use crate::rules::recover_guard::{GuardedRecoveries, SackGuard, TimeoutGuard};
+use crate::rules::reduction::{DupAckAccounting, WindowReduction};
+use crate::rules::rtx_timer::{EcnHold, FastRetransmitTimer, NewAckTimer};
 use crate::rules::syn_fallback::SynEcnFallback;
+use crate::rules::timeout::{RtoInRecovery, RtoScoreboard};
 use serde::{Deserialize, Serialize};
 
 /// A named bundle of TCP rules and constants (`tcp.personality`).
@@ -126,7 +149,7 @@ macro_rules! personality_rules {
 personality_rules! {
     init_cwnd_segments: u32,
     abc: u32,
-    limited_transmit: bool,
+    limited_transmit: LimitedTransmit,
     newreno_timer: NewRenoTimer,
     window_scale: bool,
     ecn_min_cwnd_segments: u32,
@@ -136,24 +159,24 @@ personality_rules! {
     clock_granularity_ns: u64,
     delack_timeout_ns: u64,
     idle_restart: IdleRestart,
-    ecn_on_retransmit: bool,
-    recover_guard_all: bool,
+    ecn_on_retransmit: RetransmitEct,
+    recover_guard_all: GuardedRecoveries,
     window_arith: WindowArith,
     rto_arith: RtoArith,
-    ecn_backoff: bool,
-    ack_ce_at_once: bool,
-    sack_is_lost: bool,
-    rtx_restart_on_fr: bool,
-    limited_transmit_all: bool,
+    ecn_backoff: EcnHold,
+    ack_ce_at_once: CeAck,
+    sack_is_lost: SackRecoveryTrigger,
+    rtx_restart_on_fr: FastRetransmitTimer,
+    limited_transmit_all: LimitedTransmitPhases,
     ssthresh_basis: SsthreshBasis,
-    sack_after_rto: bool,
-    rto_keeps_recovery_ssthresh: bool,
-    prr: bool,
-    dupacks_as_sacks: bool,
-    fin_with_data: bool,
-    rack: bool,
-    tlp: bool,
-    sack_recover_guard: bool,
+    sack_after_rto: RtoScoreboard,
+    rto_keeps_recovery_ssthresh: RtoInRecovery,
+    prr: WindowReduction,
+    dupacks_as_sacks: DupAckAccounting,
+    fin_with_data: FinPlacement,
+    rack: LossMarking,
+    tlp: TailLoss,
+    sack_recover_guard: SackGuard,
     cubic_arith: CubicArith,
     dctcp_arith: DctcpArith,
     growth_arith: GrowthArith,
@@ -161,6 +184,9 @@ personality_rules! {
     rcv_autotune: RcvAutotune,
     syn_ecn_fallback: SynEcnFallback,
     accecn_checks: AccEcnChecks,
+    syn_immediate_ack: SynAck,
+    guard_after_timeout: TimeoutGuard,
+    timer_before_sample: NewAckTimer,
 }
 
 const MS: u64 = 1_000_000;
@@ -170,7 +196,7 @@ const S: u64 = 1_000_000_000;
 pub const RFC: PersonalityRules = PersonalityRules {
     init_cwnd_segments: 2,
     abc: 2,
-    limited_transmit: true,
+    limited_transmit: LimitedTransmit::Rfc3042,
     newreno_timer: NewRenoTimer::Impatient,
     window_scale: true,
     ecn_min_cwnd_segments: 1,
@@ -180,24 +206,24 @@ pub const RFC: PersonalityRules = PersonalityRules {
     clock_granularity_ns: MS,
     delack_timeout_ns: 100 * MS,
     idle_restart: IdleRestart::Rfc5681,
-    ecn_on_retransmit: false,
-    recover_guard_all: false,
+    ecn_on_retransmit: RetransmitEct::NotEct,
+    recover_guard_all: GuardedRecoveries::NewRenoAndSack,
     window_arith: WindowArith::Rfc5681,
     rto_arith: RtoArith::Rfc6298,
-    ecn_backoff: false,
-    ack_ce_at_once: true,
-    sack_is_lost: true,
-    rtx_restart_on_fr: false,
-    limited_transmit_all: false,
+    ecn_backoff: EcnHold::Reset,
+    ack_ce_at_once: CeAck::AtOnce,
+    sack_is_lost: SackRecoveryTrigger::DupAcksOrIsLost,
+    rtx_restart_on_fr: FastRetransmitTimer::Keep,
+    limited_transmit_all: LimitedTransmitPhases::Open,
     ssthresh_basis: SsthreshBasis::Flight,
-    sack_after_rto: false,
-    rto_keeps_recovery_ssthresh: false,
-    prr: false,
-    dupacks_as_sacks: false,
-    fin_with_data: false,
-    rack: false,
-    tlp: false,
-    sack_recover_guard: true,
+    sack_after_rto: RtoScoreboard::Cleared,
+    rto_keeps_recovery_ssthresh: RtoInRecovery::Recompute,
+    prr: WindowReduction::AtOnce,
+    dupacks_as_sacks: DupAckAccounting::Inflation,
+    fin_with_data: FinPlacement::OwnSegment,
+    rack: LossMarking::Rfc6675,
+    tlp: TailLoss::Rto,
+    sack_recover_guard: SackGuard::Rfc6675,
     cubic_arith: CubicArith::Rfc9438,
     dctcp_arith: DctcpArith::Rfc8257,
     growth_arith: GrowthArith::Rfc5681,
@@ -205,6 +231,9 @@ pub const RFC: PersonalityRules = PersonalityRules {
     rcv_autotune: RcvAutotune::Off,
     syn_ecn_fallback: SynEcnFallback::Off,
     accecn_checks: AccEcnChecks::Off,
+    syn_immediate_ack: SynAck::Immediate,
+    guard_after_timeout: TimeoutGuard::Rfc6582,
+    timer_before_sample: NewAckTimer::AfterSample,
 };
 
 /// ns-2.35 (its rules: docs/ns2-ecn-suite.md).
@@ -215,15 +244,15 @@ pub const NS2: PersonalityRules = PersonalityRules {
     initial_rto_ns: 3 * S,
     clock_granularity_ns: 10 * MS,
     idle_restart: IdleRestart::Off,
-    ecn_on_retransmit: true,
-    recover_guard_all: true,
+    ecn_on_retransmit: RetransmitEct::AsNewData,
+    recover_guard_all: GuardedRecoveries::EveryRecovery,
     window_arith: WindowArith::Ns2,
     rto_arith: RtoArith::Ns2,
-    ecn_backoff: true,
-    ack_ce_at_once: false,
-    sack_is_lost: false,
-    rtx_restart_on_fr: true,
-    limited_transmit_all: true,
+    ecn_backoff: EcnHold::Doubling,
+    ack_ce_at_once: CeAck::Delayed,
+    sack_is_lost: SackRecoveryTrigger::DupAcks,
+    rtx_restart_on_fr: FastRetransmitTimer::Restart,
+    limited_transmit_all: LimitedTransmitPhases::AnyPhase,
     ..RFC
 };
 
@@ -239,14 +268,14 @@ pub const LINUX: PersonalityRules = PersonalityRules {
     idle_restart: IdleRestart::Linux,
     rto_arith: RtoArith::Linux,
     ssthresh_basis: SsthreshBasis::Cwnd,
-    sack_after_rto: true,
-    rto_keeps_recovery_ssthresh: true,
-    prr: true,
-    dupacks_as_sacks: true,
-    fin_with_data: true,
-    rack: true,
-    tlp: true,
-    sack_recover_guard: false,
+    sack_after_rto: RtoScoreboard::Kept,
+    rto_keeps_recovery_ssthresh: RtoInRecovery::Keep,
+    prr: WindowReduction::Prr,
+    dupacks_as_sacks: DupAckAccounting::RenoSacks,
+    fin_with_data: FinPlacement::WithLastData,
+    rack: LossMarking::Rack,
+    tlp: TailLoss::Probe,
+    sack_recover_guard: SackGuard::Unguarded,
     cubic_arith: CubicArith::Linux,
     dctcp_arith: DctcpArith::Linux,
     growth_arith: GrowthArith::Linux,
@@ -295,6 +324,6 @@ mod tests {
         let mut cfg = TcpConfig { mss: 9000, rwnd_bytes: 1 << 20, pacing: true, ..TcpConfig::default() };
         LINUX.apply(&mut cfg);
         assert_eq!((cfg.mss, cfg.rwnd_bytes, cfg.pacing), (9000, 1 << 20, true));
-        assert_eq!((cfg.init_cwnd_segments, cfg.delack_timeout_ns, cfg.prr), (10, 40 * MS, true));
+        assert_eq!((cfg.init_cwnd_segments, cfg.delack_timeout_ns, cfg.prr), (10, 40 * MS, WindowReduction::Prr));
     }
 }

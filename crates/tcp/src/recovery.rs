@@ -71,8 +71,10 @@
 //! equals `recover` exactly (`tcp_is_non_sack_preventing_reopen`), and undo.
 
 use crate::cc::{Ack, Congestion, CongestionControl, Feedback};
-use crate::config::{NewRenoTimer, Recovery};
+use crate::config::{GrowthArith, NewRenoTimer, Recovery, SsthreshBasis};
 use crate::prr::Prr;
+use crate::rules::rtx_timer::{EcnHold, FastRetransmitTimer, NewAckTimer};
+use crate::rules::timeout::{RtoInRecovery, RtoScoreboard};
 use crate::send::{EcnSend, Sender};
 use crate::stats::TcpStats;
 use crate::tlp::ProbeAck;
@@ -194,7 +196,8 @@ impl Sender {
     /// acknowledged, cumulatively or selectively.
     /// (Counted only with `prr`, `growth_arith = linux` or AccECN, its readers: AccECN's newlyAckedB.)
     fn update_scoreboard(&mut self, ack: u64, seg: &Segment) -> u64 {
-        let counted = self.prr_on || self.linux_growth || self.accecn.is_some();
+        let counted =
+            self.rules.reduction.prr() || self.rules.growth_arith == GrowthArith::Linux || self.accecn.is_some();
         let before = if counted { self.sb.sacked_bytes() } else { 0 };
         if self.use_sack {
             self.sb.update(ack.max(self.una), seg.sack.as_slice());
@@ -216,7 +219,7 @@ impl Sender {
             // ns-2 with timerfix_ false: the timer restarts before the RTT
             // update and the backoff reset, with the old (backed-off) RTO.
             let restart = !self.keeps_timer_on_partial_ack(ack);
-            if restart && self.timer_before_sample {
+            if restart && self.rules.timer.new_ack == NewAckTimer::BeforeSample {
                 self.restart_timer(now);
             }
             // ns-2 newack(): the backoff survives a sample while ecn_backoff_ and ECE.
@@ -224,7 +227,7 @@ impl Sender {
             if !ece {
                 self.ecn_backoff_armed = false; // ns-2 recv_newack_helper
             }
-            if restart && !self.timer_before_sample {
+            if restart && self.rules.timer.new_ack == NewAckTimer::AfterSample {
                 self.restart_timer(now);
             }
             self.win.dupacks = 0;
@@ -310,7 +313,7 @@ impl Sender {
     /// without PRR. (A loss recovery keeps PRR: the reference's walk of cwnd down
     /// one segment per ACK there is not modelled.)
     fn prr_in_cwr(&self) -> bool {
-        self.prr_on && !self.cc.has_cong_control()
+        self.rules.reduction.prr() && !self.cc.has_cong_control()
     }
 
     /// A reduction starts (`prr`): cwnd is left to PRR, from its value now.
@@ -327,7 +330,7 @@ impl Sender {
     fn keeps_timer_on_partial_ack(&mut self, ack: u64) -> bool {
         let newreno = self.recovery == Recovery::NewReno || (self.recovery == Recovery::Sack && !self.use_sack);
         let Phase::Recovery { recover } = self.win.phase else { return false };
-        if !newreno || ack >= recover || self.newreno_timer == NewRenoTimer::SlowButSteady {
+        if !newreno || ack >= recover || self.rules.newreno_timer == NewRenoTimer::SlowButSteady {
             return false;
         }
         std::mem::replace(&mut self.partial_seen, true)
@@ -377,7 +380,7 @@ impl Sender {
         let half = (self.ns2_w(false) / 2) as u32;
         // ns-2 slowdown(): cwnd = W/2 keeps its fraction; below one segment nothing
         // can be sent until the timer (cwnd 0.5 after ECE at cwnd 1, §6.1.2's hold).
-        let one_segment = self.win.cwnd <= self.win.mss || (self.ns2_window && half < self.win.mss);
+        let one_segment = self.win.cwnd <= self.win.mss || (self.rules.ns2_window() && half < self.win.mss);
         let flight = self.flight_size();
         self.reduce_ssthresh(kind);
         if self.ecn_min_cwnd_segments >= 2 && self.prr_in_cwr() {
@@ -389,7 +392,7 @@ impl Sender {
             // ECN-Echo packet when the congestion window is one"; with
             // `ecn_backoff` (ns-2 ecn(): "if cwnd_ <= 1: if ecn_backoff_ then
             // rtt_backoff() else ecn_backoff_ = 1") a second one in a row doubles it.
-            if self.ecn_backoff && self.win.cwnd <= self.win.mss {
+            if self.rules.timer.ecn_hold == EcnHold::Doubling && self.win.cwnd <= self.win.mss {
                 if std::mem::replace(&mut self.ecn_backoff_armed, true) {
                     self.rtt.back_off();
                 }
@@ -400,7 +403,7 @@ impl Sender {
             // then sets cwnd_ = 1 ("if cwnd_ < 1 then cwnd_ = 1"): one segment.
             self.win.cwnd = self.win.cwnd.min(self.win.mss);
             self.hold_timer(now);
-        } else if self.ns2_window {
+        } else if self.rules.ns2_window() {
             self.ecn_backoff_armed = false;
             self.win.cwnd = half;
         } else {
@@ -414,7 +417,7 @@ impl Sender {
 
     /// ssthresh as the congestion control sets it for a reduction of `kind` (FlightSize now).
     pub(crate) fn reduce_ssthresh(&mut self, kind: Congestion) {
-        let basis = if self.ns2_window {
+        let basis = if self.rules.ns2_window() {
             self.ns2_w(kind == Congestion::Timeout)
         } else {
             self.halving_basis(self.flight_size())
@@ -424,7 +427,7 @@ impl Sender {
 
     /// What RFC 5681 eq. (4) halves: FlightSize (`flight`), or cwnd (`ssthresh_basis = cwnd`, Linux).
     fn halving_basis(&self, flight: u64) -> u64 {
-        if self.halve_cwnd {
+        if self.rules.ssthresh_basis == SsthreshBasis::Cwnd {
             u64::from(self.win.cwnd)
         } else {
             flight
@@ -436,7 +439,7 @@ impl Sender {
     fn set_ssthresh(&mut self, kind: Congestion, basis: u64) {
         let s = self.cc.ssthresh(&self.win, kind, basis);
         let mss = self.win.mss;
-        self.win.ssthresh = if self.ns2_window { (s / mss * mss).max(2 * mss) } else { s };
+        self.win.ssthresh = if self.rules.ns2_window() { (s / mss * mss).max(2 * mss) } else { s };
     }
 
     /// ns-2 `windowd()`: min(cwnd, rwnd), cwnd with Reno's inflation; during a
@@ -472,7 +475,8 @@ impl Sender {
             if !ece && self.prr.is_none() {
                 // `growth_arith = linux`: `tcp_cong_control` grows by `acked_sacked`, the
                 // data this ACK newly delivered, not again what SACK delivered before.
-                let grow = if self.linux_growth { Ack { acked: delivered, ..*ack } } else { *ack };
+                let grow =
+                    if self.rules.growth_arith == GrowthArith::Linux { Ack { acked: delivered, ..*ack } } else { *ack };
                 self.cc.on_ack(&mut self.win, &grow);
             }
             return;
@@ -493,7 +497,7 @@ impl Sender {
             Recovery::Sack if self.use_sack => {
                 if full {
                     self.win.phase = Phase::Open;
-                    if !self.ns2_window {
+                    if !self.rules.ns2_window() {
                         self.win.cwnd = self.win.ssthresh;
                     }
                     if self.prr.take().is_some() && !ece && !self.cc.grows_on_marked_acks() {
@@ -525,7 +529,7 @@ impl Sender {
     /// Sack1 leaves cwnd_ as it is and does not open it on that ACK.
     fn exit_recovery(&mut self, ack: &Ack, ece: bool) {
         self.win.phase = Phase::Open;
-        if !self.ns2_window {
+        if !self.rules.ns2_window() {
             self.win.cwnd = self.win.ssthresh;
             return;
         }
@@ -543,7 +547,7 @@ impl Sender {
         if self.counts_reno_sacks() {
             return; // the new first segment is lost (`tcp_newreno_mark_lost`); PRR sets cwnd
         }
-        if self.ns2_window {
+        if self.rules.ns2_window() {
             return self.ns2_partial_deflation(acked);
         }
         let mss = self.win.mss as u64;
@@ -588,25 +592,18 @@ impl Sender {
 
     fn maybe_enter_recovery(&mut self, now: Instant, st: &mut TcpStats) {
         // ns-2's Sack1 counts duplicate ACKs only (sack_is_lost off): no RFC 6675 IsLost trigger.
-        let lost = self.use_sack && self.sack_is_lost && self.sb.is_lost(self.una, &self.space());
+        let lost =
+            self.use_sack && self.rules.loss.is_lost_starts_recovery() && self.sb.is_lost(self.una, &self.space());
         // RACK after a Tail Loss Probe (`tlp.rs`): the probe SACKed, the holes below it are lost.
         let lost = lost || self.tlp.is_some_and(|p| p.seq > self.una && self.sb.is_sacked(p.seq, p.end));
         if self.win.dupacks < self.win.dupthresh && !lost {
             return;
         }
         // RFC 6582 §3.2 step 1: a new episode only "if the Cumulative
-        // Acknowledgment field covers more than recover" (snd_una > snd_max at
-        // that time): after a timeout for every recovery (§4: the duplicate ACKs
-        // of go-back-N retransmissions are no news of loss), and after an
-        // episode for NewReno and SACK (RFC 6675 §5.1 likewise).
-        // With `recover_guard_all` (ns-2's bugFix_) Tahoe and Reno wait as well.
-        // Linux (`sack_recover_guard` off): no guard for SACK recovery.
-        let sack_guard = !self.use_sack || self.sack_recover_guard;
-        let guarded = self.recover_guard_all
-            || self.recovery == Recovery::NewReno
-            || (self.recovery == Recovery::Sack && sack_guard);
-        let after_timeout = self.guard_after_timeout && self.una <= self.win.rto_recover;
-        if after_timeout || (guarded && self.una <= self.win.recover) {
+        // Acknowledgment field covers more than recover"; which recoveries
+        // wait is the stacks' rule (`rules/recover_guard.rs`).
+        let w = &self.win;
+        if self.rules.guards.blocks(self.recovery, self.use_sack, self.una, w.recover, w.rto_recover) {
             return;
         }
         self.enter_recovery(now, st);
@@ -617,7 +614,7 @@ impl Sender {
         st.fast_retransmits += 1;
         self.tlp = None; // tcp_init_cwnd_reduction
         self.cancel_probe(); // the retransmission re-arms the RTO (tcp_xmit_retransmit_queue)
-        if self.rtx_restart_on_fr && !self.timer.is_hold() {
+        if self.rules.timer.fast_retransmit == FastRetransmitTimer::Restart && !self.timer.is_hold() {
             // ns-2 dupack_action: reset_rtx_timer() restarts the timer (no backoff).
             self.arm_timer(now);
         }
@@ -627,7 +624,7 @@ impl Sender {
         if !same_window {
             // RFC 5681 §3.2 step 2: data sent by Limited Transmit is not counted.
             let flight = self.flight_size() - self.lt_bytes.min(self.flight_size());
-            let basis = if self.ns2_window { self.ns2_w(false) } else { self.halving_basis(flight) };
+            let basis = if self.rules.ns2_window() { self.ns2_w(false) } else { self.halving_basis(flight) };
             self.set_ssthresh(Congestion::Loss, basis);
             self.reduced_at = self.max;
             self.signal_cwr();
@@ -638,7 +635,7 @@ impl Sender {
         self.timing = None;
         let mss = self.win.mss;
         // ns-2 keeps cwnd_ = W/2 with its fraction (window_arith = ns2); RFC 5681 sets cwnd from ssthresh.
-        let base = if self.ns2_window { self.halved.max(mss) } else { self.win.ssthresh };
+        let base = if self.rules.ns2_window() { self.halved.max(mss) } else { self.win.ssthresh };
         match self.recovery {
             // Tahoe: slow start from one segment, go-back-N.
             Recovery::Tahoe => {
@@ -646,7 +643,7 @@ impl Sender {
                 self.nxt = self.una;
             }
             Recovery::Sack if self.use_sack => {
-                if self.prr_on {
+                if self.rules.reduction.prr() {
                     self.start_prr(); // continues a CWR reduction (Linux tcp_enter_recovery)
                 } else {
                     self.win.cwnd = base;
@@ -657,7 +654,7 @@ impl Sender {
             // `dupacks_as_sacks`: no inflation; the first segment is lost and
             // goes when the pipe leaves room (`tcp_newreno_mark_lost`).
             Recovery::NewReno | Recovery::Sack if self.counts_reno_sacks() => {
-                if self.prr_on {
+                if self.rules.reduction.prr() {
                     self.start_prr();
                 } else {
                     self.win.cwnd = base;
@@ -709,8 +706,8 @@ impl Sender {
         // Linux tcp_enter_loss: a timeout during a fast recovery keeps its ssthresh.
         let keep_ssthresh = match self.win.phase {
             Phase::Cwr { .. } => true,
-            Phase::Loss { .. } => !self.ns2_window,
-            Phase::Recovery { .. } => self.rto_keeps_recovery_ssthresh,
+            Phase::Loss { .. } => !self.rules.ns2_window(),
+            Phase::Recovery { .. } => self.rules.timeout.recovery_ssthresh == RtoInRecovery::Keep,
             _ => false,
         };
         if !keep_ssthresh {
@@ -726,7 +723,7 @@ impl Sender {
         self.signal_cwr();
         self.rtx_next = None;
         self.timing = None;
-        if self.use_sack && self.sack_after_rto {
+        if self.use_sack && self.rules.timeout.scoreboard == RtoScoreboard::Kept {
             // RFC 6675 §5.1, Linux: the holes are retransmitted, the SACKed data is not.
             self.sb.mark_all_lost(self.una, self.max);
         } else {

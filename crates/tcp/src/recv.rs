@@ -31,6 +31,7 @@
 use crate::accecn::{AccEcnRecv, EcnFeedback, DATA_ROOM};
 use crate::assembler::Assembler;
 use crate::rcvbuf::{Autotune, OutOfOrder};
+use crate::rules::receiver_ack::CeAck;
 use crate::stats::TcpStats;
 use ecnlab_wire::{Duration, Ecn, Instant, SackBlocks, Segment, TcpFlags};
 
@@ -112,8 +113,8 @@ pub(crate) struct Receiver {
     pub(crate) fin: PeerFin,
     sack: bool,
     delayed_ack: bool,
-    /// `TcpConfig::ack_ce_at_once`: the start of the ECE echo is ACKed at once.
-    ce_at_once: bool,
+    /// `TcpConfig::ack_ce_at_once` (`rules/receiver_ack.rs`).
+    ce_ack: CeAck,
     /// DCTCP feedback (module doc) instead of RFC 3168's latched echo.
     dctcp: bool,
     delack: Duration,
@@ -135,7 +136,7 @@ pub(crate) struct Receiver {
 }
 
 impl Receiver {
-    pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_at_once: bool, dctcp: bool, rwnd: u32) -> Self {
+    pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_ack: CeAck, dctcp: bool, rwnd: u32) -> Self {
         Receiver {
             autotune: None,
             rwnd,
@@ -147,7 +148,7 @@ impl Receiver {
             echo: EcnEcho::Disabled,
             delayed_ack,
             delack,
-            ce_at_once,
+            ce_ack,
             dctcp,
             prior: None,
             accecn: None,
@@ -205,7 +206,7 @@ impl Receiver {
         } else if self.dctcp {
             self.on_ecn_dctcp(seg, st)
         } else {
-            self.on_ecn(seg, st) && self.ce_at_once
+            self.on_ecn(seg, st) && self.ce_ack == CeAck::AtOnce
         };
         let before = self.rcv_nxt;
         if seg.payload_len > 0 {

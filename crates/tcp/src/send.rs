@@ -13,10 +13,14 @@
 
 use crate::accecn::{AccEcnSend, EcnFeedback};
 use crate::cc::{AnyCc, CongestionControl};
-use crate::config::{GrowthArith, NewRenoTimer, Recovery, SsthreshBasis, TcpConfig, WindowArith};
+use crate::config::{Recovery, TcpConfig};
 use crate::idle::{self, IdleRestart};
 use crate::prr::Prr;
 use crate::rtt::RttEstimator;
+use crate::rules::fin::FinPlacement;
+use crate::rules::loss_detection::LossMarking;
+use crate::rules::timeout::RtoScoreboard;
+use crate::rules::SenderRules;
 use crate::sack::{Scoreboard, SeqSpace};
 use crate::timer::RtxTimer;
 use crate::tlp::Probe;
@@ -94,53 +98,14 @@ pub(crate) struct Sender {
     pub(crate) use_sack: bool,
     pub(crate) ecn: EcnSend,
     pub(crate) recovery: Recovery,
-    /// `TcpConfig::newreno_timer`, and whether this recovery saw a partial ACK yet.
-    pub(crate) newreno_timer: NewRenoTimer,
+    /// The rules this sender asks (`rules/`): one small copy of the configuration's.
+    pub(crate) rules: SenderRules,
+    /// Whether this NewReno recovery saw a partial ACK yet (`newreno_timer`).
     pub(crate) partial_seen: bool,
-    /// `TcpConfig::limited_transmit` (RFC 3042), and the bytes it sent beyond
-    /// cwnd since the last new ACK (left out of FlightSize at recovery entry).
-    pub(crate) limited_transmit: bool,
-    /// `TcpConfig::recover_guard_all` (ns-2 `bugFix_` for every variant).
-    pub(crate) recover_guard_all: bool,
-    /// `TcpConfig::sack_recover_guard`.
-    pub(crate) sack_recover_guard: bool,
-    /// `TcpConfig::window_arith` is `Ns2`.
-    pub(crate) ns2_window: bool,
-    /// `TcpConfig::ecn_backoff`, and ns-2's `ecn_backoff_`: an ECE already
-    /// met a window of one segment and no ACK without ECE came since.
-    pub(crate) ecn_backoff: bool,
+    /// ns-2's `ecn_backoff_` (`ecn_backoff`): an ECE already met a window of
+    /// one segment and no ACK without ECE came since.
     pub(crate) ecn_backoff_armed: bool,
-    /// `TcpConfig::sack_is_lost`: RFC 6675 IsLost may start a SACK recovery.
-    pub(crate) sack_is_lost: bool,
-    /// `TcpConfig::rtx_restart_on_fr`: a fast retransmit restarts the timer.
-    pub(crate) rtx_restart_on_fr: bool,
-    /// `TcpConfig::limited_transmit_all`: Limited Transmit in Cwr and Loss too.
-    pub(crate) limited_transmit_all: bool,
-    /// `TcpConfig::guard_after_timeout` (RFC 6582 §4 for every recovery).
-    pub(crate) guard_after_timeout: bool,
-    /// `TcpConfig::timer_before_sample` (ns-2 `timerfix_` false).
-    pub(crate) timer_before_sample: bool,
-    /// `TcpConfig::ssthresh_basis` is `Cwnd` (Linux).
-    pub(crate) halve_cwnd: bool,
-    /// `TcpConfig::sack_after_rto` (with SACK in use).
-    pub(crate) sack_after_rto: bool,
-    /// `TcpConfig::rto_keeps_recovery_ssthresh`.
-    pub(crate) rto_keeps_recovery_ssthresh: bool,
-    /// `TcpConfig::prr`, and the reduction in progress (`prr.rs`).
-    pub(crate) prr_on: bool,
-    /// `TcpConfig::growth_arith` is `Linux`: ACKs grow cwnd by the data newly delivered.
-    pub(crate) linux_growth: bool,
-    /// `TcpConfig::dupacks_as_sacks`, and the bytes duplicate ACKs count as
-    /// SACKed (Linux's `sacked_out` without SACK, one segment each).
-    pub(crate) dupacks_as_sacks: bool,
-    /// `TcpConfig::fin_with_data`.
-    pub(crate) fin_with_data: bool,
-    /// `TcpConfig::idle_restart` (`idle.rs`), the IW it restarts at, and when
-    /// the last data segment was sent.
-    pub(crate) idle_restart: IdleRestart,
-    /// `TcpConfig::tlp` (`tlp.rs`), RTO_min for the probe timeout, the probe
-    /// of the current tail-loss episode, and whether a probe is due now.
-    pub(crate) tlp_on: bool,
+    /// A Tail Loss Probe is due now (`tlp`).
     pub(crate) tlp_due: bool,
     pub(crate) rtt: RttEstimator,
     /// Send times of the data segments in flight, (end, sent at), for an RTT
@@ -149,15 +114,23 @@ pub(crate) struct Sender {
     /// other Sender pays 8 bytes for it, not a VecDeque's 32 (per-flow state).
     #[allow(clippy::box_collection)]
     pub(crate) sent_times: Option<Box<std::collections::VecDeque<(u64, Instant)>>>,
+    /// The bytes Limited Transmit sent beyond cwnd since the last new ACK (left
+    /// out of FlightSize at recovery entry).
     pub(crate) lt_bytes: u64,
+    /// With `dupacks_as_sacks`: the bytes duplicate ACKs count as SACKed (Linux's
+    /// `sacked_out` without SACK, one segment each).
     pub(crate) reno_sacked: u64,
     // Present only with some options or during a reduction: their tags here,
     // their bodies mostly cold.
     /// AccECN negotiated: the ACE decoder (`accecn.rs`); no CWR is ever sent.
     pub(crate) accecn: Option<AccEcnSend>,
+    /// The reduction in progress with `prr` (`prr.rs`).
     pub(crate) prr: Option<Prr>,
+    /// With `tlp` (`tlp.rs`): the probe of the current tail-loss episode, and
+    /// RTO_min for the probe timeout.
     pub(crate) tlp: Option<Probe>,
     pub(crate) tlp_min_rto: Duration,
+    /// When the last data segment was sent (`idle_restart`, `idle.rs`).
     pub(crate) last_data_sent: Option<Instant>,
     /// `TcpConfig::tso = Linux` without pacing (`tso.rs`); `hystart`: the per-ACK
     /// RTT sample goes to the congestion control.
@@ -192,7 +165,7 @@ impl Sender {
             win,
             cc,
             recovery: cfg.recovery,
-            sb: Scoreboard::with_rack(cfg.rack),
+            sb: Scoreboard::with_rack(cfg.rack == LossMarking::Rack),
             use_sack: false,
             rtt: RttEstimator::new(cfg),
             timer: RtxTimer::Idle,
@@ -200,38 +173,19 @@ impl Sender {
             accecn: None,
             reduced_at: 0,
             ecn_min_cwnd_segments: cfg.ecn_min_cwnd_segments,
-            newreno_timer: cfg.newreno_timer,
+            rules: SenderRules::of(cfg),
             partial_seen: false,
-            limited_transmit: cfg.limited_transmit,
             lt_bytes: 0,
-            recover_guard_all: cfg.recover_guard_all,
-            sack_recover_guard: cfg.sack_recover_guard,
-            ns2_window: cfg.window_arith == WindowArith::Ns2,
-            ecn_backoff: cfg.ecn_backoff,
             ecn_backoff_armed: false,
-            sack_is_lost: cfg.sack_is_lost,
-            rtx_restart_on_fr: cfg.rtx_restart_on_fr,
-            limited_transmit_all: cfg.limited_transmit_all,
-            guard_after_timeout: cfg.guard_after_timeout,
-            timer_before_sample: cfg.timer_before_sample,
             halved: 0,
-            halve_cwnd: cfg.ssthresh_basis == SsthreshBasis::Cwnd,
-            sack_after_rto: cfg.sack_after_rto,
-            rto_keeps_recovery_ssthresh: cfg.rto_keeps_recovery_ssthresh,
-            prr_on: cfg.prr,
-            linux_growth: cfg.growth_arith == GrowthArith::Linux,
             prr: None,
-            dupacks_as_sacks: cfg.dupacks_as_sacks,
             reno_sacked: 0,
-            fin_with_data: cfg.fin_with_data,
-            idle_restart: cfg.idle_restart,
             iw_segments: cfg.init_cwnd_segments,
             last_data_sent: None,
             sent_times: (cfg.hystart != crate::config::HyStartMode::Off || crate::tso::TsoState::on(cfg))
                 .then(Box::default),
             tso: crate::tso::TsoState::on(cfg).then(|| crate::tso::TsoState::new(cfg)),
             hystart_rtt: cfg.hystart != crate::config::HyStartMode::Off,
-            tlp_on: cfg.tlp,
             tlp_min_rto: Duration(cfg.min_rto_ns),
             tlp: None,
             tlp_due: false,
@@ -252,7 +206,7 @@ impl Sender {
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
         self.cc.on_established(&mut self.win, self.rtt.srtt());
-        if self.ns2_window {
+        if self.rules.ns2_window() {
             // ns-2 reset(): ssthresh_ = int(window_), in whole segments.
             self.win.ssthresh = (rwnd / mss * mss).max(2 * mss);
         }
@@ -329,7 +283,9 @@ impl Sender {
             Tx { seq: end, len: 0, fin: true, retransmit }
         } else {
             let len = (end - seq).min(self.win.mss as u64) as u32;
-            let fin = self.fin_with_data && self.fin == FinState::Queued && seq + u64::from(len) == end;
+            let fin = self.rules.fin == FinPlacement::WithLastData
+                && self.fin == FinState::Queued
+                && seq + u64::from(len) == end;
             Tx { seq, len, fin, retransmit }
         }
     }
@@ -357,7 +313,7 @@ impl Sender {
     /// `dupacks_as_sacks` in use: no SACK, a NewReno recovery, and not after a
     /// timeout (Linux counts no duplicate ACKs in its Loss state).
     pub(crate) fn counts_reno_sacks(&self) -> bool {
-        self.dupacks_as_sacks
+        self.rules.reduction.reno_sacks()
             && !self.use_sack
             && matches!(self.recovery, Recovery::NewReno | Recovery::Sack)
             && !matches!(self.win.phase, Phase::Loss { .. })
@@ -395,7 +351,7 @@ impl Sender {
     /// In Loss after a timeout with the scoreboard kept (`sack_after_rto`):
     /// the holes go by RFC 6675's rules, everything below snd_max at the timeout lost.
     pub(crate) fn sack_loss(&self) -> bool {
-        self.sack_after_rto && matches!(self.win.phase, Phase::Loss { .. })
+        self.rules.timeout.scoreboard == RtoScoreboard::Kept && matches!(self.win.phase, Phase::Loss { .. })
     }
 
     /// Next segment at `nxt` if it fits in min(cwnd, rwnd) given `in_flight`.
@@ -414,17 +370,11 @@ impl Sender {
     /// "the amount of outstanding data would remain less than or equal to the
     /// congestion window plus 2 segments"; cwnd itself does not change.
     fn limited_transmit_room(&self) -> u64 {
-        let phase_ok = match self.win.phase {
-            Phase::Disorder => true,
-            // ns-2 send_one(): on any of the first DupThresh−1 duplicate ACKs,
-            // also after an ECN reduction or a timeout (`limited_transmit_all`).
-            Phase::Cwr { .. } | Phase::Loss { .. } => {
-                self.limited_transmit_all && self.win.dupacks < self.win.dupthresh
-            }
-            Phase::Open | Phase::Recovery { .. } => false,
-        };
+        let disorder = self.win.phase == Phase::Disorder;
+        let reduced = matches!(self.win.phase, Phase::Cwr { .. } | Phase::Loss { .. });
+        let lt = self.rules.limited_transmit.applies(disorder, reduced, self.win.dupacks, self.win.dupthresh);
         // With `dupacks_as_sacks` the duplicate ACKs make that room in the pipe.
-        if !self.limited_transmit || !phase_ok || self.counts_reno_sacks() {
+        if !lt || self.counts_reno_sacks() {
             return 0;
         }
         self.win.dupacks.min(2) as u64 * self.win.mss as u64
@@ -460,7 +410,7 @@ impl Sender {
         if self.rate.is_some() {
             self.rate_on_sent(now, &tx);
         }
-        if self.limited_transmit && !tx.retransmit && self.win.phase == Phase::Disorder {
+        if self.rules.limited_transmit.enabled() && !tx.retransmit && self.win.phase == Phase::Disorder {
             let beyond = (end - self.una).saturating_sub(self.win.cwnd as u64);
             self.lt_bytes = self.lt_bytes.max(beyond);
         }
@@ -538,7 +488,7 @@ impl Sender {
     /// probe may take the whole RTO), else it must fire before the running RTO.
     pub(crate) fn schedule_probe(&mut self, now: Instant, advancing: bool) {
         let open = matches!(self.win.phase, Phase::Open | Phase::Cwr { .. });
-        if !self.tlp_on || !self.use_sack || !open || self.una >= self.max {
+        if !self.rules.loss.probes_tail() || !self.use_sack || !open || self.una >= self.max {
             return;
         }
         let rto_at = match self.timer {
@@ -616,14 +566,14 @@ impl Sender {
     /// Before new data leaves at `now`: the window after an idle period
     /// (`idle.rs`), when nothing is outstanding and data is waiting.
     pub(crate) fn restart_if_idle(&mut self, now: Instant) {
-        if self.idle_restart == IdleRestart::Off || self.una < self.max || self.nxt >= self.data_end() {
+        if self.rules.idle_restart == IdleRestart::Off || self.una < self.max || self.nxt >= self.data_end() {
             return;
         }
         let Some(last) = self.last_data_sent else { return };
         let open = self.win.phase == Phase::Open;
         let ssthresh = self.win.ssthresh;
         let (cwnd, new_ssthresh) = idle::restart(
-            self.idle_restart,
+            self.rules.idle_restart,
             self.win.cwnd,
             ssthresh,
             self.win.mss,
@@ -644,6 +594,7 @@ impl Sender {
 mod tests {
     use super::*;
     use crate::accecn::EcnFeedback;
+    use crate::rules::reduction::{DupAckAccounting, WindowReduction};
 
     const MSS: u64 = 1000;
 
@@ -652,8 +603,8 @@ mod tests {
     fn in_recovery() -> Sender {
         let cfg = TcpConfig {
             recovery: Recovery::NewReno,
-            dupacks_as_sacks: true,
-            prr: true,
+            dupacks_as_sacks: DupAckAccounting::RenoSacks,
+            prr: WindowReduction::Prr,
             mss: MSS as u32,
             rwnd_bytes: 1 << 20,
             ..TcpConfig::default()

@@ -10,7 +10,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{AccEcnOptionPolicy, CcKind, Connection, EcnFeedback, EcnMode, Recovery, Role, TcpConfig};
+use ecnlab_tcp::{AccEcnOptionPolicy, CcKind, Connection, EcnFeedback, EcnMode, EctPackets, Recovery, Role, TcpConfig};
 use ecnlab_wire::{AccEcnOption, Duration, Ecn, Instant, Segment, TcpFlags};
 use harness::*;
 use proptest::prelude::*;
@@ -331,7 +331,7 @@ fn test_accecn_option_ceb_survives_lost_acks() {
     let ack_losses: Vec<Fault> = (20..29).map(|n| drop(Target::AckTx(n))).collect();
     let faults = marks.iter().copied().chain(ack_losses).collect();
     // ECT on retransmissions too, so that a marked retransmission is not dropped.
-    let cfg = TcpConfig { ect_all_packets: true, ..acc(false) };
+    let cfg = TcpConfig { ect_all_packets: EctPackets::All, ..acc(false) };
     let net = Net::transfer(cfg, 80 * MSS as u64 + 123, faults);
     assert!(net.c.is_closed() && net.s.is_closed(), "{}", net.dump());
     let acks: Vec<_> = net.log.iter().filter(|l| l.dir == Dir::S2C && !l.seg.flags.syn()).collect();

@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, NewRenoTimer, Recovery};
+use ecnlab_tcp::{CaState, LimitedTransmit, NewRenoTimer, Recovery};
 use ecnlab_wire::Duration;
 use harness::*;
 
@@ -165,7 +165,7 @@ fn limited_transmit_small_window(v: Recovery, delack: bool) {
     let faults = vec![drop(Target::Seq(seg(2)))];
     let off = Net::transfer(cfg.clone(), 20_000, faults.clone());
     check(&off, off.c.stats().timeouts == 1 && off.c.stats().fast_retransmits == 0, "without: a timeout");
-    cfg.limited_transmit = true;
+    cfg.limited_transmit = LimitedTransmit::Rfc3042;
     let net = Net::transfer(cfg, 20_000, faults);
     check(&net, net.c.stats().timeouts == 0 && net.c.stats().fast_retransmits == 1, "with: a fast retransmit");
     let d: Vec<_> = net.data().take(6).collect();
@@ -180,7 +180,7 @@ every_recovery!(limited_transmit_small_window);
 /// flight without the two Limited Transmit segments.
 fn limited_transmit_not_in_flightsize(v: Recovery, delack: bool) {
     let mut cfg = config(v, delack);
-    cfg.limited_transmit = true;
+    cfg.limited_transmit = LimitedTransmit::Rfc3042;
     let net = Net::transfer(cfg, 40_000, vec![drop(Target::Seq(seg(10)))]);
     let p = first(&net, CaState::Recovery);
     let flight = (p.high_sent - p.ack.unwrap()) as u32;

@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, CcKind, Recovery, TcpConfig};
+use ecnlab_tcp::{CaState, CcKind, EctPackets, Recovery, TcpConfig};
 use ecnlab_wire::Ecn;
 use harness::*;
 
@@ -128,8 +128,11 @@ fn test_ect1_option_stamps_new_data_ect1() {
 fn test_ect_on_every_packet_with_ect_all_packets() {
     let faults = vec![drop(Target::DataTx(5))];
     for delayed_ack in [false, true] {
-        let all =
-            Net::transfer(TcpConfig { ect_all_packets: true, ..dctcp(delayed_ack) }, 20 * MSS as u64, faults.clone());
+        let all = Net::transfer(
+            TcpConfig { ect_all_packets: EctPackets::All, ..dctcp(delayed_ack) },
+            20 * MSS as u64,
+            faults.clone(),
+        );
         assert!(all.log.iter().any(|l| l.seg.retransmit && l.seg.payload_len > 0), "{}", all.dump());
         for l in &all.log {
             assert_eq!(l.seg.ecn, Ecn::Ect0, "every packet ECT(0): {:?}\n{}", l.seg, all.dump());

@@ -6,7 +6,10 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, GrowthArith, IdleRestart, Recovery, RtoArith, SsthreshBasis, TcpConfig};
+use ecnlab_tcp::{
+    CaState, DupAckAccounting, FinPlacement, GrowthArith, IdleRestart, LossMarking, Recovery, RtoArith, RtoInRecovery,
+    RtoScoreboard, SackGuard, SsthreshBasis, TcpConfig, WindowReduction,
+};
 use ecnlab_wire::{Duration, Instant};
 use harness::*;
 
@@ -17,12 +20,12 @@ fn check(net: &Net, ok: bool, what: &str) {
 
 fn linux(mut cfg: TcpConfig) -> TcpConfig {
     cfg.ssthresh_basis = SsthreshBasis::Cwnd;
-    cfg.sack_after_rto = true;
-    cfg.rto_keeps_recovery_ssthresh = true;
-    cfg.prr = true;
-    cfg.rack = true;
-    cfg.dupacks_as_sacks = true;
-    cfg.fin_with_data = true;
+    cfg.sack_after_rto = RtoScoreboard::Kept;
+    cfg.rto_keeps_recovery_ssthresh = RtoInRecovery::Keep;
+    cfg.prr = WindowReduction::Prr;
+    cfg.rack = LossMarking::Rack;
+    cfg.dupacks_as_sacks = DupAckAccounting::RenoSacks;
+    cfg.fin_with_data = FinPlacement::WithLastData;
     cfg
 }
 
@@ -95,7 +98,7 @@ fn sack_after_rto(delack: bool) {
     let resent = resent_after_timeout(&rfc);
     check(&rfc, resent.contains(&seg(23)), "RFC 2018 §8: SACKed segment 23 is sent again");
     let mut cfg = linux(cfg);
-    cfg.rack = false; // RACK would resend the lost retransmissions before the timer
+    cfg.rack = LossMarking::Rfc6675; // RACK would resend the lost retransmissions before the timer
     let lx = timeout_in_recovery(cfg);
     check(&lx, lx.c.stats().timeouts == 1, "one timeout");
     let resent = resent_after_timeout(&lx);
@@ -122,7 +125,7 @@ fn test_sack_after_rto_delack() {
 /// a fast recovery keeps the recovery's ssthresh.
 fn rto_keeps_recovery_ssthresh(delack: bool) {
     let mut cfg = config(Recovery::Sack, delack);
-    cfg.rto_keeps_recovery_ssthresh = true;
+    cfg.rto_keeps_recovery_ssthresh = RtoInRecovery::Keep;
     let net = timeout_in_recovery(cfg);
     let (_, fr) = recovery_entry(&net);
     let rto = net.cc_log.iter().find(|p| p.ca == CaState::Loss).expect("a timeout");
@@ -162,7 +165,7 @@ fn sent_between(net: &Net, from: ecnlab_wire::Instant, to: ecnlab_wire::Instant)
 /// segments the ACK delivered: in congestion avoidance, by less than a segment.
 fn prr_in_sack_recovery(delack: bool) {
     let mut cfg = config(Recovery::Sack, delack);
-    cfg.prr = true;
+    cfg.prr = WindowReduction::Prr;
     let faults = vec![drop(Target::Seq(seg(40)))];
     let net = Net::transfer(cfg.clone(), 200_000, faults.clone());
     let (before, at) = recovery_entry(&net);
@@ -230,7 +233,7 @@ fn test_prr_in_cwr_delack() {
 /// The linux rules with NewReno (no SACK), Linux's SACK emulation on or off.
 fn newreno(delack: bool, dupacks_as_sacks: bool) -> TcpConfig {
     let mut cfg = linux(config(Recovery::NewReno, delack));
-    cfg.dupacks_as_sacks = dupacks_as_sacks;
+    cfg.dupacks_as_sacks = dupacks_as_sacks.into();
     cfg
 }
 
@@ -350,7 +353,7 @@ fn test_newreno_partial_ack_delack() {
 /// retransmission timer.
 fn fin_with_data(delack: bool) {
     let mut cfg = config(Recovery::Sack, delack);
-    cfg.fin_with_data = true;
+    cfg.fin_with_data = FinPlacement::WithLastData;
     let faults = vec![mark(Target::Fin(1))];
     let net = Net::transfer(cfg.clone(), 5_500, faults.clone());
     let fins: Vec<_> = net.log.iter().filter(|l| l.dir == Dir::C2S && l.seg.flags.fin()).collect();
@@ -360,7 +363,7 @@ fn fin_with_data(delack: bool) {
     let st = net.c.stats();
     check(&net, (st.retransmits, st.timeouts) == (0, 0), "nothing resent");
     check(&net, net.s.bytes_received() == 5_500 && net.c.is_closed() && net.s.is_closed(), "done");
-    cfg.fin_with_data = false;
+    cfg.fin_with_data = FinPlacement::OwnSegment;
     let rfc = Net::transfer(cfg, 5_500, faults);
     let fin = rfc.log.iter().find(|l| l.dir == Dir::C2S && l.seg.flags.fin()).unwrap();
     check(&rfc, fin.seg.payload_len == 0 && !fin.seg.ecn.is_ect() && fin.fate == Fate::Dropped, "a FIN of its own");
@@ -396,7 +399,7 @@ fn rack_lost_retransmission(delack: bool) {
     let rfc = Net::transfer(cfg.clone(), 60_000, faults.clone());
     check(&rfc, rfc.c.stats().timeouts == 1, "RFC 6675: the lost retransmission waits for the timer");
     let mut cfg = cfg;
-    cfg.rack = true;
+    cfg.rack = LossMarking::Rack;
     let net = Net::transfer(cfg, 60_000, faults);
     check(&net, net.c.stats().timeouts == 0, "RACK: no timeout");
     let resends = net.data().filter(|l| l.seg.retransmit && l.seg.seq == seg(20)).count();
@@ -492,7 +495,7 @@ fn sack_recover_guard(delack: bool) {
     let faults = vec![drop(Target::Seq(seg(20))), drop(Target::Seq(recover))];
     let rfc = Net::transfer(cfg.clone(), 60_000, faults.clone());
     check(&rfc, rfc.c.stats().timeouts == 1, "RFC 6675: the loss at `recover` waits for the timer");
-    let lx = Net::transfer(TcpConfig { sack_recover_guard: false, ..cfg }, 60_000, faults);
+    let lx = Net::transfer(TcpConfig { sack_recover_guard: SackGuard::Unguarded, ..cfg }, 60_000, faults);
     check(&lx, lx.c.stats().timeouts == 0, "Linux: no timeout");
     check(&lx, lx.c.stats().fast_retransmits == 2, "two episodes");
     check(&lx, lx.s.bytes_received() == 60_000, "everything delivered");
@@ -553,7 +556,7 @@ fn largest_step_after_timeout(net: &Net) -> u32 {
 /// counts both and grows cwnd by two segments, Linux by the one it delivered.
 fn growth_by_delivered_data(delack: bool) {
     let mut cfg = linux(config(Recovery::Sack, delack));
-    cfg.rack = false; // RACK would resend the lost retransmissions before the timer
+    cfg.rack = LossMarking::Rfc6675; // RACK would resend the lost retransmissions before the timer
     cfg.abc = 100;
     let rfc = timeout_in_recovery(cfg.clone());
     check(&rfc, largest_step_after_timeout(&rfc) >= 2 * MSS, "RFC 3465: the cumulative bytes, two segments");

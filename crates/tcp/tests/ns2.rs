@@ -6,7 +6,9 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, Recovery, RtoArith, TcpConfig, WindowArith};
+use ecnlab_tcp::{
+    CaState, GuardedRecoveries, LimitedTransmit, Recovery, RetransmitEct, RtoArith, TcpConfig, WindowArith,
+};
 use ecnlab_wire::Ecn;
 use harness::*;
 
@@ -32,7 +34,8 @@ fn with(v: Recovery, delack: bool, f: impl FnOnce(&mut TcpConfig)) -> TcpConfig 
 /// next new segment.
 fn cwr_on_fast_retransmission(v: Recovery, delack: bool) {
     let faults = vec![drop(Target::Seq(seg(10)))];
-    let ns2 = Net::transfer(with(v, delack, |c| c.ecn_on_retransmit = true), 40_000, faults.clone());
+    let ns2 =
+        Net::transfer(with(v, delack, |c| c.ecn_on_retransmit = RetransmitEct::AsNewData), 40_000, faults.clone());
     let rtx = ns2.data().find(|l| l.seg.retransmit).expect("a retransmission");
     check(&ns2, rtx.seg.seq == seg(10) && rtx.seg.flags.cwr(), "ns2: CWR on the retransmission of segment 10");
     check(&ns2, rtx.seg.ecn == Ecn::Ect0, "ns2: the retransmission is ECT");
@@ -68,7 +71,11 @@ fn test_cwr_on_fast_retransmission() {
 #[test]
 fn test_tahoe_waits_for_recover_after_fast_retransmit() {
     let faults: Vec<_> = (40..55).map(|k| drop(Target::Seq(seg(k)))).collect();
-    let guarded = Net::transfer(with(Recovery::Tahoe, false, |c| c.recover_guard_all = true), 150_000, faults.clone());
+    let guarded = Net::transfer(
+        with(Recovery::Tahoe, false, |c| c.recover_guard_all = GuardedRecoveries::EveryRecovery),
+        150_000,
+        faults.clone(),
+    );
     let fr = guarded.c.stats().fast_retransmits;
     check(&guarded, fr == 1, "guarded Tahoe: one fast retransmit");
     check(&guarded, guarded.s.bytes_received() == 150_000, "everything delivered");
@@ -132,7 +139,7 @@ fn test_ns2_repeated_timeout_halves_again() {
 #[test]
 fn test_syn_ack_waits_for_the_delayed_ack_timer() {
     for (delack, immediate, wait_ms) in [(true, false, 100), (true, true, 0), (false, false, 0)] {
-        let cfg = with(Recovery::Reno, delack, |c| c.syn_immediate_ack = immediate);
+        let cfg = with(Recovery::Reno, delack, |c| c.syn_immediate_ack = immediate.into());
         let net = Net::transfer(cfg, 5_000, vec![]);
         let syn = net.log.iter().find(|l| l.dir == Dir::C2S && l.seg.flags.syn()).expect("SYN");
         let syn_ack = net.log.iter().find(|l| l.dir == Dir::S2C && l.seg.flags.syn()).expect("SYN-ACK");
@@ -186,7 +193,8 @@ fn test_ns2_timer_expires_exactly_one_rto_later() {
 fn test_ecn_backoff_doubles_repeated_holds() {
     let faults: Vec<_> = (3..=11).map(|k| mark(Target::Seq(seg(k)))).collect();
     let gaps = |backoff: bool| {
-        let net = Net::transfer(with(Recovery::Reno, false, |c| c.ecn_backoff = backoff), 11_000, faults.clone());
+        let net =
+            Net::transfer(with(Recovery::Reno, false, |c| c.ecn_backoff = backoff.into()), 11_000, faults.clone());
         let t: Vec<_> = (7..=11).map(|k| net.data().find(|l| l.seg.seq == seg(k)).expect("sent").t).collect();
         let g: Vec<u64> = t.windows(2).map(|w| (w[1] - w[0]).as_nanos() / 1_000_000).collect();
         (net, g)
@@ -210,7 +218,7 @@ fn test_ecn_backoff_doubles_repeated_holds() {
 #[test]
 fn test_ce_segment_waits_for_the_delayed_ack() {
     for (at_once, acked) in [(true, seg(4)), (false, seg(5))] {
-        let cfg = with(Recovery::Reno, true, |c| c.ack_ce_at_once = at_once);
+        let cfg = with(Recovery::Reno, true, |c| c.ack_ce_at_once = at_once.into());
         let net = Net::transfer(cfg, 20_000, vec![mark(Target::Seq(seg(3)))]);
         let first_ece = net.acks().find(|l| l.seg.flags.ece() && !l.seg.flags.syn()).expect("an ECE ACK");
         check(&net, first_ece.seg.ack == acked, &format!("at_once {at_once}: first ECE ACK acknowledges {acked}"));
@@ -228,7 +236,7 @@ fn test_ce_segment_waits_for_the_delayed_ack() {
 /// for two more duplicate ACKs.
 #[test]
 fn test_sack1_counts_duplicate_acks_only() {
-    let cfg = |is_lost: bool| with(Recovery::Sack, false, |c| c.sack_is_lost = is_lost);
+    let cfg = |is_lost: bool| with(Recovery::Sack, false, |c| c.sack_is_lost = is_lost.into());
     let probe = Net::transfer(cfg(true), 40_000, vec![drop(Target::Seq(seg(10)))]);
     let acks: Vec<_> = probe.acks().filter(|l| !l.seg.flags.syn()).collect();
     let first_dup = acks.iter().position(|l| l.seg.ack == seg(10) && !l.seg.sack.as_slice().is_empty());
@@ -265,7 +273,7 @@ fn test_sack1_counts_duplicate_acks_only() {
 fn test_fast_retransmit_restarts_the_timer() {
     for v in [Recovery::Tahoe, Recovery::Reno, Recovery::NewReno, Recovery::Sack] {
         for (restart, after_fr) in [(true, true), (false, false)] {
-            let cfg = with(v, false, |c| c.rtx_restart_on_fr = restart);
+            let cfg = with(v, false, |c| c.rtx_restart_on_fr = restart.into());
             let probe = Net::transfer(cfg.clone(), 30_000, vec![drop(Target::Seq(seg(10)))]);
             let fr = probe.data().position(|l| l.seg.retransmit).expect("a fast retransmit") as u32 + 1;
             let net = Net::transfer(cfg, 30_000, vec![drop(Target::Seq(seg(10))), drop(Target::DataTx(fr))]);
@@ -293,8 +301,8 @@ fn test_limited_transmit_after_an_ecn_reduction() {
     let faults = vec![mark(Target::Seq(seg(8))), drop(Target::Seq(seg(12)))];
     let sent_on_first_dupacks = |all: bool| {
         let cfg = with(Recovery::Reno, false, |c| {
-            c.limited_transmit = true; // the harness turns it off
-            c.limited_transmit_all = all;
+            c.limited_transmit = LimitedTransmit::Rfc3042; // the harness turns it off
+            c.limited_transmit_all = all.into();
         });
         let net = Net::transfer(cfg, 40_000, faults.clone());
         let dup1 = net.acks().filter(|l| l.seg.ack == seg(12)).nth(1).expect("a first duplicate ACK").t;
@@ -322,7 +330,7 @@ fn test_limited_transmit_after_an_ecn_reduction() {
 fn test_no_guard_after_timeout_as_ns2_without_bugfix() {
     let holes = [20, 22, 24, 26, 28];
     for guard in [true, false] {
-        let cfg = with(Recovery::Tahoe, false, |c| c.guard_after_timeout = guard);
+        let cfg = with(Recovery::Tahoe, false, |c| c.guard_after_timeout = guard.into());
         let mut faults: Vec<_> = holes.iter().map(|&k| drop(Target::Seq(seg(k)))).collect();
         let probe = Net::transfer(cfg.clone(), 60_000, faults.clone());
         let first_rtx = probe.data().position(|l| l.seg.retransmit).expect("a retransmission") as u32 + 1;
@@ -349,7 +357,7 @@ fn test_timer_restarted_before_the_sample() {
     let faults = vec![drop(Target::Seq(seg(3))), drop(Target::DataTx(7))];
     for (before, secs) in [(true, 2), (false, 1)] {
         let cfg = with(Recovery::Reno, false, |c| {
-            c.timer_before_sample = before;
+            c.timer_before_sample = before.into();
             c.rwnd_bytes = 8_000; // keeps new data for after the timeout
         });
         let full = Net::transfer(cfg.clone(), 40_000, faults.clone());

@@ -51,7 +51,7 @@ fn prague(checks: AccEcnChecks) -> TcpConfig {
         cc: CcKind::Prague,
         ecn: EcnMode::AccEcn,
         ecn_min_cwnd_segments: 2,
-        ect_all_packets: true,
+        ect_all_packets: true.into(),
         abc: 2,
         accecn_checks: checks,
         ..config(Recovery::Sack, true)
@@ -59,7 +59,7 @@ fn prague(checks: AccEcnChecks) -> TcpConfig {
 }
 
 fn dctcp() -> TcpConfig {
-    TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, ect_all_packets: true, ..config(Recovery::Sack, true) }
+    TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, ect_all_packets: true.into(), ..config(Recovery::Sack, true) }
 }
 
 /// The Client's data segments as it sent them: (IP-ECN set by the Client, IP-ECN on arrival).

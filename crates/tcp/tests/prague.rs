@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, CcKind, EcnMode, PragueVersion, Recovery, TcpConfig};
+use ecnlab_tcp::{CaState, CcKind, EcnMode, EctPackets, PragueVersion, Recovery, TcpConfig};
 use ecnlab_wire::{Duration, Ecn};
 use harness::*;
 use proptest::prelude::*;
@@ -16,7 +16,7 @@ fn prague() -> TcpConfig {
         cc: CcKind::Prague,
         ecn: EcnMode::AccEcn,
         ecn_min_cwnd_segments: 2,
-        ect_all_packets: true,
+        ect_all_packets: EctPackets::All,
         abc: 2,
         ..config(Recovery::Sack, true)
     }
@@ -172,7 +172,7 @@ fn cwr_phases(net: &Net) -> Vec<(u32, u32, u32)> {
 #[test]
 fn test_prague_window_is_its_own_in_cwr_with_prr_on() {
     let marks = || -> Vec<Fault> { [40, 120, 200].iter().map(|&n| mark(Target::DataTx(n))).collect() };
-    let cfg = TcpConfig { prr: true, ..prague() };
+    let cfg = TcpConfig { prr: true.into(), ..prague() };
     let net = Net::transfer(cfg, 400 * MSS as u64, marks());
     assert!(net.c.is_closed(), "{}", net.dump());
     let phases = cwr_phases(&net);
@@ -182,7 +182,7 @@ fn test_prague_window_is_its_own_in_cwr_with_prr_on() {
         assert!(at >= ssthresh && at < ssthresh + MSS, "cwnd is the reduced window at once: {phases:?}");
         assert!(max > at, "the ACKs of CWR grow the window: {phases:?}");
     }
-    let dctcp = TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, prr: true, ..config(Recovery::Sack, true) };
+    let dctcp = TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, prr: true.into(), ..config(Recovery::Sack, true) };
     let net = Net::transfer(dctcp, 400 * MSS as u64, marks());
     let phases = cwr_phases(&net);
     assert!(!phases.is_empty(), "{}", net.dump());

@@ -92,15 +92,15 @@ fn with_options(mut cfg: TcpConfig, c: &Case) -> TcpConfig {
     let (abc, lt, impatient, cubic, linux) = c.options;
     cfg.abc = abc;
     cfg.ssthresh_basis = if linux { SsthreshBasis::Cwnd } else { SsthreshBasis::Flight };
-    cfg.sack_after_rto = linux;
-    cfg.rto_keeps_recovery_ssthresh = linux;
-    cfg.prr = linux;
-    cfg.rack = linux;
-    cfg.tlp = linux;
-    cfg.dupacks_as_sacks = linux;
-    cfg.fin_with_data = linux;
+    cfg.sack_after_rto = linux.into();
+    cfg.rto_keeps_recovery_ssthresh = linux.into();
+    cfg.prr = linux.into();
+    cfg.rack = linux.into();
+    cfg.tlp = linux.into();
+    cfg.dupacks_as_sacks = linux.into();
+    cfg.fin_with_data = linux.into();
     cfg.cc = if cubic { CcKind::Cubic } else { CcKind::Reno };
-    cfg.limited_transmit = lt;
+    cfg.limited_transmit = lt.into();
     cfg.newreno_timer = if impatient { NewRenoTimer::Impatient } else { NewRenoTimer::SlowButSteady };
     cfg
 }

@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{Recovery, TcpConfig};
+use ecnlab_tcp::{LossMarking, Recovery, TailLoss, TcpConfig};
 use ecnlab_wire::{Duration, Instant};
 use harness::*;
 
@@ -16,7 +16,7 @@ fn check(net: &Net, ok: bool, what: &str) {
 }
 
 fn cfg(delack: bool, tlp: bool) -> TcpConfig {
-    TcpConfig { rack: true, tlp, ..config(Recovery::Sack, delack) }
+    TcpConfig { rack: LossMarking::Rack, tlp: tlp.into(), ..config(Recovery::Sack, delack) }
 }
 
 /// The Client sends `segments` segments (no FIN) and the run goes on to 60 s.
@@ -138,7 +138,7 @@ fn test_tlp_probe_repairs_loss_delack() {
 /// tail loss waits for the timer as before.
 #[test]
 fn test_tlp_needs_sack() {
-    let c = TcpConfig { rack: true, tlp: true, ..config(Recovery::NewReno, false) };
+    let c = TcpConfig { rack: LossMarking::Rack, tlp: TailLoss::Probe, ..config(Recovery::NewReno, false) };
     let net = send(c, 30, vec![drop(Target::Seq(seg(30)))]);
     check(&net, net.c.stats().loss_probes == 0 && net.c.stats().timeouts == 1, "no probe, one timeout");
 }

@@ -40,10 +40,15 @@
 
 use super::cubic_linux::LinuxCubic;
 use super::hystart::{HyStart, Verdict, CSS_GROWTH_DIVISOR};
-use super::{Ack, Congestion, CongestionControl, CubicState, Feedback};
+use super::{Ack, Congestion, CongestionControl, Feedback, ProbeReport};
 use crate::config::{CubicArith, HyStartMode, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::Instant;
+
+/// The time-series probes (`CongestionControl::probes`): W_max in segments and
+/// the epoch's start in seconds.
+pub(crate) const W_MAX: &str = "cubic_w_max_segments";
+pub(crate) const EPOCH: &str = "cubic_epoch_s";
 
 /// RFC 9438 §5.1.
 pub(crate) const C: f64 = 0.4;
@@ -181,11 +186,16 @@ impl CongestionControl for Cubic {
         self.in_slow_start = w.cwnd < w.ssthresh;
     }
 
-    fn cubic_state(&self) -> Option<CubicState> {
-        Some(match self.linux.as_deref() {
+    /// W_max in segments (0 before the first reduction and after a timeout) and
+    /// the start of the epoch in seconds (null between a reduction and the first
+    /// growth after it; RFC 9438 §4.2's t_epoch).
+    fn probes(&self, report: ProbeReport) {
+        let (w_max, epoch) = match self.linux.as_deref() {
             Some(l) => l.state(),
-            None => CubicState { w_max_segments: self.w_max, epoch_start: self.epoch.map(|e| e.start) },
-        })
+            None => (self.w_max, self.epoch.map(|e| e.start)),
+        };
+        report(W_MAX, Some(w_max));
+        report(EPOCH, epoch.map(Instant::as_secs_f64));
     }
 
     fn on_feedback(&mut self, fb: &Feedback) {

@@ -46,7 +46,7 @@
 //! senders are never idle); `tcp_is_cwnd_limited` (the engine grows cwnd on every ACK of new
 //! data, as elsewhere).
 
-use super::{Congestion, CubicState, Feedback};
+use super::{Congestion, Feedback};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::Instant;
 
@@ -242,9 +242,9 @@ impl LinuxCubic {
     }
 
     /// W_max and the epoch's start (its jiffy's beginning), for the time series.
-    pub(crate) fn state(&self) -> CubicState {
+    pub(crate) fn state(&self) -> (f64, Option<Instant>) {
         let epoch_start = self.epoch_start.map(|j| Instant::from_nanos(j * JIFFY_NS));
-        CubicState { w_max_segments: f64::from(self.last_max_cwnd), epoch_start }
+        (f64::from(self.last_max_cwnd), epoch_start)
     }
 }
 

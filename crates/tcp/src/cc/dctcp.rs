@@ -56,10 +56,13 @@
 //! ACK at every change of the CE state) is `recv.rs`'s, selected by
 //! `cc = dctcp` on the receiving endpoint as Linux and ns-3 do.
 
-use super::{Congestion, CongestionControl, Feedback, Reno};
+use super::{Congestion, CongestionControl, Feedback, ProbeReport, Reno};
 use crate::config::{DctcpArith, TcpConfig};
 use crate::window::Window;
 use ecnlab_wire::Ecn;
+
+/// The time-series probe of α (`CongestionControl::probes`), also Prague's.
+pub(crate) const ALPHA: &str = "dctcp_alpha";
 
 /// Fractional bits of α.
 pub(crate) const ALPHA_BITS: u32 = 20;
@@ -173,8 +176,15 @@ impl CongestionControl for Dctcp {
         }
     }
 
-    fn alpha(&self) -> Option<f64> {
-        Some(f64::from(self.alpha) / f64::from(ALPHA_ONE))
+    fn probes(&self, report: ProbeReport) {
+        report(ALPHA, Some(self.alpha()));
+    }
+}
+
+impl Dctcp {
+    /// α in [0, 1].
+    pub(crate) fn alpha(&self) -> f64 {
+        f64::from(self.alpha) / f64::from(ALPHA_ONE)
     }
 }
 
@@ -220,16 +230,16 @@ mod tests {
     #[test]
     fn test_alpha_after_a_known_mark_pattern_is_the_ewma() {
         let mut cc = dctcp(4);
-        assert_eq!(cc.alpha(), Some(1.0));
+        assert_eq!(cc.alpha(), 1.0);
         let mut una = acks(&mut cc, 0, 9, [false]); // window 0: one ACK, M = 0
         let g = 1.0 / 16.0;
         let mut expect = (1.0 - g) * 1.0;
-        assert!((cc.alpha().unwrap() - expect).abs() < 1e-6);
+        assert!((cc.alpha() - expect).abs() < 1e-6);
         let marks_per_window = [0u64, 10, 5, 2, 0, 0, 4, 3, 10, 1];
         for &m in &marks_per_window {
             una = acks(&mut cc, una, 9, (0..10).map(|i| i < m));
             expect = (1.0 - g) * expect + g * m as f64 / 10.0;
-            let got = cc.alpha().unwrap();
+            let got = cc.alpha();
             assert!((got - expect).abs() < 1e-5, "after M = {m}/10: α {got} vs {expect}");
         }
         // One ACK short of the next boundary: α does not move.
@@ -247,11 +257,11 @@ mod tests {
             una = acks(&mut cc, una, 3, [false; 4]);
         }
         let expect = (15.0f64 / 16.0).powi(21); // 21 windows closed without marks
-        assert!((cc.alpha().unwrap() - expect).abs() < 1e-5, "{:?} vs {expect}", cc.alpha());
+        assert!((cc.alpha() - expect).abs() < 1e-5, "{:?} vs {expect}", cc.alpha());
         for _ in 0..400 {
             una = acks(&mut cc, una, 3, [true; 4]);
         }
-        assert!(cc.alpha().unwrap() > 0.9999 && cc.alpha().unwrap() <= 1.0);
+        assert!(cc.alpha() > 0.9999 && cc.alpha() <= 1.0);
     }
 
     /// RFC 8257 §3.3 "cwnd = cwnd * (1 - DCTCP.Alpha / 2)", never below two segments;

@@ -22,7 +22,7 @@ mod bbr;
 mod bbr_v3;
 mod cubic;
 mod cubic_linux;
-mod dctcp;
+pub(crate) mod dctcp;
 mod hystart;
 mod minmax;
 mod prague;
@@ -92,14 +92,14 @@ pub(crate) struct RateCtx {
     pub(crate) srtt: Option<Duration>,
 }
 
-/// CUBIC's state for the time series: W_max (segments; 0 before the first
-/// reduction and after a timeout) and the start of the congestion-avoidance
-/// epoch (`None` between a reduction and the first growth after it).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CubicState {
-    pub w_max_segments: f64,
-    pub epoch_start: Option<Instant>,
-}
+/// The names of the values congestion controls show the time series
+/// (`CongestionControl::probes`), in the order of the series' columns: each
+/// control's file names its own; a control with probes adds them here.
+pub const PROBES: [&str; 3] = [dctcp::ALPHA, cubic::W_MAX, cubic::EPOCH];
+
+/// Where a congestion control reports its probes: the name (one of
+/// [`PROBES`]) and its value now, `None` for a null (a value not yet defined).
+pub type ProbeReport<'a> = &'a mut dyn FnMut(&'static str, Option<f64>);
 
 /// Why the window is being reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -128,14 +128,9 @@ pub(crate) trait CongestionControl {
     }
     /// Every ACK of new data, with its ECE flag, before any reaction to it.
     fn on_feedback(&mut self, _fb: &Feedback) {}
-    /// DCTCP's congestion estimate α in [0, 1], for those that keep one.
-    fn alpha(&self) -> Option<f64> {
-        None
-    }
-    /// CUBIC's W_max and epoch (time series), for CUBIC only.
-    fn cubic_state(&self) -> Option<CubicState> {
-        None
-    }
+    /// Reports each of this control's probes ([`PROBES`]) with its value now;
+    /// a probe not reported is absent for this sender.
+    fn probes(&self, _report: ProbeReport) {}
     /// Grow on the unmarked bytes of an ACK that reports CE marks, and on the
     /// ACK that made an ECN reduction (Prague); otherwise an ECN-Echo ACK never
     /// grows cwnd (RFC 3168 §6.1.2).
@@ -206,11 +201,8 @@ macro_rules! registry {
             fn on_feedback(&mut self, fb: &Feedback) {
                 match self { $(AnyCc::$kind(c) => c.on_feedback(fb)),* }
             }
-            fn alpha(&self) -> Option<f64> {
-                match self { $(AnyCc::$kind(c) => c.alpha()),* }
-            }
-            fn cubic_state(&self) -> Option<CubicState> {
-                match self { $(AnyCc::$kind(c) => c.cubic_state()),* }
+            fn probes(&self, report: ProbeReport) {
+                match self { $(AnyCc::$kind(c) => c.probes(report)),* }
             }
             #[inline]
             fn grows_on_marked_acks(&self) -> bool {

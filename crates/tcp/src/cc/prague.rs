@@ -82,7 +82,7 @@
 
 use super::prague_classic::ClassicDetector;
 use super::prague_rate::RateMode;
-use super::{Ack, Congestion, CongestionControl, Feedback, Reno};
+use super::{Ack, Congestion, CongestionControl, Feedback, ProbeReport, Reno};
 use crate::config::{PragueVersion, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::{Duration, Ecn, Instant};
@@ -170,6 +170,11 @@ impl Prague {
     /// α in units of 2^-ALPHA_BITS.
     fn alpha_units(&self) -> u64 {
         self.alpha_up >> G_SHIFT
+    }
+
+    /// α in [0, 1].
+    pub(crate) fn alpha(&self) -> f64 {
+        self.alpha_units() as f64 / ALPHA_ONE as f64
     }
 
     /// RFC 9331 §4.3: growth scaled for RTT independence once the flow is past slow start.
@@ -406,8 +411,9 @@ impl CongestionControl for Prague {
         self.paced.filter(|_| !self.fallback)
     }
 
-    fn alpha(&self) -> Option<f64> {
-        Some(self.alpha_units() as f64 / ALPHA_ONE as f64)
+    /// Prague's α shows in DCTCP's column: the same estimate (RFC 9331 §4.3).
+    fn probes(&self, report: ProbeReport) {
+        report(super::dctcp::ALPHA, Some(self.alpha()));
     }
 
     fn grows_on_marked_acks(&self) -> bool {

@@ -41,7 +41,7 @@ fn ack(acked: u64) -> Ack {
 fn test_sends_ect1_and_reports_alpha_from_zero() {
     let cc = prague();
     assert_eq!(cc.codepoint(), Ecn::Ect1, "RFC 9331 §4.1: ECT(1)");
-    assert_eq!(cc.alpha(), Some(0.0), "reference alpha mode 0: α starts at 0");
+    assert_eq!(cc.alpha(), 0.0, "reference alpha mode 0: α starts at 0");
     assert!(cc.needs_accecn() && cc.grows_on_marked_acks());
 }
 
@@ -64,12 +64,12 @@ fn test_alpha_waits_for_the_first_mark_then_is_the_ewma_per_round() {
     for t in 0..5 {
         round(&mut cc, 0, t * 50);
     }
-    assert_eq!(cc.alpha(), Some(0.0), "no mark yet: α stays 0");
+    assert_eq!(cc.alpha(), 0.0, "no mark yet: α stays 0");
     round(&mut cc, 4, 300); // the first marks: the round that saw them updates α
                             // A round closes at the first ACK at or past its next_seq: here the first ACK of
                             // each batch of 10, which closes the round of the 9 ACKs before it and itself.
                             // Of the 4 marks only the first fell in the round that closed: F = 1/10.
-    let a = cc.alpha().unwrap();
+    let a = cc.alpha();
     assert!((a - 0.1 / 16.0).abs() < 1e-6, "α after F = 0.1: {a}");
     assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 100_000), 50_000, "the first mark halves");
     let w = window(50, 50);
@@ -93,7 +93,7 @@ fn test_alpha_is_the_ewma_of_the_marked_fraction() {
         if seen {
             expect = expect * 15.0 / 16.0 + marked as f64 / acked as f64 / 16.0;
         }
-        let got = cc.alpha().unwrap();
+        let got = cc.alpha();
         assert!((got - expect).abs() < 1e-5, "round {k}: α {got} vs {expect}");
     }
 }
@@ -232,11 +232,11 @@ fn test_v07_is_the_default_with_25_ms_and_4_rounds() {
 fn test_both_versions_start_alpha_at_zero_and_halve_at_the_first_mark() {
     for v in [PragueVersion::V06, PragueVersion::V07] {
         let mut cc = prague_version(v);
-        assert_eq!(cc.alpha(), Some(0.0));
+        assert_eq!(cc.alpha(), 0.0);
         cc.on_feedback(&fb(1000, 1000, 1000, 1000, 10, 20));
         let w = window(40, 20);
         assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 40_000), 20_000, "{v:?}: the first mark halves");
-        let a = cc.alpha().unwrap();
+        let a = cc.alpha();
         assert!((a - 1.0 / 16.0).abs() < 1e-6, "{v:?}: α from 0 after F = 1: {a}");
     }
 }

@@ -8,7 +8,7 @@
 
 #![allow(dead_code)]
 
-use ecnlab_tcp::{AppEvent, CaState, Connection, EcnMode, NewRenoTimer, Recovery, Role, TcpConfig};
+use ecnlab_tcp::{AppEvent, CaState, Connection, EcnMode, LimitedTransmit, NewRenoTimer, Recovery, Role, TcpConfig};
 use ecnlab_wire::{Duration, Ecn, Instant, Segment};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -181,7 +181,7 @@ pub struct Net {
 pub fn config(variant: Recovery, delayed_ack: bool) -> TcpConfig {
     TcpConfig {
         abc: 0,
-        limited_transmit: false,
+        limited_transmit: LimitedTransmit::Off,
         newreno_timer: NewRenoTimer::SlowButSteady,
         recovery: variant,
         mss: MSS,
