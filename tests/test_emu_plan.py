@@ -37,6 +37,16 @@ def test_plan_maps_hosts_links_and_linux_settings() -> None:
 
 
 @pytest.mark.parametrize(
+    ("override", "sysctl"),
+    [(None, "0"), ("tcp.syn_ecn_fallback=off", "0"), ("tcp.syn_ecn_fallback=retransmissions", "1"),
+     ("tcp.personality=linux", "1")],
+)  # fmt: skip
+def test_plan_sets_tcp_ecn_fallback_from_the_syn_fallback_rule(override: str | None, sysctl: str) -> None:
+    plan = make_plan(load_scenario(SCENARIO, [override] if override else []))
+    assert {h.sysctls["net.ipv4.tcp_ecn_fallback"] for h in plan.hosts} == {sysctl}
+
+
+@pytest.mark.parametrize(
     ("override", "message"),
     [
         (
