@@ -30,8 +30,9 @@ The verdict, decided by these rules before any run:
 - SYN blackhole with the fallback: every run connects on both sides and the mean connection
   times agree within 10 % (timer arithmetic: both wait one initial RTO of 1 s, Linux's
   ``TCP_TIMEOUT_INIT``, then one RTT);
-- SYN blackhole without the fallback: no run connects on either side within the run (Linux would
-  give up only after ``tcp_syn_retries`` = 6 retransmissions, 127 s);
+- SYN blackhole without the fallback: no run connects on either side within the run (Linux gives
+  up only after ``tcp_syn_retries`` + ``tcp_syn_linear_timeouts`` = 10 retransmissions, about two
+  minutes: ``tcp_write_timeout`` in ``net/ipv4/tcp_timer.c``);
 - bleaching: no CE mark on either side, drops on both, goodput within 10 %;
 - CE on every packet: every run negotiates ECN on both sides, goodput within 10 %.
 """
