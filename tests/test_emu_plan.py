@@ -37,6 +37,16 @@ def test_plan_maps_hosts_links_and_linux_settings() -> None:
 
 
 @pytest.mark.parametrize(
+    ("override", "sysctl"),
+    [(None, "0"), ("tcp.syn_ecn_fallback=off", "0"), ("tcp.syn_ecn_fallback=retransmissions", "1"),
+     ("tcp.personality=linux", "1")],
+)  # fmt: skip
+def test_plan_sets_tcp_ecn_fallback_from_the_syn_fallback_rule(override: str | None, sysctl: str) -> None:
+    plan = make_plan(load_scenario(SCENARIO, [override] if override else []))
+    assert {h.sysctls["net.ipv4.tcp_ecn_fallback"] for h in plan.hosts} == {sysctl}
+
+
+@pytest.mark.parametrize(
     ("override", "message"),
     [
         (
@@ -278,3 +288,18 @@ def test_emulated_flows_start_where_the_engine_draws_them() -> None:
     assert len(set(engine)) == 3 and all(0.5e9 <= t <= 2.5e9 for t in engine)
     fixed = load_scenario({**raw, "flows": [{**raw["flows"][0], "start": "1s"}]})
     assert [flow_start_ns(7, k, f) for k, f in enumerate(fixed.flows)] == [10**9] * 3
+
+
+def test_syn_retransmissions_come_from_nstat_when_the_flow_is_alone_at_its_hosts() -> None:
+    """Both hosts' TcpExtTCPSynRetrans (SYNs of connections never established included) when
+    the flow is each host's only one; else each end's TCP_INFO as its connections were set up."""
+    from ecnlab.emu.summary import _syn_retransmits
+
+    nstat = {"s1": {"TcpExtTCPSynRetrans": 2}, "r1": {"TcpExtTCPSynRetrans": 1}}
+    alone = load_scenario(SCENARIO)
+    (f,) = alone.flows
+    ends = {(f.id, "src"): {"syn_retransmits": 0}, (f.id, "dst"): {"syn_retransmits": 0}}
+    assert _syn_retransmits(alone, f, {"nstat": nstat, "ends": ends}) == 3
+    shared = load_scenario(SCENARIO, ["flows.0.count=2"])
+    ends = {(g.id, side): {"syn_retransmits": k + 1} for k, g in enumerate(shared.flows) for side in ("src", "dst")}
+    assert [_syn_retransmits(shared, g, {"nstat": nstat, "ends": ends}) for g in shared.flows] == [2, 4]

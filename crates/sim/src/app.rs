@@ -60,6 +60,10 @@ pub struct FlowState {
     pub completion: Option<Instant>,
     /// When the flow's latest connection was opened (the client's first SYN).
     pub conn_opened: Instant,
+    /// When the flow's first connection was opened, and the time from then to the first
+    /// connection established at the client (the SYN-ACK received, its ACK sent).
+    pub first_opened: Option<Instant>,
+    pub connect_time: Option<Duration>,
     /// Serial flows: each finished file's time from its connection's opening
     /// to its last byte at the client (handshake included).
     pub transfer_times: Vec<Duration>,
@@ -141,6 +145,8 @@ impl FlowState {
             delivered_at_warmup: 0,
             completion: None,
             conn_opened: Instant(spec.start_ns),
+            first_opened: None,
+            connect_time: None,
             transfer_times: Vec::new(),
             totals: TcpStats::default(),
             ecn_negotiated: false,
@@ -209,6 +215,9 @@ impl FlowState {
             AppEvent::Connected => {
                 if end == End::Client {
                     self.ecn_negotiated |= c.client.ecn_negotiated();
+                    if self.connect_time.is_none() {
+                        self.connect_time = self.first_opened.map(|t| now - t);
+                    }
                 }
                 self.on_connected(c, end, at_source);
                 if self.incast.is_some() && !at_source {

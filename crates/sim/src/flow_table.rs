@@ -83,6 +83,8 @@ pub fn columns(flows: &[FlowOut]) -> Vec<Column> {
         text("recovery", flows, |f| f.recovery),
         opt_f64("start_s", |f| Some(f.start_s)),
         num("connections", "uint32", flows, |f| Some(f64::from(f.connections))),
+        opt_f64("connect_time_s", |f| f.connect_time_s),
+        u64s("syn_retransmits", |f| f.syn_retransmits),
         u64s("bytes_delivered", |f| f.bytes_delivered),
         opt_f64("goodput_bps", |f| Some(f.goodput_bps)),
         u64s("data_packets_sent", |f| f.data_packets_sent),

@@ -56,6 +56,11 @@ pub struct FlowOut {
     pub recovery: &'static str,
     pub start_s: f64,
     pub connections: u32,
+    /// From the flow's first SYN to its first connection established at the client (the
+    /// SYN-ACK received), SYN retransmissions included; null if no connection was established.
+    pub connect_time_s: Option<f64>,
+    /// SYN and SYN-ACK retransmissions, both ends, every connection of the flow.
+    pub syn_retransmits: u64,
     pub bytes_delivered: u64,
     pub goodput_bps: f64,
     pub data_packets_sent: u64,

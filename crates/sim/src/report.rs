@@ -163,6 +163,8 @@ fn flow_out(
         recovery: f.tcp.recovery.name(),
         start_s: f.start.as_secs_f64(),
         connections: f.conns_started,
+        connect_time_s: f.connect_time.map(|d| d.as_secs_f64()),
+        syn_retransmits: t.syn_retransmits,
         bytes_delivered: f.delivered,
         goodput_bps: goodput_bps(f, warmup, end),
         data_packets_sent: t.data_packets_sent,

@@ -410,6 +410,7 @@ impl Simulation {
         let conn_no = f.conns_started;
         f.conns_started += 1;
         f.conn_opened = now;
+        f.first_opened.get_or_insert(now);
         let next_arrival = f.on_connection_start(now);
         let live = Live {
             flow,

@@ -77,6 +77,14 @@ def add_parsers(sub: Any) -> None:
         "the runs set aside are listed under the table (default 0: keep every run)",
     )
     add_record_option(fidelity)
+    paths = bsub.add_parser(
+        "paths", help="real Linux through path impairments (SYN blackhole, bleaching, CE on all), beside the simulator"
+    )
+    paths.add_argument("--quick", action="store_true", help="one run per point and side (default 3)")
+    paths.add_argument("--runs", type=int, default=None, metavar="N", help="runs per point and side (seeds 1..N)")
+    paths.add_argument("--seconds", type=float, default=5.0, help="run length (default 5)")
+    paths.add_argument("--points", metavar="TEXT", help="only the points whose name contains TEXT (e.g. blackhole)")
+    add_record_option(paths)
     scaling = bsub.add_parser(
         "scaling", help="ecnlab's cost per packet: flows 10 -> 1 000 000, rate 10M -> 100G, fat trees"
     )
@@ -105,6 +113,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _dctcp_ns3(args)
     if args.bench_command == "fidelity":
         return _fidelity(args)
+    if args.bench_command == "paths":
+        return _paths(args)
     if args.bench_command == "sweep-rate":
         return _sweep_rate(args)
     if args.bench_command == "scaling":
@@ -410,4 +420,35 @@ def _fidelity(args: argparse.Namespace) -> int:
         args.markdown.write_text(table + "\n")
     summary = "\n\n".join(x for x in (f"{ok} of {len(rows)} points within their targets.", disturbed, spread) if x)
     _record(args, f"{table}\n\n{summary}", rows)
+    return 0
+
+
+def _paths(args: argparse.Namespace) -> int:
+    import os
+
+    from ecnlab.bench.paths import HEADER, POINTS, format_row, format_table, run_paths
+
+    runs = args.runs if args.runs is not None else (1 if args.quick else 3)
+    if not 1 <= runs <= 100:
+        print(f"ecnlab: error: --runs = {runs}: must be between 1 and 100", file=sys.stderr)
+        return 2
+    if not 3 <= args.seconds <= 60:
+        print(f"ecnlab: error: --seconds = {args.seconds}: must be between 3 and 60", file=sys.stderr)
+        return 2
+    names = [p.name for p in POINTS]
+    if args.points is not None and not any(args.points in n for n in names):
+        print(f"ecnlab: error: {unknown_name('--points', args.points, names, 'matches no point')}", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("ecnlab: error: bench paths emulates through network namespaces: run it as root", file=sys.stderr)
+        return 2
+    print(HEADER, flush=True)
+    rows = []
+    for row in run_paths(lambda msg: print(msg, file=sys.stderr, flush=True), runs=runs, seconds=args.seconds,
+                         only=args.points):  # fmt: skip
+        rows.append(row)
+        print(format_row(row), flush=True)
+    table = format_table(rows)
+    print(table.rsplit("\n", 1)[-1])
+    _record(args, table, rows)
     return 0

@@ -18,7 +18,7 @@ from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec
 from ecnlab.model import Flow, Scenario, TcpSpec
 
-__all__ = ["HostPlan", "Plan", "make_plan", "flow_start_ns", "LINUX_CC"]
+__all__ = ["HostPlan", "Plan", "make_plan", "flow_start_ns", "LINUX_CC", "ECN_FALLBACK"]
 
 #: scenario ``tcp.recovery`` → (the namespace's default congestion control, net.ipv4.tcp_sack).
 #: Linux recovers with NewReno partial-ACK handling (RFC 6582) even without SACK; Tahoe has
@@ -35,6 +35,12 @@ LINUX_CC: dict[str, tuple[str, int]] = {
 #: ecnlab's BPF DCTCP, loaded when the emulation starts (``ecnlab.emu.bpf``). TCP Prague is out of
 #: tree (L4STeam/linux ``net/ipv4/tcp_prague.c``).
 KERNEL_CCS = ("reno", "cubic", "dctcp")
+
+#: scenario ``tcp.syn_ecn_fallback`` → ``net.ipv4.tcp_ecn_fallback``: with 1 (Linux's default) a
+#: retransmitted SYN carries no ECN setup (``__tcp_retransmit_skb`` → ``tcp_ecn_clear_syn`` in
+#: ``net/ipv4/tcp_output.c``), with 0 every SYN asks for ECN again (RFC 3168 §6.1.1.1's "MAY";
+#: ``crates/tcp/src/rules/syn_fallback.rs`` is the simulator's rule).
+ECN_FALLBACK = {"retransmissions": "1", "off": "0"}
 
 #: Applications ecnlab.emu.traffic implements.
 APP_KINDS = ("bulk", "serial", "request_response", "web")
@@ -145,6 +151,7 @@ def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:
     sysctls = {
         "net.ipv4.tcp_congestion_control": cc,  # new namespaces inherit the root's (bbr here)
         "net.ipv4.tcp_ecn": _ecn_sysctl(name, mine),
+        "net.ipv4.tcp_ecn_fallback": ECN_FALLBACK[tcp.syn_ecn_fallback],
         "net.ipv4.tcp_sack": str(sack),
         "net.ipv4.tcp_no_metrics_save": "1",
         "net.ipv6.conf.all.disable_ipv6": "1",  # no IPv6 chatter on the TUN device

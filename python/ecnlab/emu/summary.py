@@ -181,6 +181,8 @@ def _flow(sc: Scenario, k: int, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
         "recovery": f.tcp.recovery,
         "start_s": start,
         "connections": max(snd["connections"], rcv["connections"]),
+        "connect_time_s": (snd if f.initiator == "src" else rcv).get("connect_s"),
+        "syn_retransmits": _syn_retransmits(sc, f, raw),
         "bytes_delivered": rcv["bytes_at_end"],
         "goodput_bps": goodput,
         "bytes_delivered_after_warmup": rcv["bytes_at_end"] - rcv["bytes_at_warmup"],
@@ -199,6 +201,16 @@ def _flow(sc: Scenario, k: int, f: Flow, raw: dict[str, Any]) -> dict[str, Any]:
         "pkts_dropped": _route_drops(sc, f, raw["router"]["final"].get("routes")),
         **({"web": rcv["web"]} if f.app.kind == "web" else {}),
     })  # fmt: skip
+
+
+def _syn_retransmits(sc: Scenario, f: Flow, raw: dict[str, Any]) -> int:
+    """SYN and SYN-ACK retransmissions of the flow: both hosts' ``TcpExtTCPSynRetrans`` when the flow
+    is each one's only flow (connections never established included), else the ends' ``TCP_INFO`` as
+    each connection was established (traffic.py)."""
+    counts = [_per_host(sc, f, h, raw["nstat"][h], "TcpExtTCPSynRetrans") for h in (f.src, f.dst)]
+    if all(c is not None for c in counts):
+        return sum(c for c in counts if c is not None)
+    return sum(int(raw["ends"][(f.id, side)].get("syn_retransmits", 0)) for side in ("src", "dst"))
 
 
 def _timeouts(sc: Scenario, f: Flow, nst_src: dict[str, int], infos: list[dict[str, Any]]) -> int | None:

@@ -16,8 +16,13 @@ is shared by all namespaces; ``netns`` only tags the command line):
 - ``web``: HTTP/1.0-style sessions drawn from the simulator's web model
   (:mod:`ecnlab.emu.webtraffic`; the source is the server).
 
-Each process prints one JSON line of results: bytes, times, and for the data
-sender the ``TCP_INFO`` of every connection plus ``ss -tino`` of the last one;
+Each process prints one JSON line of results: bytes, times, the handshakes (the
+initiator's ``connect_s``, from its first ``connect()`` call to the connection
+established, the SYN-ACK received; ``syn_retransmits``, ``tcpi_total_retrans``
+as a connection is established or accepted, which there counts only SYN or
+SYN-ACK retransmissions: an accepted socket starts from the request's
+``num_retrans``, ``tcp_create_openreq_child`` in ``net/ipv4/tcp_minisocks.c``),
+and for the data sender the ``TCP_INFO`` of every connection plus ``ss -tino`` of the last one;
 with ``sample_s`` > 0 a bulk sender also samples its ``TCP_INFO`` on the run's
 grid (``series``: t, cwnd, ssthresh, srtt, bytes in flight, bytes acknowledged).
 """
@@ -191,14 +196,19 @@ def run(cfg: dict[str, Any], listener: socket.socket | None) -> dict[str, Any]:
     t0, deadline = cfg["t0"], cfg["t0"] + cfg["duration_s"]
     count = Counter(t0 + cfg["warmup_s"], deadline)
     out: dict[str, Any] = {"connections": 0, "infos": [], "ss": None, "completions": [], "transactions": 0}
+    out.update(connect_s=None, syn_retransmits=0)
 
     def connection() -> socket.socket:
         if listener is not None:
             listener.settimeout(_remaining(deadline))
             s, _ = listener.accept()
         else:
+            began = time.monotonic()
             s = _connect(cfg["peer"], cfg["port"], deadline, cfg["cc"])
+            if out["connect_s"] is None:
+                out["connect_s"] = time.monotonic() - began
         out["connections"] += 1
+        out["syn_retransmits"] += tcp_info(s)["total_retrans"]
         return s
 
     def finish(s: socket.socket) -> None:
