@@ -25,7 +25,7 @@ TINY = ["--set", "duration=0.5s", "--set", "output.pcap=[]"]
 
 
 @contextlib.contextmanager
-def small_disk(where: Path, kib: int = 64) -> Iterator[Path]:
+def small_disk(where: Path, kib: int = 512) -> Iterator[Path]:
     """A tmpfs of ``kib`` KiB mounted at ``where``, unmounted afterwards whatever happens."""
     where.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={kib}k", "tmpfs", str(where)], capture_output=True)
