@@ -35,5 +35,6 @@ def test_an_unknown_series_is_refused_in_one_line(capsys) -> None:  # type: igno
 
     assert main(["bench", "scaling", "--only", "flow"]) == 2
     assert capsys.readouterr().err == (
-        'ecnlab: error: --only = "flow": unknown name, did you mean "flows"? (allowed: flows, million, rate, entries, fattree)\n'
+        'ecnlab: error: --only = "flow": unknown name, did you mean "flows"? '
+        "(allowed: flows, million, rate, entries, fattree)\n"
     )

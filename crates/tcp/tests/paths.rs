@@ -59,7 +59,12 @@ fn prague(checks: AccEcnChecks) -> TcpConfig {
 }
 
 fn dctcp() -> TcpConfig {
-    TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, ect_all_packets: true.into(), ..config(Recovery::Sack, true) }
+    TcpConfig {
+        cc: CcKind::Dctcp,
+        ecn_min_cwnd_segments: 2,
+        ect_all_packets: true.into(),
+        ..config(Recovery::Sack, true)
+    }
 }
 
 /// The Client's data segments as it sent them: (IP-ECN set by the Client, IP-ECN on arrival).

@@ -182,7 +182,8 @@ fn test_prague_window_is_its_own_in_cwr_with_prr_on() {
         assert!(at >= ssthresh && at < ssthresh + MSS, "cwnd is the reduced window at once: {phases:?}");
         assert!(max > at, "the ACKs of CWR grow the window: {phases:?}");
     }
-    let dctcp = TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, prr: true.into(), ..config(Recovery::Sack, true) };
+    let dctcp =
+        TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, prr: true.into(), ..config(Recovery::Sack, true) };
     let net = Net::transfer(dctcp, 400 * MSS as u64, marks());
     let phases = cwr_phases(&net);
     assert!(!phases.is_empty(), "{}", net.dump());
