@@ -323,3 +323,15 @@ def test_syn_retransmissions_come_from_nstat_when_the_flow_is_alone_at_its_hosts
     shared = load_scenario(SCENARIO, ["flows.0.count=2"])
     ends = {(g.id, side): {"syn_retransmits": k + 1} for k, g in enumerate(shared.flows) for side in ("src", "dst")}
     assert [_syn_retransmits(shared, g, {"nstat": nstat, "ends": ends}) for g in shared.flows] == [2, 4]
+
+
+def test_a_congestion_control_the_kernel_lacks_is_one_line_before_anything_is_built() -> None:
+    from ecnlab.emu.kernel_cc import ensure_loaded
+    from ecnlab.emu.netns import EmulationError
+
+    ensure_loaded("reno")  # always built in
+    with pytest.raises(EmulationError) as e:
+        ensure_loaded("ecnlab_none")
+    msg = str(e.value)
+    assert msg.startswith("tcp.cc = ecnlab_none: this kernel has no ecnlab_none congestion control (tcp_ecnlab_none:")
+    assert "\n" not in msg
