@@ -36,6 +36,18 @@ def test_plan_maps_hosts_links_and_linux_settings() -> None:
     assert off.hosts[0].route_opts[-2:] == ("quickack", "1")
 
 
+def test_bbr_runs_as_the_kernels_bbrv1_pacing_itself() -> None:
+    """cc = "bbr" turns pacing on (bbr_init asks for it); emulate takes that pacing as the kernel's
+    own (tcp_internal_pacing without fq) and sets nothing for it: the namespaces default to reno,
+    each socket's TCP_CONGESTION names bbr."""
+    sc = load_scenario(SCENARIO, ['tcp.cc="bbr"'])
+    assert sc.flows[0].tcp.cc == "bbr" and sc.flows[0].tcp.pacing and sc.flows[0].tcp.bbr_version == "v1"
+    plan = make_plan(sc)
+    reno = make_plan(load_scenario(SCENARIO))
+    assert plan.hosts == reno.hosts and plan.links == reno.links and plan.routes == reno.routes
+    assert {h.sysctls["net.ipv4.tcp_congestion_control"] for h in plan.hosts} == {"reno"}
+
+
 @pytest.mark.parametrize(
     ("override", "sysctl"),
     [(None, "0"), ("tcp.syn_ecn_fallback=off", "0"), ("tcp.syn_ecn_fallback=retransmissions", "1"),
@@ -62,8 +74,16 @@ def test_plan_sets_tcp_ecn_fallback_from_the_syn_fallback_rule(override: str | N
             'tcp.ecn = "accecn": emulate cannot negotiate AccECN (this kernel has none)',
         ),
         (
+            'tcp={cc="bbr", bbr_version="v3"}',
+            'tcp.bbr_version = "v3": this kernel has BBRv1 only (net/ipv4/tcp_bbr.c)',
+        ),
+        (
+            "tcp.pacing=true",
+            "tcp.pacing = true: emulate cannot pace Linux reno here (no fq qdisc; only bbr paces itself)",
+        ),
+        (
             'tcp={cc="prague"}',
-            'tcp.cc = "prague": Linux here has no such congestion control; emulate supports reno, cubic, dctcp',
+            'tcp.cc = "prague": Linux here has no such congestion control; emulate supports reno, cubic, dctcp, bbr',
         ),
     ],
 )
@@ -303,3 +323,15 @@ def test_syn_retransmissions_come_from_nstat_when_the_flow_is_alone_at_its_hosts
     shared = load_scenario(SCENARIO, ["flows.0.count=2"])
     ends = {(g.id, side): {"syn_retransmits": k + 1} for k, g in enumerate(shared.flows) for side in ("src", "dst")}
     assert [_syn_retransmits(shared, g, {"nstat": nstat, "ends": ends}) for g in shared.flows] == [2, 4]
+
+
+def test_a_congestion_control_the_kernel_lacks_is_one_line_before_anything_is_built() -> None:
+    from ecnlab.emu.kernel_cc import ensure_loaded
+    from ecnlab.emu.netns import EmulationError
+
+    ensure_loaded("reno")  # always built in
+    with pytest.raises(EmulationError) as e:
+        ensure_loaded("ecnlab_none")
+    msg = str(e.value)
+    assert msg.startswith("tcp.cc = ecnlab_none: this kernel has no ecnlab_none congestion control (tcp_ecnlab_none:")
+    assert "\n" not in msg

@@ -42,7 +42,9 @@ def test_cubic_grid_has_the_modern_queues_and_the_long_path():
 
 
 @pytest.mark.parametrize(
-    "p", grid("reno", quick=True) + grid("cubic", quick=True) + grid("dctcp", quick=True), ids=lambda p: p.name
+    "p",
+    grid("reno", quick=True) + grid("cubic", quick=True) + grid("dctcp", quick=True) + grid("bbr", quick=True),
+    ids=lambda p: p.name,
 )
 def test_every_point_is_a_valid_linux_scenario(p):
     sc = load_scenario(scenario(p, 10, 3))
@@ -52,6 +54,35 @@ def test_every_point_is_a_valid_linux_scenario(p):
     # One-way bottleneck delay is half the base RTT.
     core = next(link for link in sc.topology.links if link.name == "R1->R2")
     assert core.delay_ns == p.rtt_ms * 1_000_000 // 2
+
+
+def test_bbr_grid_is_bbrv1_through_the_cubic_grids_queues_with_one_and_two_flows():
+    pts = grid("bbr")
+    assert len(pts) == 24
+    assert {(p.rate_mbit, p.rtt_ms, p.flows) for p in pts} == {
+        (r, d, n) for r in (10, 50) for d in (20, 80) for n in (1, 2)
+    }
+    assert {(p.queue, p.ecn) for p in pts} == {(p.queue, p.ecn) for p in grid("cubic")}
+    assert all(p.cc == "bbr" and p.recovery == "sack" and p.goodput_tol == 0.10 for p in pts)
+    quick = grid("bbr", quick=True)
+    assert [p.name for p in quick if "10M-20ms-1f" in p.name] == [
+        "bbr-sack-red+ecn-10M-20ms-1f",
+        "bbr-sack-fq_codel+ecn-10M-20ms-1f",
+        "bbr-sack-dualpi2+ecn-10M-20ms-1f",
+    ]
+    assert len(quick) == 6 and all(p.rate_mbit == 10 and p.rtt_ms == 20 for p in quick)
+
+
+@pytest.mark.parametrize("p", grid("bbr", quick=True), ids=lambda p: p.name)
+def test_bbr_points_run_the_kernels_bbrv1_paced_in_emulate(p):
+    """Both sides run BBRv1, pacing itself; emulate lays the point out (no root needed to plan)."""
+    from ecnlab.emu.plan import make_plan
+
+    sc = load_scenario(scenario(p, 10, 3))
+    f = sc.flows[0]
+    assert f.tcp.cc == "bbr" and f.tcp.bbr_version == "v1" and f.tcp.pacing and f.tcp.ecn
+    plan = make_plan(sc)
+    assert [h.name for h in plan.hosts] == ["s1", "r1"]
 
 
 def _m(goodput: float, signals: int) -> Measure:
@@ -76,6 +107,47 @@ def test_verdict_tolerances():
     assert verdict(sack, _m(1e7, 6), _m(1e7, 10)) == "signals ×0.60"
     assert verdict(nosack, _m(0.91e7, 0), _m(1e7, 0)) == "ok"
     assert verdict(nosack, _m(0.89e7, 3), _m(1e7, 0)) == "goodput -11.0%", "without SACK: goodput only"
+
+
+def _d(goodput: float, signals: int, mean_ms: float | None, p99_ms: float | None) -> Measure:
+    return Measure(goodput, signals, 0, 0, 0.0, sojourn_mean_ms=mean_ms, sojourn_p99_ms=p99_ms)
+
+
+def test_bbr_verdict_judges_goodput_within_10_percent_and_queue_delay_within_1_5x():
+    bbr = Point(10, 20, 1, "red", True, cc="bbr")
+    linux = _d(1e7, 10, 4.0, 10.0)
+    assert verdict(bbr, _d(1.09e7, 10, 5.9, 6.7), linux) == "ok"
+    assert verdict(bbr, _d(1e7, 100, 4.0, 10.0), linux) == "ok", "BBRv1 answers no CE mark: signals not judged"
+    assert verdict(bbr, _d(0.89e7, 10, 4.0, 10.0), linux) == "goodput -11.0%"
+    assert verdict(bbr, _d(1e7, 10, 6.4, 10.0), linux) == "mean delay ×1.60"
+    assert verdict(bbr, _d(1e7, 10, 4.0, 6.0), linux) == "p99 delay ×0.60"
+    assert verdict(bbr, _d(1e7, 10, None, None), linux) == (
+        "mean delay on the Linux side only; p99 delay on the Linux side only"
+    )
+    assert verdict(bbr, _d(1e7, 10, None, None), _d(1e7, 10, None, None)) == "ok", "neither side: not judged"
+    cubic = Point(10, 20, 1, "red", True, cc="cubic")
+    assert verdict(cubic, _d(1e7, 10, 8.0, 20.0), linux) == "ok", "queue delay judged for BBR only"
+    row = format_row({"point": bbr, "sim": _d(1e7, 10, 4.04, 12.0), "emu": _d(1e7, 10, None, 9.96), "verdict": "x"})
+    assert "| 4.0 / — | 12.0 / 10.0 |" in row
+
+
+def test_sojourn_of_several_runs_is_their_mean_and_unknown_if_one_run_lacks_it():
+    m = Measure.mean([_d(1e7, 1, 2.0, 8.0), _d(1e7, 1, 4.0, 12.0)])
+    assert (m.sojourn_mean_ms, m.sojourn_p99_ms) == (3.0, 10.0)
+    assert Measure.mean([_d(1e7, 1, 2.0, 8.0), _d(1e7, 1, None, None)]).sojourn_p99_ms is None
+
+
+def test_sim_side_measures_the_bottlenecks_sojourn_after_the_warmup():
+    """BBRv1 through FQ-CoDel at 10 Mbit/s, 20 ms: the summary's sojourn of the bottleneck queue."""
+    from ecnlab.runner import run
+
+    p = Point(10, 20, 1, "fq_codel", True, cc="bbr")
+    m = measure_sim(p, 6, 2)
+    assert m.sojourn_mean_ms is not None and m.sojourn_p99_ms is not None
+    assert 0 < m.sojourn_mean_ms <= m.sojourn_p99_ms
+    q = next(x for x in run(scenario(p, 6, 2)).summary["queues"] if x["link"] == "R1->R2")
+    assert (m.sojourn_mean_ms, m.sojourn_p99_ms) == (q["sojourn_mean_ms"], q["sojourn_p99_ms"])
+    assert m.goodput_bps > 8e6
 
 
 def _regains(*times: float | None) -> tuple[Reduction, ...]:
@@ -186,4 +258,6 @@ def test_a_misspelt_point_is_refused_before_anything_runs(capsys):
 def test_an_unknown_congestion_control_is_refused_in_one_line(capsys):
     assert main(["bench", "fidelity", "--cc", "cubc"]) == 2
     err = capsys.readouterr().err
-    assert err == 'ecnlab: error: --cc = "cubc": unknown name, did you mean "cubic"? (allowed: reno, cubic, dctcp)\n'
+    assert (
+        err == 'ecnlab: error: --cc = "cubc": unknown name, did you mean "cubic"? (allowed: reno, cubic, dctcp, bbr)\n'
+    )

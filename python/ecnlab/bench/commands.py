@@ -14,7 +14,7 @@ from ecnlab.names import unknown_name
 __all__ = ["COMMANDS", "add_parsers", "dispatch"]
 
 #: The congestion controls whose grids `bench fidelity` runs.
-FIDELITY_CCS = ("reno", "cubic", "dctcp")
+FIDELITY_CCS = ("reno", "cubic", "dctcp", "bbr")
 
 COMMANDS = ("bench",)
 
@@ -50,7 +50,7 @@ def add_parsers(sub: Any) -> None:
     dctcp.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
     add_record_option(dctcp)
     fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
-    fidelity.add_argument("--cc", default="reno", metavar="CC", help="grid: reno (default), cubic or dctcp")
+    fidelity.add_argument("--cc", default="reno", metavar="CC", help="grid: reno (default), cubic, dctcp or bbr")
     fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
     fidelity.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
     fidelity.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table to FILE")

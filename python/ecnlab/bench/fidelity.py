@@ -34,8 +34,13 @@ The grids:
 - ``dctcp``: the same rates, RTTs and flow counts through a step
   marker at K = max(20, ⌈BDP/7⌉) packets (RFC 8257 §4.1's guideline K > C·RTT/7),
   Linux running ecnlab's BPF DCTCP (``ecnlab.emu.bpf``) where it has none.
+- ``bbr``: BBRv1 (the simulator's ``bbr_version = "v1"``, the kernel's ``tcp_bbr.c``, each
+  pacing itself) at 10 and 50 Mbit/s × 20 and 80 ms × 1 and 2 flows through the CUBIC
+  grid's queues: RED+ECN, FQ-CoDel with ECN and DualPI2 (classic ECN flows in its C queue).
 
-Each row also shows the bottleneck's mean queue (packets, after the warm-up). Each Linux
+Each row also shows the bottleneck's mean queue (packets) and the mean and 99th percentile
+of its packets' sojourn (ms), all after the warm-up: the simulator's summary and the router's
+own measurement of the same queue (over several runs, the means of each run's values). Each Linux
 run's CPU steal is measured (``ecnlab.emu.steal``: time the hypervisor gave this machine's
 vCPUs to others); the runs it disturbed are named under the table and judged all the same.
 With ``redo`` > 0 a disturbed Linux run is set aside and run again with the same seed, up to
@@ -46,7 +51,10 @@ under the table with its steal and goodput.
 Targets: with SACK, goodput within 5 % and signals within 1.5× at
 every point; NewReno without SACK, goodput within 10 %; CUBIC also the
 median regain time within 10 % (not judged where neither side regained W_max after
-the warm-up). The verdict of a point names what missed.
+the warm-up). BBR: goodput within 10 % and the queue delay, mean and 99th percentile
+each, within 1.5×; its signals are shown, not judged (BBRv1 does not answer CE marks: its
+window is its model's, ``bbr_set_cwnd``; losses it does answer, and they show in the
+retransmissions). The verdict of a point names what missed.
 """
 
 from __future__ import annotations
@@ -82,7 +90,10 @@ __all__ = [
 BOTTLENECK = "R1->R2"
 GOODPUT_TOL = 0.05
 GOODPUT_TOL_NOSACK = 0.10
+GOODPUT_TOL_BBR = 0.10
 SIGNAL_RATIO = 1.5
+#: BBR's target for the bottleneck's mean and 99th-percentile sojourn, sim / Linux.
+DELAY_RATIO = 1.5
 REGAIN_TOL = 0.10
 #: Sampling interval of the queue and flow time series, seconds (each regain time is measured
 #: to within one interval at either end).
@@ -111,6 +122,8 @@ class Point:
 
     @property
     def goodput_tol(self) -> float:
+        if self.cc == "bbr":
+            return GOODPUT_TOL_BBR
         return GOODPUT_TOL if self.recovery == "sack" else GOODPUT_TOL_NOSACK
 
 
@@ -125,6 +138,8 @@ class Measure:
     runs: tuple[Measure, ...] = ()  # a mean's runs, in seed order (empty for one run)
     steal: Steal | None = None  # a Linux run's CPU steal (emu/steal.py); None: simulated, a mean, unknown
     set_aside: tuple[Measure, ...] = ()  # a Linux run's disturbed attempts run again (``redo``)
+    sojourn_mean_ms: float | None = None  # the bottleneck's packets' mean sojourn after the warm-up
+    sojourn_p99_ms: float | None = None  # and its 99th percentile (None: no packet left the queue)
 
     @property
     def regain_s(self) -> float | None:
@@ -158,7 +173,16 @@ class Measure:
             sum(m.avg_qlen_pkts for m in runs) / n,
             tuple(r for m in runs for r in m.reductions),
             tuple(runs),
+            sojourn_mean_ms=_mean_known([m.sojourn_mean_ms for m in runs]),
+            sojourn_p99_ms=_mean_known([m.sojourn_p99_ms for m in runs]),
         )
+
+
+def _mean_known(values: list[float | None]) -> float | None:
+    """The mean of per-run values, None unless every run has one."""
+    if any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None) / len(values)
 
 
 def step_k(rate_mbit: int, rtt_ms: int) -> int:
@@ -167,20 +191,26 @@ def step_k(rate_mbit: int, rtt_ms: int) -> int:
     return max(20, math.ceil(bdp / 7))
 
 
+#: The queues of the CUBIC and BBR grids: (kind, ECN).
+_MODERN_QUEUES = (("red", True), ("fq_codel", True), ("dualpi2", True))
+
+
 def grid(kind: str, quick: bool = False) -> list[Point]:
-    """The points of ``kind`` ("reno", "cubic" or "dctcp"); ``quick``: the 10 Mbit/s, 20 ms ones."""
-    rates, rtts, counts = ((10,), (20,), (1, 4)) if quick else ((10, 50), (20, 80), (1, 4))
+    """The points of ``kind`` ("reno", "cubic", "dctcp" or "bbr"); ``quick``: the 10 Mbit/s, 20 ms ones."""
+    rates, rtts = ((10,), (20,)) if quick else ((10, 50), (20, 80))
+    counts = (1, 2) if kind == "bbr" else (1, 4)
     base = [(r, d, n) for r in rates for d in rtts for n in counts]
+    if kind == "bbr":
+        return [Point(r, d, n, q, ecn, cc="bbr") for (r, d, n) in base for q, ecn in _MODERN_QUEUES]
     if kind == "reno":
         pts = [Point(r, d, n, "red", ecn) for (r, d, n) in base for ecn in (False, True)]
         return pts + [Point(r, d, n, "red", False, recovery="newreno") for (r, d, n) in base]
     if kind == "cubic":
-        queues = (("red", True), ("fq_codel", True), ("dualpi2", True))
-        pts = [Point(r, d, n, q, ecn, cc="cubic") for (r, d, n) in base for q, ecn in queues]
+        pts = [Point(r, d, n, q, ecn, cc="cubic") for (r, d, n) in base for q, ecn in _MODERN_QUEUES]
         return pts if quick else pts + [Point(100, 100, 1, "red", True, cc="cubic")]
     if kind == "dctcp":
         return [Point(r, d, n, "step", True, cc="dctcp", k_pkts=step_k(r, d)) for (r, d, n) in base]
-    raise ValueError(f"grid kind {kind!r}: must be reno, cubic or dctcp")
+    raise ValueError(f"grid kind {kind!r}: must be reno, cubic, dctcp or bbr")
 
 
 def _queue(p: Point) -> dict[str, Any]:
@@ -258,7 +288,18 @@ def measure_sim(
     total = q["marks"] if p.ecn else q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
     goodput, rtx, tos = _flow_totals(res.summary)
     reds = _reductions(res.flow_timeseries, load_scenario(sc).flows[0].tcp.mss, warmup, keep)
-    return Measure(goodput, int(total - series[key][at]), rtx, tos, float(q["avg_qlen_pkts"]), reds)
+    m = Measure(goodput, int(total - series[key][at]), rtx, tos, float(q["avg_qlen_pkts"]), reds)
+    return _with_sojourn(m, q)
+
+
+def _with_sojourn(m: Measure, q: dict[str, Any]) -> Measure:
+    """``m`` with the queue record's mean and 99th-percentile sojourn (the simulator's summary and
+    the router's use the same keys, both measured after the warm-up)."""
+    return replace(m, sojourn_mean_ms=_ms(q.get("sojourn_mean_ms")), sojourn_p99_ms=_ms(q.get("sojourn_p99_ms")))
+
+
+def _ms(x: Any) -> float | None:
+    return None if x is None else float(x)
 
 
 def measure_emu(
@@ -283,7 +324,7 @@ def measure_emu(
     signals = int(after["marks" if p.ecn else "drops"])
     cpu = s["emulation"].get("cpu_steal")
     steal = None if cpu is None else Steal(cpu["total_s"], cpu["peak_s"])
-    return Measure(goodput, signals, rtx, tos, float(q["avg_qlen_pkts"]), reds, steal=steal)
+    return _with_sojourn(Measure(goodput, signals, rtx, tos, float(q["avg_qlen_pkts"]), reds, steal=steal), q)
 
 
 def linux_run(
@@ -334,15 +375,17 @@ def _ratio(a: float, b: float) -> float:
 
 
 def verdict(p: Point, sim: Measure, emu: Measure) -> str:
-    """ "ok" or what missed its target (goodput beyond tolerance, signals beyond 1.5×, CUBIC's
-    regain time beyond 10 % or measured on one side only)."""
+    """ "ok" or what missed its target (goodput beyond tolerance, signals beyond 1.5× but for BBR,
+    BBR's queue delay beyond 1.5×, CUBIC's regain time beyond 10 % or measured on one side only)."""
     miss = []
     g = _ratio(sim.goodput_bps, emu.goodput_bps)
     if abs(g - 1) > p.goodput_tol:
         miss.append(f"goodput {g - 1:+.1%}")
     s = _ratio(sim.signals, emu.signals)
-    if p.recovery == "sack" and not 1 / SIGNAL_RATIO <= s <= SIGNAL_RATIO:
+    if p.recovery == "sack" and p.cc != "bbr" and not 1 / SIGNAL_RATIO <= s <= SIGNAL_RATIO:
         miss.append(f"signals ×{s:.2f}")
+    if p.cc == "bbr":
+        miss += _delay_misses(sim, emu)
     if p.cc == "cubic":
         a, b = sim.regain_s, emu.regain_s
         if a is not None and b is not None and abs(a / b - 1) > REGAIN_TOL:
@@ -350,6 +393,20 @@ def verdict(p: Point, sim: Measure, emu: Measure) -> str:
         elif (a is None) != (b is None):
             miss.append(f"regain on the {'Linux' if a is None else 'simulator'} side only")
     return "ok" if not miss else "; ".join(miss)
+
+
+def _delay_misses(sim: Measure, emu: Measure) -> list[str]:
+    """The queue delays (mean, p99 sojourn) beyond ``DELAY_RATIO`` either way, or known on one side only."""
+    miss = []
+    for what, a, b in (
+        ("mean", sim.sojourn_mean_ms, emu.sojourn_mean_ms),
+        ("p99", sim.sojourn_p99_ms, emu.sojourn_p99_ms),
+    ):
+        if (a is None) != (b is None):
+            miss.append(f"{what} delay on the {'Linux' if a is None else 'simulator'} side only")
+        elif a is not None and b is not None and not 1 / DELAY_RATIO <= _ratio(a, b) <= DELAY_RATIO:
+            miss.append(f"{what} delay ×{_ratio(a, b):.2f}")
+    return miss
 
 
 def run_length(seconds: float | None, quick: bool) -> tuple[float, float]:
@@ -400,9 +457,10 @@ def run_fidelity(
 
 HEADER = (
     "| cc | recovery | queue | rate | RTT | flows | goodput sim / Linux (Mbit/s) | Δ | "
-    "signals sim / Linux | ratio | queue sim / Linux (pkts) | rtx sim / Linux | timeouts sim / Linux | "
+    "signals sim / Linux | ratio | queue sim / Linux (pkts) | sojourn mean sim / Linux (ms) | "
+    "sojourn p99 sim / Linux (ms) | rtx sim / Linux | timeouts sim / Linux | "
     "regain W_max sim / Linux (s; regained/reductions) | Δ | ÷ RFC 9438 sim / Linux | verdict |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -418,6 +476,16 @@ def _regain_cells(sim: Measure, emu: Measure) -> str:
     delta = "—" if a is None or b is None else f"{a / b - 1:+.0%}"
     rfc = f"{ratio(sim.closed_form_ratio)} / {ratio(emu.closed_form_ratio)}"
     return f"{side(sim)} / {side(emu)} | {delta} | {rfc}"
+
+
+def _sojourn_cells(sim: Measure, emu: Measure) -> str:
+    """The mean and p99 sojourn cells, "sim / Linux" each (— where a side has none)."""
+
+    def ms(x: float | None) -> str:
+        return "—" if x is None else f"{x:.1f}"
+
+    mean = f"{ms(sim.sojourn_mean_ms)} / {ms(emu.sojourn_mean_ms)}"
+    return f"{mean} | {ms(sim.sojourn_p99_ms)} / {ms(emu.sojourn_p99_ms)}"
 
 
 def _count(x: float) -> str:
@@ -436,7 +504,8 @@ def format_row(row: dict[str, Any]) -> str:
         f"| {p.cc} | {p.recovery} | {q} | {p.rate_mbit}M | {p.rtt_ms} ms | {p.flows} | "
         f"{sim.goodput_bps / 1e6:.2f} / {emu.goodput_bps / 1e6:.2f} | {g:+.1%} | "
         f"{_count(sim.signals)} / {_count(emu.signals)} {kind} | {_ratio(sim.signals, emu.signals):.2f} | "
-        f"{sim.avg_qlen_pkts:.1f} / {emu.avg_qlen_pkts:.1f} | {_count(sim.retransmits)} / {_count(emu.retransmits)} | "
+        f"{sim.avg_qlen_pkts:.1f} / {emu.avg_qlen_pkts:.1f} | {_sojourn_cells(sim, emu)} | "
+        f"{_count(sim.retransmits)} / {_count(emu.retransmits)} | "
         f"{_count(sim.timeouts)} / {_count(emu.timeouts)} | {_regain_cells(sim, emu)} | {row['verdict']} |"
     )
 

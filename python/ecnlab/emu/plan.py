@@ -18,7 +18,7 @@ from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec
 from ecnlab.model import Flow, Scenario, TcpSpec
 
-__all__ = ["HostPlan", "Plan", "make_plan", "flow_start_ns", "LINUX_CC", "ECN_FALLBACK"]
+__all__ = ["HostPlan", "Plan", "make_plan", "flow_start_ns", "LINUX_CC", "ECN_FALLBACK", "KERNEL_CCS", "SELF_PACED_CCS"]
 
 #: scenario ``tcp.recovery`` → (the namespace's default congestion control, net.ipv4.tcp_sack).
 #: Linux recovers with NewReno partial-ACK handling (RFC 6582) even without SACK; Tahoe has
@@ -31,10 +31,19 @@ LINUX_CC: dict[str, tuple[str, int]] = {
 }
 
 #: ``tcp.cc`` values emulate can give Linux: reno and cubic (``net/ipv4/tcp_cong.c``, ``tcp_cubic.c``),
-#: and ``dctcp``, the kernel's own (``tcp_dctcp.c``, ``CONFIG_TCP_CONG_DCTCP``) where it has one, else
-#: ecnlab's BPF DCTCP, loaded when the emulation starts (``ecnlab.emu.bpf``). TCP Prague is out of
-#: tree (L4STeam/linux ``net/ipv4/tcp_prague.c``).
-KERNEL_CCS = ("reno", "cubic", "dctcp")
+#: ``dctcp``, the kernel's own (``tcp_dctcp.c``, ``CONFIG_TCP_CONG_DCTCP``) where it has one, else
+#: ecnlab's BPF DCTCP, loaded when the emulation starts (``ecnlab.emu.bpf``), and ``bbr``, mainline's
+#: BBRv1 (``net/ipv4/tcp_bbr.c``). TCP Prague is out of tree (L4STeam/linux ``net/ipv4/tcp_prague.c``),
+#: and so is BBRv3 (google/bbr branch v3).
+KERNEL_CCS = ("reno", "cubic", "dctcp", "bbr")
+
+#: The congestion controls that pace themselves in Linux: BBR asks for pacing in ``bbr_init``
+#: (``sk_pacing_status = SK_PACING_NEEDED``) and sets ``sk_pacing_rate`` on every ACK
+#: (``bbr_set_pacing_rate``); without an fq qdisc on the device TCP paces the flow itself
+#: (``tcp_needs_internal_pacing`` → ``tcp_internal_pacing`` in ``net/ipv4/tcp_output.c``, an hrtimer
+#: per socket), with fq, fq does (``net/sched/sch_fq.c``). The TUN devices have no fq, so the kernel's
+#: internal pacing it is: ``tcp.pacing`` of such a flow is the kernel's own, not a setting emulate makes.
+SELF_PACED_CCS = ("bbr",)
 
 #: scenario ``tcp.syn_ecn_fallback`` → ``net.ipv4.tcp_ecn_fallback``: with 1 (Linux's default) a
 #: retransmitted SYN carries no ECN setup (``__tcp_retransmit_skb`` → ``tcp_ecn_clear_syn`` in
@@ -128,11 +137,17 @@ def _check_supported(sc: Scenario) -> None:
         ):
             if value not in known:
                 raise ScenarioError(f"flows.{f.id}.tcp.{key}", f"{what}; emulate supports {', '.join(known)}", value)
-        if f.tcp.pacing:
-            # Linux paces Reno and CUBIC only under the fq qdisc (net/sched/sch_fq.c; TCP's own pacing,
-            # tcp_needs_internal_pacing in net/ipv4/tcp_output.c, is for congestion controls that ask for
-            # it, as BBR does), and emulate installs none (nor can it where CONFIG_NET_SCH_FQ is unset).
-            raise ScenarioError(f"flows.{f.id}.tcp.pacing", "emulate cannot pace Linux TCP here (no fq qdisc)", True)
+        if f.tcp.cc == "bbr" and f.tcp.bbr_version != "v1":
+            raise ScenarioError(
+                f"flows.{f.id}.tcp.bbr_version", "this kernel has BBRv1 only (net/ipv4/tcp_bbr.c)", f.tcp.bbr_version
+            )
+        if f.tcp.pacing and f.tcp.cc not in SELF_PACED_CCS:
+            # Linux paces Reno, CUBIC and DCTCP only under the fq qdisc (net/sched/sch_fq.c; TCP's own
+            # pacing is for congestion controls that ask for it, SELF_PACED_CCS), and emulate installs none
+            # (nor can it where CONFIG_NET_SCH_FQ is unset).
+            paced = "/".join(SELF_PACED_CCS)
+            what = f"emulate cannot pace Linux {f.tcp.cc} here (no fq qdisc; only {paced} paces itself)"
+            raise ScenarioError(f"flows.{f.id}.tcp.pacing", what, True)
         if f.tcp.ecn and f.tcp.accecn:
             # AccECN negotiation is net.ipv4.tcp_ecn = 3..5, which a kernel before "tcp: accecn: enable
             # AccECN" refuses with EINVAL (tcp_ecn_mode_max = 2 in net/ipv4/sysctl_net_ipv4.c).

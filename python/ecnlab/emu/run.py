@@ -21,6 +21,7 @@ from typing import Any
 from ecnlab import timeseries
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.emu import bpf
+from ecnlab.emu.kernel_cc import MODULE_CCS, ensure_loaded
 from ecnlab.emu.netns import EmulationError, Namespaces
 from ecnlab.emu.plan import Plan, flow_start_ns, make_plan
 from ecnlab.emu.procs import Processes, read_line, terminate_on_sigterm
@@ -95,6 +96,8 @@ def emulate_scenario(sc: Scenario, out: Path) -> RunResult:
     require_root()
     if bpf.needed({f.tcp.cc for f in sc.flows}):
         bpf.ensure_dctcp()  # before any namespace exists: a failure leaves nothing behind
+    for cc in sorted({f.tcp.cc for f in sc.flows} & set(MODULE_CCS)):
+        ensure_loaded(cc)  # likewise
     router = router_command()
     with atomic_out_dir(out) as staging:
         with terminate_on_sigterm():
