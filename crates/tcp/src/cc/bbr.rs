@@ -95,7 +95,7 @@ const NS: u128 = 1_000_000_000;
 /// which STARTUP grows cwnd whatever the target.
 const TCP_INIT_CWND: u64 = 10;
 
-/// Which BBR (`TcpConfig::bbr_version`).
+/// Which BBR (`BbrKnobs::version`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BbrVersion {
