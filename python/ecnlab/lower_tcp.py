@@ -12,7 +12,8 @@ import functools
 import json
 from typing import Any
 
-from ecnlab.model import ACCECN_KEYS, BBR_KEYS, DCTCP_KEYS, NS2_RULE_KEYS, PRAGUE_KEYS, TcpSpec
+from ecnlab.cc_knobs import knob_keys
+from ecnlab.model import ACCECN_KEYS, NS2_RULE_KEYS, TcpSpec
 
 __all__ = ["ecn_mode", "tcp_engine", "engine_tcp_config", "engine_tcp_defaults"]
 
@@ -76,7 +77,5 @@ def _tcp_fields(t: TcpSpec) -> dict[str, Any]:
         "syn_immediate_ack": t.syn_immediate_ack,
         "rto_arith": t.rto_arith,
         "clock_phase_ns": t.clock_phase_ns,
-        **{k: getattr(t, k) for k in (*NS2_RULE_KEYS, *DCTCP_KEYS, *PRAGUE_KEYS, *BBR_KEYS, *ACCECN_KEYS)},
-        "hystart": t.hystart,
-        "cubic_arith": t.cubic_arith,
+        **{k: getattr(t, k) for k in (*NS2_RULE_KEYS, *knob_keys(), *ACCECN_KEYS)},
     }

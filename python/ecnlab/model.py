@@ -155,7 +155,7 @@ class TcpSpec:
 
 #: TcpSpec fields named alike in the scenario, the resolved scenario and the engine JSON, copied
 #: as they are (the ns-2.35 rules of the ns2 personality, docs/ns2-ecn-suite.md, and Linux's).
-#: DCTCP_KEYS below are copied the same way.
+#: Each congestion control's knobs are copied the same way (``cc_knobs.py``).
 NS2_RULE_KEYS = (
     "ecn_backoff",
     "ack_ce_at_once",
@@ -194,19 +194,6 @@ NS2_RULE_KEYS = (
     "pacing_ca_ratio",
 )
 
-#: DCTCP's knobs (crates/tcp/src/cc/dctcp.rs), named alike everywhere (the engine refuses values
-#: other than their defaults for other congestion controls).
-DCTCP_KEYS = ("dctcp_shift_g", "dctcp_ect", "dctcp_arith")
-#: TCP Prague's knobs (crates/tcp/src/cc/prague.rs), named alike everywhere.
-PRAGUE_KEYS = (
-    "prague_rtt_target_ns",
-    "prague_rtt_transition",
-    "prague_classic_fallback",
-    "prague_version",
-    "prague_fallback_fix",
-)
-#: BBR's knobs (crates/tcp/src/cc/bbr.rs), named alike everywhere.
-BBR_KEYS = ("bbr_version", "bbr_ecn_low")
 #: The AccECN option's policy (crates/tcp/src/accecn.rs), only with ``ecn = "accecn"``.
 ACCECN_KEYS = ("accecn_option", "accecn_option_beacon")
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from ecnlab._table import Table, boolean, choice, integer, number
+from ecnlab.cc_knobs import CC_KNOBS
 from ecnlab.errors import ScenarioError
 from ecnlab.lower_tcp import tcp_engine
 from ecnlab.model import PiSpec, QueueSpec, RedSpec, TcpSpec
@@ -180,36 +181,6 @@ def _ecn_changes(table: Table, changes: dict[str, Any]) -> None:
     changes["accecn"] = mode == "accecn"
 
 
-def _dctcp_defaults(changes: dict[str, Any]) -> None:
-    """``cc = "dctcp"`` turns on what DCTCP needs unless the same table says otherwise: ECN
-    (classic negotiation, RFC 8257 §3) and a window floor of two segments after an ECN
-    reduction (Linux ``dctcp_ssthresh``), both refused otherwise by the engine with cc = dctcp; and
-    ECT on every packet, SYN, ACKs and retransmissions included, as Linux and ns-3 send DCTCP's
-    (``ect_all_packets``: a DCTCP switch drops Not-ECT packets above K)."""
-    changes.setdefault("ecn", True)
-    changes.setdefault("ecn_min_cwnd", 2)
-    changes.setdefault("ect_all_packets", True)
-
-
-def _prague_defaults(table: Table, changes: dict[str, Any]) -> None:
-    """``cc = "prague"`` turns on what TCP Prague needs unless the same table says otherwise
-    (crates/tcp/src/cc/prague.rs): AccECN feedback (RFC 9331 §4.2), a minimum window of two
-    segments (§4.3), ECT(1) on every packet (the reference's ECN++), and pacing at 100 % of
-    cwnd/srtt after slow start and 200 % in it (the reference's ``prague_update_pacing_rate``)."""
-    if not table.has("ecn"):
-        changes.update(ecn=True, ecn_plus=False, accecn=True)
-    changes.setdefault("ecn_min_cwnd", 2)
-    changes.setdefault("ect_all_packets", True)
-    changes.setdefault("pacing", True)
-    changes.setdefault("pacing_ca_ratio", 100)
-
-
-def _bbr_defaults(changes: dict[str, Any]) -> None:
-    """``cc = "bbr"`` paces unless the same table says otherwise: Linux's ``bbr_init`` asks for
-    pacing (``SK_PACING_NEEDED``), and the engine refuses BBR without it (crates/tcp/src/cc/bbr.rs)."""
-    changes.setdefault("pacing", True)
-
-
 def _personality(value: Any, path: str) -> str:
     """One of the engine's personalities (asked of it when first read)."""
     return choice(TCP_PERSONALITIES)(value, path)
@@ -230,12 +201,8 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     changes = {attr: table.get(key, parse) for key, (attr, parse) in TCP_KEYS.items() if table.has(key)}
     if "ecn" in changes:
         _ecn_changes(table, changes)
-    if changes.get("cc") == "dctcp":
-        _dctcp_defaults(changes)
-    if changes.get("cc") == "prague":
-        _prague_defaults(table, changes)
-    if changes.get("cc") == "bbr":
-        _bbr_defaults(changes)
+    if changes.get("cc") in CC_KNOBS:
+        CC_KNOBS[changes["cc"]].needs(table, changes)
     tcp = replace(base, **changes)
     if tcp.cc == "cubic" and tcp.personality == "linux" and not table.has("hystart"):
         tcp = replace(tcp, hystart="linux")  # Linux's CUBIC leaves slow start by HyStart

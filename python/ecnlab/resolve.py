@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ecnlab.model import ACCECN_KEYS, DCTCP_KEYS, NS2_RULE_KEYS, AppSpec, QueueSpec, TcpSpec
+from ecnlab.cc_knobs import knobs_resolved
+from ecnlab.model import ACCECN_KEYS, NS2_RULE_KEYS, AppSpec, QueueSpec, TcpSpec
 from ecnlab.queues import resolved_modern
 from ecnlab.units import ns_to_s
 
@@ -99,22 +100,8 @@ def tcp_resolved(t: TcpSpec) -> dict[str, Any]:
         "rto_arith": t.rto_arith,
         "clock_phase": ns_to_s(t.clock_phase_ns),
         **{k: getattr(t, k) for k in NS2_RULE_KEYS},
-        **{k: getattr(t, k) for k in DCTCP_KEYS},
-        **(_prague_resolved(t) if t.cc == "prague" else {}),
-        **({"bbr_version": t.bbr_version, "bbr_ecn_low": t.bbr_ecn_low} if t.cc == "bbr" else {}),
+        **knobs_resolved(t),
         **({k: getattr(t, k) for k in ACCECN_KEYS} if t.accecn else {}),
-        **({"hystart": t.hystart, "cubic_arith": t.cubic_arith} if t.cc == "cubic" else {}),
-    }
-
-
-def _prague_resolved(t: TcpSpec) -> dict[str, Any]:
-    """TCP Prague's knobs, with ``cc = "prague"`` only (crates/tcp/src/cc/prague.rs)."""
-    return {
-        "prague_rtt_target": ns_to_s(t.prague_rtt_target_ns),
-        "prague_rtt_transition": t.prague_rtt_transition,
-        "prague_classic_fallback": t.prague_classic_fallback,
-        "prague_version": t.prague_version,
-        "prague_fallback_fix": t.prague_fallback_fix,
     }
 
 

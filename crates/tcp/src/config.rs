@@ -1,6 +1,5 @@
 //! Per-connection TCP configuration (canonical units: bytes, nanoseconds).
 
-use ecnlab_wire::Duration;
 use serde::{Deserialize, Serialize};
 
 /// Loss detection and recovery (`recovery.rs`).
@@ -138,7 +137,7 @@ pub enum RcvAutotune {
     Linux,
 }
 
-/// Which TCP Prague the congestion control is (`TcpConfig::prague_version`,
+/// Which TCP Prague the congestion control is (`PragueKnobs::version`,
 /// `cc/prague.rs`): the L4S team's reference module `tcp_prague.c` by its
 /// `MODULE_VERSION`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -298,10 +297,6 @@ pub struct TcpConfig {
     /// An ACK of new data restarts the timer before its RTT sample (ns-2.35 `timerfix_` false) or
     /// after (RFC 6298): `rules/rtx_timer.rs`.
     pub timer_before_sample: crate::rules::rtx_timer::NewAckTimer,
-    /// DCTCP's EWMA gain g = 2^-dctcp_shift_g (RFC 8257 §3.3; Linux `dctcp_shift_g` 4).
-    pub dctcp_shift_g: u32,
-    /// DCTCP's codepoint for new data: 0 = ECT(0) (Linux, ns-3 `UseEct0`), 1 = ECT(1).
-    pub dctcp_ect: u8,
     /// What a window reduction halves: FlightSize (RFC 5681 eq. (4), RFC 3168
     /// §6.1.2, RFC 9438 §4.6) or cwnd (Linux: `tcp_reno_ssthresh` and CUBIC's
     /// `bictcp_recalc_ssthresh` read `snd_cwnd`, for loss, ECN and timeout alike).
@@ -338,24 +333,6 @@ pub struct TcpConfig {
     pub pacing: bool,
     pub pacing_ss_ratio: u32,
     pub pacing_ca_ratio: u32,
-    /// TCP Prague (`cc/prague.rs`): the RTT below which growth is scaled to
-    /// that of a flow with this RTT (reference `RTT_TARGET` 25 ms).
-    pub prague_rtt_target_ns: u64,
-    /// Rounds after slow start before Prague becomes RTT-independent (reference 4).
-    pub prague_rtt_transition: u32,
-    /// Prague detects a classic ECN AQM and falls back to a Reno-like response
-    /// there (`cc/prague_classic.rs`; the reference's `prague_ecn_fallback`, off).
-    pub prague_classic_fallback: bool,
-    /// Which reference Prague (`PragueVersion`; default v0.7).
-    pub prague_version: PragueVersion,
-    /// With `prague_classic_fallback`: the reference levels of the classic-AQM
-    /// score (V0 750 µs, D0 2 ms) ×16, in the score's units, as the patch of
-    /// "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) makes them;
-    /// off, the 0.6 module's levels, 1/16 of those (`cc/prague_classic.rs`).
-    pub prague_fallback_fix: bool,
-    /// BBR's version and whether the route is a shallow-threshold ECN one (`cc/bbr.rs`).
-    pub bbr_version: crate::cc::BbrVersion,
-    pub bbr_ecn_low: bool,
     /// With AccECN negotiated, which segments carry the AccECN option
     /// (RFC 9768 §3.2.3; `accecn.rs`): Linux's `tcp_ecn_option`, 0, 1 or 2.
     pub accecn_option: AccEcnOptionPolicy,
@@ -363,17 +340,20 @@ pub struct TcpConfig {
     /// 1/beacon of the smoothed RTT has passed since the last one (Linux's
     /// `tcp_ecn_option_beacon`, 0 ..= 3, default 3; 0: no beacon).
     pub accecn_option_beacon: u8,
-    /// How CUBIC leaves slow start before a loss (`cc/hystart.rs`).
-    pub hystart: HyStartMode,
-    /// CUBIC's arithmetic: RFC 9438 in real numbers (`cc/cubic.rs`) or Linux's
-    /// integer `tcp_cubic.c` (`cc/cubic_linux.rs`).
-    pub cubic_arith: CubicArith,
-    /// DCTCP's arithmetic: RFC 8257 in bytes (`cc/dctcp.rs`) or Linux's
-    /// `tcp_dctcp.c` in whole segments.
-    pub dctcp_arith: DctcpArith,
+    /// Each congestion control's knobs, a struct in its file (`cc/cubic.rs`, `cc/dctcp.rs`,
+    /// `cc/prague.rs`, `cc/bbr.rs`) with their defaults and checks; in JSON their keys are
+    /// flat among the others (`cubic_arith`, `hystart`, `dctcp_shift_g`, …).
+    #[serde(flatten)]
+    pub cubic: crate::cc::CubicKnobs,
+    #[serde(flatten)]
+    pub dctcp: crate::cc::DctcpKnobs,
+    #[serde(flatten)]
+    pub prague: crate::cc::PragueKnobs,
+    #[serde(flatten)]
+    pub bbr: crate::cc::BbrKnobs,
 }
 
-/// `TcpConfig::dctcp_arith`.
+/// `DctcpKnobs::arith` (`cc/dctcp.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DctcpArith {
@@ -384,7 +364,7 @@ pub enum DctcpArith {
     Linux,
 }
 
-/// `TcpConfig::cubic_arith`.
+/// `CubicKnobs::arith` (`cc/cubic.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CubicArith {
@@ -395,7 +375,7 @@ pub enum CubicArith {
     Linux,
 }
 
-/// `TcpConfig::hystart`.
+/// `CubicKnobs::hystart` (`cc/cubic.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum HyStartMode {
     /// Slow start until ssthresh or a congestion event (RFC 5681).
@@ -521,8 +501,6 @@ impl Default for TcpConfig {
             limited_transmit_all: r.limited_transmit_all,
             guard_after_timeout: r.guard_after_timeout,
             timer_before_sample: r.timer_before_sample,
-            dctcp_shift_g: 4,
-            dctcp_ect: 0,
             ssthresh_basis: r.ssthresh_basis,
             sack_after_rto: r.sack_after_rto,
             rto_keeps_recovery_ssthresh: r.rto_keeps_recovery_ssthresh,
@@ -535,18 +513,12 @@ impl Default for TcpConfig {
             pacing: false,
             pacing_ss_ratio: 200,
             pacing_ca_ratio: 120,
-            prague_rtt_target_ns: Duration::from_millis(25).as_nanos(),
-            prague_rtt_transition: 4,
-            prague_classic_fallback: false,
-            prague_version: PragueVersion::V07,
-            prague_fallback_fix: false,
-            bbr_version: crate::cc::BbrVersion::V1,
-            bbr_ecn_low: false,
             accecn_option: AccEcnOptionPolicy::Full,
             accecn_option_beacon: 3,
-            hystart: HyStartMode::Off,
-            cubic_arith: r.cubic_arith,
-            dctcp_arith: r.dctcp_arith,
+            cubic: crate::cc::CubicKnobs { arith: r.cubic_arith, ..Default::default() },
+            dctcp: crate::cc::DctcpKnobs { arith: r.dctcp_arith, ..Default::default() },
+            prague: crate::cc::PragueKnobs::default(),
+            bbr: crate::cc::BbrKnobs::default(),
         }
     }
 }
@@ -653,68 +625,10 @@ impl TcpConfig {
         }
         let beacon = self.accecn_option_beacon;
         check(beacon <= 3, "accecn_option_beacon", beacon, "0..=3 per RTT (Linux tcp_ecn_option_beacon)")?;
-        self.validate_dctcp()?;
-        crate::cc::validate_bbr(self)?;
-        self.validate_prague()
-    }
-
-    /// Prague's knobs, and what `cc = prague` needs of the others (`cc/prague.rs`).
-    fn validate_prague(&self) -> Result<(), ConfigError> {
-        let target = self.prague_rtt_target_ns;
-        check(target <= 1_000_000_000, "prague_rtt_target_ns", target, "0 ..= 1 s (0: no RTT scaling)")?;
-        check(self.prague_rtt_transition <= 1000, "prague_rtt_transition", self.prague_rtt_transition, "0..=1000")?;
-        if self.hystart != HyStartMode::Off && self.cc != CcKind::Cubic {
-            let h = match self.hystart {
-                HyStartMode::Linux => "linux",
-                _ => "hystart++",
-            };
-            check(false, "hystart", h, "off unless cc = cubic (HyStart is CUBIC's here)")?;
-        }
-        let fix = self.prague_fallback_fix;
-        check(
-            !fix || self.prague_classic_fallback,
-            "prague_fallback_fix",
-            fix,
-            "false unless prague_classic_fallback",
-        )?;
-        if self.cc != CcKind::Prague {
-            let fb = self.prague_classic_fallback;
-            return check(!fb, "prague_classic_fallback", fb, "false unless cc = prague");
-        }
-        let ecn = match self.ecn {
-            EcnMode::Off => "off",
-            EcnMode::Classic => "classic",
-            EcnMode::EcnPlus => "ecn+",
-            EcnMode::AccEcn => "accecn",
-        };
-        check(self.ecn == EcnMode::AccEcn, "ecn", ecn, "accecn with cc = prague (RFC 9331 §4.2: accurate feedback)")?;
-        check(
-            self.ecn_min_cwnd_segments == 2,
-            "ecn_min_cwnd_segments",
-            self.ecn_min_cwnd_segments,
-            "2 with cc = prague (RFC 9331 §4.3: a minimum window of 2)",
-        )
-    }
-
-    /// DCTCP's knobs, and what `cc = dctcp` needs of the others (`cc/dctcp.rs`).
-    fn validate_dctcp(&self) -> Result<(), ConfigError> {
-        check(self.dctcp_shift_g <= 16, "dctcp_shift_g", self.dctcp_shift_g, "0..=16 (g = 2^-shift)")?;
-        check(self.dctcp_ect <= 1, "dctcp_ect", self.dctcp_ect, "0 (ECT(0)) or 1 (ECT(1))")?;
-        if self.cc != CcKind::Dctcp {
-            check(self.dctcp_ect == 0, "dctcp_ect", self.dctcp_ect, "0 unless cc = dctcp")?;
-            return check(self.dctcp_shift_g == 4, "dctcp_shift_g", self.dctcp_shift_g, "4 unless cc = dctcp");
-        }
-        let ecn = match self.ecn {
-            EcnMode::Off => "off",
-            EcnMode::Classic | EcnMode::EcnPlus | EcnMode::AccEcn => "on",
-        };
-        check(self.ecn.enabled(), "ecn", ecn, "classic, ecn+ or accecn with cc = dctcp (RFC 8257 needs ECN)")?;
-        check(
-            self.ecn_min_cwnd_segments == 2,
-            "ecn_min_cwnd_segments",
-            self.ecn_min_cwnd_segments,
-            "2 with cc = dctcp (Linux dctcp_ssthresh)",
-        )
+        self.dctcp.validate(self)?;
+        self.bbr.validate(self)?;
+        self.cubic.validate(self.cc)?;
+        self.prague.validate(self)
     }
 }
 
@@ -760,6 +674,26 @@ mod tests {
         assert_eq!(cfg.validate().unwrap_err().field, "accecn_option_beacon");
     }
 
+    /// Each congestion control's knobs are read and written under their flat JSON keys, and a
+    /// key no struct knows is still refused.
+    #[test]
+    fn test_knobs_keep_flat_json_keys_and_unknown_keys_are_refused() {
+        let json = r#"{"cc": "prague", "ecn": "accecn", "ecn_min_cwnd_segments": 2,
+            "prague_version": "v0.6", "prague_rtt_target_ns": 15000000, "cubic_arith": "linux",
+            "dctcp_arith": "linux", "bbr_ecn_low": false, "hystart": "off"}"#;
+        let cfg: TcpConfig = serde_json::from_str(json).unwrap();
+        assert_eq!((cfg.prague.version, cfg.prague.rtt_target_ns), (PragueVersion::V06, 15_000_000));
+        assert_eq!((cfg.cubic.arith, cfg.dctcp.arith), (CubicArith::Linux, DctcpArith::Linux));
+        let Ok(serde_json::Value::Object(keys)) = serde_json::to_value(&cfg) else { panic!("not an object") };
+        for key in ["prague_version", "prague_fallback_fix", "dctcp_shift_g", "dctcp_ect", "bbr_version", "hystart"] {
+            assert!(keys.contains_key(key), "{key}");
+        }
+        assert!(!keys.contains_key("prague") && !keys.contains_key("cubic"));
+        assert_eq!(serde_json::from_value::<TcpConfig>(serde_json::Value::Object(keys)).unwrap(), cfg);
+        let err = serde_json::from_str::<TcpConfig>(r#"{"prague_versio": "v0.6"}"#).unwrap_err();
+        assert!(err.to_string().contains("prague_versio"), "{err}");
+    }
+
     #[test]
     fn test_dctcp_needs_ecn_and_a_two_segment_floor() {
         let ok =
@@ -772,9 +706,9 @@ mod tests {
         );
         let one = TcpConfig { ecn_min_cwnd_segments: 1, ..ok.clone() };
         assert_eq!(one.validate().unwrap_err().field, "ecn_min_cwnd_segments");
-        let g = TcpConfig { dctcp_shift_g: 17, ..ok.clone() };
+        let g = TcpConfig { dctcp: crate::cc::DctcpKnobs { shift_g: 17, ..ok.dctcp }, ..ok.clone() };
         assert_eq!(g.validate().unwrap_err().to_string(), "dctcp_shift_g = 17: 0..=16 (g = 2^-shift)");
-        let reno = TcpConfig { dctcp_ect: 1, ..TcpConfig::default() };
+        let reno = TcpConfig { dctcp: crate::cc::DctcpKnobs { ect: 1, ..Default::default() }, ..TcpConfig::default() };
         assert_eq!(reno.validate().unwrap_err().to_string(), "dctcp_ect = 1: 0 unless cc = dctcp");
     }
 }

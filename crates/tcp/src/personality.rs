@@ -128,9 +128,10 @@ impl Personality {
 }
 
 /// Declares `PersonalityRules` (the fields a personality sets, named as
-/// `TcpConfig`'s) and the one function that copies them onto a `TcpConfig`.
+/// `TcpConfig`'s JSON keys; `=> group.field` where that is a congestion control's
+/// knob) and the one function that copies them onto a `TcpConfig`.
 macro_rules! personality_rules {
-    ($($field:ident: $ty:ty,)*) => {
+    ($($field:ident: $ty:ty $(=> $($path:ident).+)?,)*) => {
         /// The `TcpConfig` fields a personality sets, with its values.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
         pub struct PersonalityRules {
@@ -140,10 +141,12 @@ macro_rules! personality_rules {
         impl PersonalityRules {
             /// Sets these fields of `cfg`; the others stay as they are.
             pub fn apply(&self, cfg: &mut TcpConfig) {
-                $(cfg.$field = self.$field;)*
+                $(personality_rules!(@field cfg, self, $field $(, $($path).+)?);)*
             }
         }
     };
+    (@field $cfg:ident, $rules:ident, $field:ident) => { $cfg.$field = $rules.$field };
+    (@field $cfg:ident, $rules:ident, $field:ident, $($path:ident).+) => { $cfg.$($path).+ = $rules.$field };
 }
 
 personality_rules! {
@@ -177,8 +180,8 @@ personality_rules! {
     rack: LossMarking,
     tlp: TailLoss,
     sack_recover_guard: SackGuard,
-    cubic_arith: CubicArith,
-    dctcp_arith: DctcpArith,
+    cubic_arith: CubicArith => cubic.arith,
+    dctcp_arith: DctcpArith => dctcp.arith,
     growth_arith: GrowthArith,
     tso: Tso,
     rcv_autotune: RcvAutotune,

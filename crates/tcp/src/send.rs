@@ -182,10 +182,10 @@ impl Sender {
             reno_sacked: 0,
             iw_segments: cfg.init_cwnd_segments,
             last_data_sent: None,
-            sent_times: (cfg.hystart != crate::config::HyStartMode::Off || crate::tso::TsoState::on(cfg))
+            sent_times: (cfg.cubic.hystart != crate::config::HyStartMode::Off || crate::tso::TsoState::on(cfg))
                 .then(Box::default),
             tso: crate::tso::TsoState::on(cfg).then(|| crate::tso::TsoState::new(cfg)),
-            hystart_rtt: cfg.hystart != crate::config::HyStartMode::Off,
+            hystart_rtt: cfg.cubic.hystart != crate::config::HyStartMode::Off,
             tlp_min_rto: Duration(cfg.min_rto_ns),
             tlp: None,
             tlp_due: false,

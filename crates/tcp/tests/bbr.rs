@@ -3,14 +3,14 @@
 
 mod harness;
 
-use ecnlab_tcp::{BbrVersion, CaState, CcKind, Recovery, TcpConfig};
+use ecnlab_tcp::{BbrKnobs, BbrVersion, CaState, CcKind, Recovery, TcpConfig};
 use harness::*;
 
 fn bbr(version: BbrVersion, delayed_ack: bool) -> TcpConfig {
     TcpConfig {
         cc: CcKind::Bbr,
         pacing: true,
-        bbr_version: version,
+        bbr: BbrKnobs { version, ..BbrKnobs::default() },
         init_cwnd_segments: 10,
         ..config(Recovery::Sack, delayed_ack)
     }

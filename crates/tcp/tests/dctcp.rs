@@ -112,7 +112,8 @@ fn test_reduction_is_w_times_one_minus_half_alpha_once_per_window() {
 /// ECT(1) when asked for (`dctcp_ect = 1`).
 #[test]
 fn test_ect1_option_stamps_new_data_ect1() {
-    let cfg = TcpConfig { dctcp_ect: 1, ..dctcp(true) };
+    let mut cfg = dctcp(true);
+    cfg.dctcp.ect = 1;
     let net = Net::transfer(cfg, 20 * MSS as u64, vec![]);
     assert!(net.data().filter(|l| l.dir == Dir::C2S && !l.seg.retransmit).all(|l| l.seg.ecn == Ecn::Ect1));
 }

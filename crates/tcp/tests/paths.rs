@@ -274,7 +274,8 @@ fn test_remarked_prague_packets_arrive_ect0_and_nobody_objects() {
 /// marked fraction (RFC 8257 §3.3), ECE on the ACKs as before.
 #[test]
 fn test_remarked_dctcp_packets_arrive_ect0_unseen() {
-    let cfg = TcpConfig { dctcp_ect: 1, ..dctcp() };
+    let mut cfg = dctcp();
+    cfg.dctcp.ect = 1;
     let marks = (20..26).map(|n| mark(Target::DataTx(n))).collect();
     let mut net = Net::new(cfg.clone(), cfg, marks);
     net.path = [Some(ect1_to_ect0), None];

@@ -118,7 +118,8 @@ proptest! {
 /// CE-marked, paced, as `version`: (time, wire length) of each.
 fn sends_under_full_marking(version: PragueVersion) -> Vec<(u64, u32)> {
     let marks: Vec<Fault> = (15..2000).map(|n| mark(Target::DataTx(n))).collect();
-    let cfg = TcpConfig { pacing: true, pacing_ca_ratio: 100, prague_version: version, ..prague() };
+    let mut cfg = TcpConfig { pacing: true, pacing_ca_ratio: 100, ..prague() };
+    cfg.prague.version = version;
     let mut net = Net::new(cfg.clone(), cfg, marks);
     net.c.send(150 * MSS as u64);
     net.c.close();

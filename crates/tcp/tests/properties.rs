@@ -200,7 +200,7 @@ fn run_dctcp(c: &Case, marks_only: bool, shift_g: u32) -> (Net, u64) {
     cfg.cc = CcKind::Dctcp;
     cfg.ecn = EcnMode::Classic;
     cfg.ecn_min_cwnd_segments = 2;
-    cfg.dctcp_shift_g = shift_g;
+    cfg.dctcp.shift_g = shift_g;
     cfg.init_cwnd_segments = c.iw.max(2);
     let faults: Vec<Fault> = if marks_only {
         c.faults.iter().filter(|f| matches!(f.target, Target::DataTx(_))).map(|f| mark(f.target)).collect()

@@ -95,7 +95,7 @@ const NS: u128 = 1_000_000_000;
 /// which STARTUP grows cwnd whatever the target.
 const TCP_INIT_CWND: u64 = 10;
 
-/// Which BBR (`TcpConfig::bbr_version`).
+/// Which BBR (`BbrKnobs::version`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BbrVersion {
@@ -106,20 +106,33 @@ pub enum BbrVersion {
     V3,
 }
 
-/// BBR's knobs and what `cc = "bbr"` needs of the others, one line each.
-pub(crate) fn validate(cfg: &TcpConfig) -> Result<(), crate::config::ConfigError> {
-    use crate::config::{check, CcKind};
-    let bbr = cfg.cc == CcKind::Bbr;
-    check(bbr || cfg.bbr_version == BbrVersion::V1, "bbr_version", "v3", "v1 unless cc = bbr")?;
-    check(bbr || !cfg.bbr_ecn_low, "bbr_ecn_low", true, "false unless cc = bbr")?;
-    check(!bbr || cfg.pacing, "pacing", false, "true with cc = bbr (bbr_init asks for pacing)")
+/// BBR's knobs (`TcpConfig::bbr`; in JSON the flat keys `bbr_version` and `bbr_ecn_low`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BbrKnobs {
+    /// v1 (default) or v3.
+    #[serde(rename = "bbr_version")]
+    pub version: BbrVersion,
+    /// The route is a shallow-threshold ECN one (v3's `ecn_low`, module doc); off.
+    #[serde(rename = "bbr_ecn_low")]
+    pub ecn_low: bool,
+}
+
+impl BbrKnobs {
+    /// The knobs' defaults unless `cc = "bbr"`, and what `cc = "bbr"` needs of the others.
+    pub(crate) fn validate(&self, cfg: &TcpConfig) -> Result<(), crate::config::ConfigError> {
+        use crate::config::{check, CcKind};
+        let bbr = cfg.cc == CcKind::Bbr;
+        check(bbr || self.version == BbrVersion::V1, "bbr_version", "v3", "v1 unless cc = bbr")?;
+        check(bbr || !self.ecn_low, "bbr_ecn_low", true, "false unless cc = bbr")?;
+        check(!bbr || cfg.pacing, "pacing", false, "true with cc = bbr (bbr_init asks for pacing)")
+    }
 }
 
 /// BBRv3's receiver echoes CE as DCTCP's does, an ACK at each change of CE with ECE
 /// copied from it (`bbr_precise_ece_ack`: `bbr_cwnd_event` calls `dctcp_ece_ack_update`), so
 /// that its `delivered_ce` counts the marked data; BBRv1's echoes as RFC 3168's.
 pub(crate) fn echoes_ce_precisely(cfg: &TcpConfig) -> bool {
-    cfg.cc == crate::config::CcKind::Bbr && cfg.bbr_version == BbrVersion::V3
+    cfg.cc == crate::config::CcKind::Bbr && cfg.bbr.version == BbrVersion::V3
 }
 
 /// BBR's state machine (`enum bbr_mode`).
@@ -183,11 +196,11 @@ pub(crate) struct Bbr {
 }
 
 impl Bbr {
-    pub(crate) fn new(cfg: &TcpConfig) -> Self {
+    pub(crate) fn new(cfg: &TcpConfig, knobs: &BbrKnobs) -> Self {
         Bbr {
             mode: Mode::Startup,
-            version: cfg.bbr_version,
-            v3: V3::new(cfg.bbr_ecn_low),
+            version: knobs.version,
+            v3: V3::new(knobs.ecn_low),
             rng: 0,
             mss: u64::from(cfg.mss),
             init_cwnd: u64::from(cfg.init_cwnd_segments),

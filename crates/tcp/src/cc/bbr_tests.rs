@@ -27,11 +27,10 @@ fn drv(version: BbrVersion, ecn_low: bool) -> Drv {
         pacing: true,
         mss: MSS as u32,
         init_cwnd_segments: 10,
-        bbr_version: version,
-        bbr_ecn_low: ecn_low,
+        bbr: BbrKnobs { version, ecn_low },
         ..TcpConfig::default()
     };
-    let mut b = Bbr::new(&cfg);
+    let mut b = Bbr::new(&cfg, &cfg.bbr);
     let mut w = Window::new(3);
     w.init(MSS as u32, 10);
     b.on_established(&mut w, Some(RTT));

@@ -41,9 +41,35 @@
 use super::cubic_linux::LinuxCubic;
 use super::hystart::{HyStart, Verdict, CSS_GROWTH_DIVISOR};
 use super::{Ack, Congestion, CongestionControl, Feedback, ProbeReport};
-use crate::config::{CubicArith, HyStartMode, TcpConfig};
+use crate::config::{check, CcKind, ConfigError, CubicArith, HyStartMode, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::Instant;
+use serde::{Deserialize, Serialize};
+
+/// CUBIC's knobs (`TcpConfig::cubic`; in JSON the flat keys `cubic_arith` and `hystart`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CubicKnobs {
+    /// CUBIC's arithmetic: RFC 9438 in real numbers (this file) or Linux's
+    /// integer `tcp_cubic.c` (`cubic_linux.rs`); a personality sets it.
+    #[serde(rename = "cubic_arith")]
+    pub arith: CubicArith,
+    /// How CUBIC leaves slow start before a loss (`hystart.rs`); off by default.
+    pub hystart: HyStartMode,
+}
+
+impl CubicKnobs {
+    /// HyStart is CUBIC's: any other congestion control leaves it off.
+    pub(crate) fn validate(&self, cc: CcKind) -> Result<(), ConfigError> {
+        if self.hystart == HyStartMode::Off || cc == CcKind::Cubic {
+            return Ok(());
+        }
+        let h = match self.hystart {
+            HyStartMode::Linux => "linux",
+            _ => "hystart++",
+        };
+        check(false, "hystart", h, "off unless cc = cubic (HyStart is CUBIC's here)")
+    }
+}
 
 /// The time-series probes (`CongestionControl::probes`): W_max in segments and
 /// the epoch's start in seconds.
@@ -89,8 +115,8 @@ struct Epoch {
 }
 
 impl Cubic {
-    pub(crate) fn new(cfg: &TcpConfig) -> Self {
-        let hystart = (cfg.hystart != HyStartMode::Off).then(|| Box::new(HyStart::new(cfg.hystart, cfg.pacing)));
+    pub(crate) fn new(cfg: &TcpConfig, knobs: &CubicKnobs) -> Self {
+        let hystart = (knobs.hystart != HyStartMode::Off).then(|| Box::new(HyStart::new(knobs.hystart, cfg.pacing)));
         Cubic {
             abc: cfg.abc,
             w_max: 0.0,
@@ -102,7 +128,7 @@ impl Cubic {
             verdict: Verdict::SlowStart,
             cwnd_segments: 0,
             in_slow_start: true,
-            linux: (cfg.cubic_arith == CubicArith::Linux).then(Box::default),
+            linux: (knobs.arith == CubicArith::Linux).then(Box::default),
         }
     }
 
@@ -265,7 +291,8 @@ mod tests {
     }
 
     fn cubic() -> Cubic {
-        Cubic::new(&TcpConfig { abc: 2, ..TcpConfig::default() })
+        let cfg = TcpConfig { abc: 2, ..TcpConfig::default() };
+        Cubic::new(&cfg, &cfg.cubic)
     }
 
     fn ack_at(ms: u64, acked: u64) -> Ack {

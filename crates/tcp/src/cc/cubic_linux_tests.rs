@@ -1,7 +1,7 @@
 //! Table and trace tests of `cubic_linux.rs`: each quotes the `tcp_cubic.c` rule it pins.
 
 use super::*;
-use crate::cc::cubic::Cubic;
+use crate::cc::cubic::{Cubic, CubicKnobs};
 use crate::cc::{Ack, CongestionControl};
 use crate::config::{CubicArith, TcpConfig};
 use ecnlab_wire::Duration;
@@ -98,7 +98,7 @@ fn grow_until(cc: &mut dyn CongestionControl, w: &mut Window, rtt_ms: u64, round
 }
 
 fn cubic(arith: CubicArith) -> Cubic {
-    Cubic::new(&TcpConfig { cubic_arith: arith, ..TcpConfig::default() })
+    Cubic::new(&TcpConfig::default(), &CubicKnobs { arith, ..CubicKnobs::default() })
 }
 
 /// bic_target = origin − ⌊410·(K − t)³/2⁴⁰⌋ is a whole number of segments, and t runs one

@@ -57,9 +57,56 @@
 //! `cc = dctcp` on the receiving endpoint as Linux and ns-3 do.
 
 use super::{Congestion, CongestionControl, Feedback, ProbeReport, Reno};
-use crate::config::{DctcpArith, TcpConfig};
+use crate::config::{check, CcKind, ConfigError, DctcpArith, EcnMode, TcpConfig};
 use crate::window::Window;
 use ecnlab_wire::Ecn;
+use serde::{Deserialize, Serialize};
+
+/// DCTCP's knobs (`TcpConfig::dctcp`; in JSON the flat keys `dctcp_shift_g`, `dctcp_ect`
+/// and `dctcp_arith`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DctcpKnobs {
+    /// The EWMA gain g = 2^-shift_g (RFC 8257 §3.3; Linux `dctcp_shift_g` 4).
+    #[serde(rename = "dctcp_shift_g")]
+    pub shift_g: u32,
+    /// The codepoint of new data: 0 = ECT(0) (Linux, ns-3 `UseEct0`), 1 = ECT(1).
+    #[serde(rename = "dctcp_ect")]
+    pub ect: u8,
+    /// The arithmetic: RFC 8257 in bytes or Linux's `tcp_dctcp.c` in whole segments
+    /// (module doc); a personality sets it.
+    #[serde(rename = "dctcp_arith")]
+    pub arith: DctcpArith,
+}
+
+impl Default for DctcpKnobs {
+    fn default() -> Self {
+        DctcpKnobs { shift_g: 4, ect: 0, arith: DctcpArith::Rfc8257 }
+    }
+}
+
+impl DctcpKnobs {
+    /// The knobs' ranges, their defaults unless `cc = dctcp`, and what `cc = dctcp` needs of
+    /// the connection's other fields.
+    pub(crate) fn validate(&self, cfg: &TcpConfig) -> Result<(), ConfigError> {
+        check(self.shift_g <= 16, "dctcp_shift_g", self.shift_g, "0..=16 (g = 2^-shift)")?;
+        check(self.ect <= 1, "dctcp_ect", self.ect, "0 (ECT(0)) or 1 (ECT(1))")?;
+        if cfg.cc != CcKind::Dctcp {
+            check(self.ect == 0, "dctcp_ect", self.ect, "0 unless cc = dctcp")?;
+            return check(self.shift_g == 4, "dctcp_shift_g", self.shift_g, "4 unless cc = dctcp");
+        }
+        let ecn = match cfg.ecn {
+            EcnMode::Off => "off",
+            EcnMode::Classic | EcnMode::EcnPlus | EcnMode::AccEcn => "on",
+        };
+        check(cfg.ecn.enabled(), "ecn", ecn, "classic, ecn+ or accecn with cc = dctcp (RFC 8257 needs ECN)")?;
+        check(
+            cfg.ecn_min_cwnd_segments == 2,
+            "ecn_min_cwnd_segments",
+            cfg.ecn_min_cwnd_segments,
+            "2 with cc = dctcp (Linux dctcp_ssthresh)",
+        )
+    }
+}
 
 /// The time-series probe of α (`CongestionControl::probes`), also Prague's.
 pub(crate) const ALPHA: &str = "dctcp_alpha";
@@ -88,16 +135,16 @@ pub(crate) struct Dctcp {
 }
 
 impl Dctcp {
-    pub(crate) fn new(cfg: &TcpConfig) -> Self {
+    pub(crate) fn new(cfg: &TcpConfig, knobs: &DctcpKnobs) -> Self {
         Dctcp {
             reno: Reno::new(cfg),
             alpha: ALPHA_ONE,
-            shift_g: cfg.dctcp_shift_g,
+            shift_g: knobs.shift_g,
             acked: 0,
             marked: 0,
             window_end: 0,
-            ect1: cfg.dctcp_ect == 1,
-            linux: cfg.dctcp_arith == DctcpArith::Linux,
+            ect1: knobs.ect == 1,
+            linux: knobs.arith == DctcpArith::Linux,
         }
     }
 
@@ -195,7 +242,10 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn dctcp(shift_g: u32) -> Dctcp {
-        Dctcp::new(&TcpConfig { cc: crate::config::CcKind::Dctcp, dctcp_shift_g: shift_g, ..TcpConfig::default() })
+        Dctcp::new(
+            &TcpConfig { cc: CcKind::Dctcp, ..TcpConfig::default() },
+            &DctcpKnobs { shift_g, ..DctcpKnobs::default() },
+        )
     }
 
     /// ACKs of one segment each from `una`, `flight` segments beyond each (SND.NXT =
@@ -340,7 +390,7 @@ mod tests {
     #[test]
     fn test_codepoint_is_ect0_unless_ect1_is_asked_for() {
         assert_eq!(dctcp(4).codepoint(), Ecn::Ect0);
-        let cfg = TcpConfig { cc: crate::config::CcKind::Dctcp, dctcp_ect: 1, ..TcpConfig::default() };
-        assert_eq!(Dctcp::new(&cfg).codepoint(), Ecn::Ect1);
+        let cfg = TcpConfig { cc: CcKind::Dctcp, ..TcpConfig::default() };
+        assert_eq!(Dctcp::new(&cfg, &DctcpKnobs { ect: 1, ..DctcpKnobs::default() }).codepoint(), Ecn::Ect1);
     }
 }

@@ -16,7 +16,9 @@
 //!
 //! Adding a congestion control: one file in this folder implementing the
 //! trait, one line in [`registry!`] below, one entry in the scenario schema
-//! (`python/ecnlab/params.py`, `TCP_CCS`). `docs/architecture.md` lists them.
+//! (`python/ecnlab/params.py`, `TCP_CCS`). Its knobs, if any, are a struct in its
+//! file (defaults, `validate`), held by a flattened `TcpConfig` field.
+//! `docs/architecture.md` lists the steps.
 
 mod bbr;
 mod bbr_v3;
@@ -35,11 +37,14 @@ use crate::rate_sample::{RateSample, RateSampler};
 use crate::window::{CaState, Window};
 use ecnlab_wire::{Duration, Ecn, Instant};
 
-pub use bbr::BbrVersion;
-pub(crate) use bbr::{echoes_ce_precisely as bbr_echoes_ce_precisely, validate as validate_bbr, Bbr};
+pub(crate) use bbr::{echoes_ce_precisely as bbr_echoes_ce_precisely, Bbr};
+pub use bbr::{BbrKnobs, BbrVersion};
 pub(crate) use cubic::Cubic;
+pub use cubic::CubicKnobs;
 pub(crate) use dctcp::Dctcp;
+pub use dctcp::DctcpKnobs;
 pub(crate) use prague::Prague;
+pub use prague::PragueKnobs;
 pub(crate) use reno::Reno;
 
 /// What an ACK of new data tells the congestion control.
@@ -169,16 +174,18 @@ pub(crate) trait CongestionControl {
     fn seed(&mut self, _seed: u64) {}
 }
 
-/// The registry: one line per congestion control (`Kind => Type::new(cfg)`).
+/// The registry: one line per congestion control, `Kind => Type`, with `(knobs)` when it has
+/// knobs of its own (a `TcpConfig` field of that name, the struct in its file):
+/// `Type::new(cfg, &cfg.knobs)`, else `Type::new(cfg)`.
 macro_rules! registry {
-    ($($kind:ident => $ty:ident),* $(,)?) => {
+    ($($kind:ident => $ty:ident $(($knobs:ident))?),* $(,)?) => {
         /// Every congestion control, dispatched without a vtable.
         #[derive(Clone, Debug)]
         pub(crate) enum AnyCc { $($kind($ty)),* }
 
         impl AnyCc {
             pub(crate) fn new(cfg: &TcpConfig) -> Self {
-                match cfg.cc { $(CcKind::$kind => AnyCc::$kind($ty::new(cfg))),* }
+                match cfg.cc { $(CcKind::$kind => AnyCc::$kind($ty::new(cfg $(, &cfg.$knobs)?))),* }
             }
         }
 
@@ -241,8 +248,8 @@ macro_rules! registry {
 
 registry! {
     Reno => Reno,
-    Cubic => Cubic,
-    Dctcp => Dctcp,
-    Prague => Prague,
-    Bbr => Bbr,
+    Cubic => Cubic(cubic),
+    Dctcp => Dctcp(dctcp),
+    Prague => Prague(prague),
+    Bbr => Bbr(bbr),
 }

@@ -83,9 +83,77 @@
 use super::prague_classic::ClassicDetector;
 use super::prague_rate::RateMode;
 use super::{Ack, Congestion, CongestionControl, Feedback, ProbeReport, Reno};
-use crate::config::{PragueVersion, TcpConfig};
+use crate::config::{check, CcKind, ConfigError, EcnMode, PragueVersion, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::{Duration, Ecn, Instant};
+use serde::{Deserialize, Serialize};
+
+/// Prague's knobs (`TcpConfig::prague`; in JSON the flat keys `prague_rtt_target_ns`,
+/// `prague_rtt_transition`, `prague_classic_fallback`, `prague_version` and
+/// `prague_fallback_fix`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PragueKnobs {
+    /// The RTT below which growth is scaled to that of a flow with this RTT (reference
+    /// `RTT_TARGET` 25 ms); 0: no RTT scaling.
+    #[serde(rename = "prague_rtt_target_ns")]
+    pub rtt_target_ns: u64,
+    /// Rounds after slow start before Prague becomes RTT-independent (reference 4).
+    #[serde(rename = "prague_rtt_transition")]
+    pub rtt_transition: u32,
+    /// Detect a classic ECN AQM and fall back to a Reno-like response there
+    /// (`prague_classic.rs`; the reference's `prague_ecn_fallback`, off).
+    #[serde(rename = "prague_classic_fallback")]
+    pub classic_fallback: bool,
+    /// Which reference Prague (`PragueVersion`; default v0.7).
+    #[serde(rename = "prague_version")]
+    pub version: PragueVersion,
+    /// With `classic_fallback`: the reference levels of the classic-AQM score (V0 750 µs,
+    /// D0 2 ms) ×16, in the score's units, as the patch of "Reproducing and Solving a
+    /// Fallback Issue in TCP Prague" (2025) makes them; off, the 0.6 module's levels, 1/16
+    /// of those (`prague_classic.rs`).
+    #[serde(rename = "prague_fallback_fix")]
+    pub fallback_fix: bool,
+}
+
+impl Default for PragueKnobs {
+    fn default() -> Self {
+        PragueKnobs {
+            rtt_target_ns: Duration::from_millis(25).as_nanos(),
+            rtt_transition: 4,
+            classic_fallback: false,
+            version: PragueVersion::V07,
+            fallback_fix: false,
+        }
+    }
+}
+
+impl PragueKnobs {
+    /// The knobs' ranges, and what `cc = prague` needs of the connection's other fields.
+    pub(crate) fn validate(&self, cfg: &TcpConfig) -> Result<(), ConfigError> {
+        let target = self.rtt_target_ns;
+        check(target <= 1_000_000_000, "prague_rtt_target_ns", target, "0 ..= 1 s (0: no RTT scaling)")?;
+        check(self.rtt_transition <= 1000, "prague_rtt_transition", self.rtt_transition, "0..=1000")?;
+        let fix = self.fallback_fix;
+        check(!fix || self.classic_fallback, "prague_fallback_fix", fix, "false unless prague_classic_fallback")?;
+        if cfg.cc != CcKind::Prague {
+            let fb = self.classic_fallback;
+            return check(!fb, "prague_classic_fallback", fb, "false unless cc = prague");
+        }
+        let ecn = match cfg.ecn {
+            EcnMode::Off => "off",
+            EcnMode::Classic => "classic",
+            EcnMode::EcnPlus => "ecn+",
+            EcnMode::AccEcn => "accecn",
+        };
+        check(cfg.ecn == EcnMode::AccEcn, "ecn", ecn, "accecn with cc = prague (RFC 9331 §4.2: accurate feedback)")?;
+        check(
+            cfg.ecn_min_cwnd_segments == 2,
+            "ecn_min_cwnd_segments",
+            cfg.ecn_min_cwnd_segments,
+            "2 with cc = prague (RFC 9331 §4.3: a minimum window of 2)",
+        )
+    }
+}
 
 /// Fractional bits of α (as DCTCP's, `dctcp.rs`).
 pub(crate) const ALPHA_BITS: u32 = 20;
@@ -138,7 +206,7 @@ pub(crate) struct Prague {
 }
 
 impl Prague {
-    pub(crate) fn new(cfg: &TcpConfig) -> Self {
+    pub(crate) fn new(cfg: &TcpConfig, knobs: &PragueKnobs) -> Self {
         Prague {
             reno: Reno::new(cfg),
             fallback: false,
@@ -157,10 +225,10 @@ impl Prague {
             now: Instant::ZERO,
             srtt: None,
             ack_marked: 0,
-            target: Duration(cfg.prague_rtt_target_ns),
-            transition: cfg.prague_rtt_transition,
-            classic: cfg.prague_classic_fallback.then(|| ClassicDetector::new(cfg.prague_fallback_fix)),
-            version: cfg.prague_version,
+            target: Duration(knobs.rtt_target_ns),
+            transition: knobs.rtt_transition,
+            classic: knobs.classic_fallback.then(|| ClassicDetector::new(knobs.fallback_fix)),
+            version: knobs.version,
             rate: RateMode::default(),
             in_flight: 0,
             paced: None,

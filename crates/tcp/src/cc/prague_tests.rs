@@ -6,7 +6,7 @@ use crate::config::{CcKind, PragueVersion};
 const MSS: u32 = 1000;
 
 fn prague() -> Prague {
-    Prague::new(&TcpConfig { cc: CcKind::Prague, ..TcpConfig::default() })
+    prague_version(PragueVersion::V07)
 }
 
 fn window(cwnd_segments: u32, ssthresh_segments: u32) -> Window {
@@ -196,7 +196,8 @@ fn test_without_accecn_it_is_reno_without_ecn() {
 }
 
 fn prague_version(version: PragueVersion) -> Prague {
-    Prague::new(&TcpConfig { cc: CcKind::Prague, prague_version: version, ..TcpConfig::default() })
+    let cfg = TcpConfig { cc: CcKind::Prague, ..TcpConfig::default() };
+    Prague::new(&cfg, &PragueKnobs { version, ..cfg.prague })
 }
 
 /// A flow past slow start and the 4-round transition, α = 1/2, after its first mark,
@@ -219,10 +220,10 @@ fn small_rtt_independent(version: PragueVersion) -> (Prague, Window) {
 /// for both versions; the reference v0.6 module had 500).
 #[test]
 fn test_v07_is_the_default_with_25_ms_and_4_rounds() {
-    let cfg = TcpConfig::default();
-    assert_eq!(cfg.prague_version, PragueVersion::V07);
-    assert_eq!((cfg.prague_rtt_target_ns, cfg.prague_rtt_transition), (25_000_000, 4));
-    assert!(!cfg.prague_fallback_fix);
+    let knobs = TcpConfig::default().prague;
+    assert_eq!(knobs.version, PragueVersion::V07);
+    assert_eq!((knobs.rtt_target_ns, knobs.rtt_transition), (25_000_000, 4));
+    assert!(!knobs.fallback_fix);
 }
 
 /// `prague_init` with `prague_alpha_mode` 0 and `prague_update_cwnd` ("Half cwnd at

@@ -1,0 +1,116 @@
+"""Each congestion control's knobs on the Python side, in one table (``CC_KNOBS``).
+
+An entry names the ``TcpSpec`` fields that belong to one ``tcp.cc`` (named alike in the
+scenario's ``[tcp]`` table and the engine's ``TcpConfig`` JSON: the engine keeps them, flat, in
+that control's ``<Name>Knobs`` struct, ``crates/tcp/src/cc/<cc>.rs``), what choosing that ``cc``
+turns on unless the same table says otherwise (``needs``), and what the resolved scenario keeps
+of them (``resolved``: with that ``cc`` only, or always). ``params.py`` applies ``needs``,
+``lower_tcp.py`` lowers ``keys`` and ``resolve.py`` writes ``resolved``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ecnlab._table import Table
+from ecnlab.model import TcpSpec
+from ecnlab.units import ns_to_s
+
+__all__ = ["CC_KNOBS", "CcKnobs", "knob_keys", "knobs_resolved"]
+
+
+def _nothing(table: Table, changes: dict[str, Any]) -> None:
+    """A congestion control that needs nothing of the other fields."""
+
+
+@dataclass(frozen=True)
+class CcKnobs:
+    """One congestion control's knobs (the module doc)."""
+
+    keys: tuple[str, ...]
+    needs: Callable[[Table, dict[str, Any]], None] = _nothing
+    #: The knobs in the resolved scenario: ``None`` copies ``keys`` as they are.
+    resolve: Callable[[TcpSpec], dict[str, Any]] | None = None
+    #: Resolved whatever the ``cc`` (the engine refuses other values than the defaults).
+    resolved_always: bool = False
+
+    def resolved(self, t: TcpSpec) -> dict[str, Any]:
+        """These knobs of ``t`` as the resolved scenario writes them."""
+        return self.resolve(t) if self.resolve is not None else {k: getattr(t, k) for k in self.keys}
+
+
+def _dctcp_needs(table: Table, changes: dict[str, Any]) -> None:
+    """``cc = "dctcp"`` turns on what DCTCP needs unless the same table says otherwise: ECN
+    (classic negotiation, RFC 8257 §3) and a window floor of two segments after an ECN
+    reduction (Linux ``dctcp_ssthresh``), both refused otherwise by the engine with cc = dctcp; and
+    ECT on every packet, SYN, ACKs and retransmissions included, as Linux and ns-3 send DCTCP's
+    (``ect_all_packets``: a DCTCP switch drops Not-ECT packets above K)."""
+    changes.setdefault("ecn", True)
+    changes.setdefault("ecn_min_cwnd", 2)
+    changes.setdefault("ect_all_packets", True)
+
+
+def _prague_needs(table: Table, changes: dict[str, Any]) -> None:
+    """``cc = "prague"`` turns on what TCP Prague needs unless the same table says otherwise
+    (crates/tcp/src/cc/prague.rs): AccECN feedback (RFC 9331 §4.2), a minimum window of two
+    segments (§4.3), ECT(1) on every packet (the reference's ECN++), and pacing at 100 % of
+    cwnd/srtt after slow start and 200 % in it (the reference's ``prague_update_pacing_rate``)."""
+    if not table.has("ecn"):
+        changes.update(ecn=True, ecn_plus=False, accecn=True)
+    changes.setdefault("ecn_min_cwnd", 2)
+    changes.setdefault("ect_all_packets", True)
+    changes.setdefault("pacing", True)
+    changes.setdefault("pacing_ca_ratio", 100)
+
+
+def _prague_resolved(t: TcpSpec) -> dict[str, Any]:
+    """TCP Prague's knobs, its RTT target in seconds."""
+    return {
+        "prague_rtt_target": ns_to_s(t.prague_rtt_target_ns),
+        "prague_rtt_transition": t.prague_rtt_transition,
+        "prague_classic_fallback": t.prague_classic_fallback,
+        "prague_version": t.prague_version,
+        "prague_fallback_fix": t.prague_fallback_fix,
+    }
+
+
+def _bbr_needs(table: Table, changes: dict[str, Any]) -> None:
+    """``cc = "bbr"`` paces unless the same table says otherwise: Linux's ``bbr_init`` asks for
+    pacing (``SK_PACING_NEEDED``), and the engine refuses BBR without it (crates/tcp/src/cc/bbr.rs)."""
+    changes.setdefault("pacing", True)
+
+
+#: By ``tcp.cc``; Reno has no knobs.
+CC_KNOBS: dict[str, CcKnobs] = {
+    "dctcp": CcKnobs(("dctcp_shift_g", "dctcp_ect", "dctcp_arith"), _dctcp_needs, resolved_always=True),
+    "prague": CcKnobs(
+        (
+            "prague_rtt_target_ns",
+            "prague_rtt_transition",
+            "prague_classic_fallback",
+            "prague_version",
+            "prague_fallback_fix",
+        ),
+        _prague_needs,
+        _prague_resolved,
+    ),
+    "bbr": CcKnobs(("bbr_version", "bbr_ecn_low"), _bbr_needs),
+    "cubic": CcKnobs(("hystart", "cubic_arith")),
+}
+
+
+def knob_keys() -> tuple[str, ...]:
+    """Every congestion control's knobs, in the table's order."""
+    return tuple(k for knobs in CC_KNOBS.values() for k in knobs.keys)
+
+
+def knobs_resolved(t: TcpSpec) -> dict[str, Any]:
+    """The knobs the resolved scenario keeps of ``t``: its own congestion control's, and those
+    resolved whatever the ``cc``."""
+    out: dict[str, Any] = {}
+    for cc, knobs in CC_KNOBS.items():
+        if knobs.resolved_always or t.cc == cc:
+            out.update(knobs.resolved(t))
+    return out
