@@ -108,7 +108,7 @@ sample_interval = 0
 
 
 def test_reproduce_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
-    with small_disk(tmp_path / "disk") as disk:
+    with small_disk(tmp_path / "disk", kib=64) as disk:
         fill(disk, leave_kib=4)
         cli = run_cli("reproduce", "dctcp2010", "--quick", "--out", str(disk / "r"), "--no-progress", cwd=tmp_path)
         assert cli.returncode == 2

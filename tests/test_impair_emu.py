@@ -26,8 +26,8 @@ pytestmark = [
 ]
 
 
-def _emulate(out: Path, impairment: dict) -> dict:
-    overrides = {"duration": "3s", "impairments": [impairment]}
+def _emulate(out: Path, impairment: dict, **tcp: str) -> dict:
+    overrides = {"duration": "3s", "impairments": [impairment], **{f"tcp.{k}": v for k, v in tcp.items()}}
     try:
         return emulate(SCENARIO, out=out, overrides=overrides).summary
     finally:
@@ -51,7 +51,8 @@ def test_router_ce_marks_every_ect_packet_and_linux_counts_them(tmp_path: Path) 
 
 
 def test_linux_falls_back_to_a_plain_syn_when_the_ecn_setup_syn_is_dropped(tmp_path: Path) -> None:
-    s = _emulate(tmp_path / "syn", {"link": "s1->R1", "action": "drop_ecn_syn"})
+    # Linux's fallback is on (tcp_ecn_fallback = 1) where the scenario asks for it
+    s = _emulate(tmp_path / "syn", {"link": "s1->R1", "action": "drop_ecn_syn"}, syn_ecn_fallback="retransmissions")
     c = _counts(s, "s1->R1")
     flow = s["flows"][0]
     assert (c["rewritten"], c["dropped"]) == (0, 1), c
