@@ -12,7 +12,7 @@ __all__ = ["format_report", "class_rows"]
 MAX_QUEUE_ROWS = 12
 #: The DualPI2 per-class table (``classes`` of a queue record): its headings.
 CLASS_HEADS = ("class", "dequeued", "marks", "step marks", "drops", "mean delay ms", "p99 delay ms", "max delay ms")
-#: Every count the report prints is the summary's ``*_after_warmup`` value (docs/scenario.md, "Warm-up"),
+#: Every count the report prints is the summary's ``*_after_warmup`` value (docs/scenario.md, "The warm-up rule"),
 #: beside goodput and delays, which count after the warm-up too.
 AFTER = "_after_warmup"
 
