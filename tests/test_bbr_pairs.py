@@ -72,6 +72,19 @@ def test_the_sweep_report_has_the_per_sender_table_when_a_run_mixes_senders(tmp_
     assert rows["sojourn_p99_ms"].nunique() == 1 and rows["share"].sum() == pytest.approx(1.0)
 
 
+def test_the_last_axis_goes_across_only_when_its_values_name_the_same_senders() -> None:
+    import pandas as pd
+
+    from ecnlab.bench.pairs import format_pairs
+
+    row = {"share": 0.5, "sojourn_mean_ms": 1.0, "sojourn_p99_ms": 2.0, "marks": 3, "drops": 0}
+    same = pd.DataFrame([{"q": "red", "rtt": r, "flow": f, **row} for r in ("4ms", "44ms") for f in ("a", "b")])
+    assert format_pairs(same, ["q", "rtt"]).split("\n")[2].startswith("| red | a / b | 0.50 / 0.50 | 0.50 / 0.50 |")
+    other = same.assign(flow=["a", "b", "a", "c"])
+    lines = format_pairs(other, ["q", "rtt"]).split("\n")
+    assert lines[0].startswith("| q | rtt | senders | share |") and lines[3].startswith("| red | 44ms | a / c |")
+
+
 def test_a_histograms_mean_and_p99_come_from_its_buckets() -> None:
     assert bucket_mean_p99([1_000_000, 2_000_000], [99, 1]) == pytest.approx((1.01, 1.0))
     assert bucket_mean_p99([2_000_000, 1_000_000], [2, 98]) == pytest.approx((1.02, 2.0))
@@ -92,7 +105,8 @@ def test_bench_pairs_quick_records_one_row_per_cell(tmp_path: Path, capsys: pyte
     doc = json.loads(record.read_text())
     assert doc["command"] == "ecnlab " + " ".join(argv) and doc["format"] == "markdown"
     lines = doc["table"].split("\n")
-    assert lines[0].startswith("| pair | aqm | path | senders | share |") and len(lines) == 2 + 36
+    # one row per pair and queue, the two paths across
+    assert lines[0].startswith("| pair | aqm | senders | share, 4ms | share, 44ms |") and len(lines) == 2 + 18
     assert doc["table"] in out
     assert len(doc["data"]) == 72 and {d["n"] for d in doc["data"]} == {1}
     for i in range(0, 72, 2):

@@ -5,7 +5,8 @@ temporary directory) and tabulates, per sweep cell (one set of axis values, mean
 seeds), each sender's throughput share, the mean and p99 sojourn of the part of the bottleneck
 queue its packets pass, and its CE marks and drops after the warm-up, as
 :mod:`ecnlab.analysis.senders` defines them. A cell's senders share one row, their values in
-flow order separated by `` / ``. ``--quick`` runs every cell once (the first seed) for 10 s,
+flow order separated by `` / ``, and the sweep's last axis goes across
+(:func:`format_pairs`). ``--quick`` runs every cell once (the first seed) for 10 s,
 4 s of them warm-up. ``scenarios/sweep-bbr-pairs.toml`` is the sweep of docs/senders.md.
 """
 
@@ -51,15 +52,30 @@ def load_pairs_sweep(path: Path, quick: bool) -> Sweep:
 
 
 def format_pairs(cells: pd.DataFrame, axes: list[str]) -> str:
-    """A Markdown table: one row per cell, the axis values, then each sender's values joined by `` / ``."""
-    heads = [*axes, "senders", *(h for _, h, _ in _COLUMNS)]
-    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(axes) + "---|" + "---:|" * len(_COLUMNS)]
-    for key, g in cells.groupby(axes, sort=False, dropna=False):
-        values = key if isinstance(key, tuple) else (key,)
-        row = [str(v) for v in values] + [" / ".join(str(f) for f in g["flow"])]
-        row += [" / ".join(_number(v, digits) for v in g[col]) for col, _, digits in _COLUMNS]
+    """A Markdown table of the cells: each sender's values joined by `` / `` in flow order. The last axis's
+    values go across (a column per metric and value, e.g. ``share, 4ms``) when the other axes name the same
+    senders at each of them; otherwise one row per cell."""
+    across = axes[-1] if len(axes) > 1 and _same_senders(cells, axes) else None
+    keys = [a for a in axes if a != across]
+    values = list(dict.fromkeys(cells[across])) if across else [None]
+    metrics = [(col, f"{h}, {v}" if across else h, d, v) for col, h, d in _COLUMNS for v in values]
+    heads = [*keys, "senders", *(h for _, h, _, _ in metrics)]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * (len(keys) + 1) + "---:|" * len(metrics)]
+    for key, g in cells.groupby(keys, sort=False, dropna=False):
+        row = [str(v) for v in (key if isinstance(key, tuple) else (key,))]
+        first = g if across is None else g[g[across] == values[0]]
+        row.append(" / ".join(str(f) for f in first["flow"]))
+        for col, _, digits, v in metrics:
+            part = g if across is None else g[g[across] == v]
+            row.append(" / ".join(_number(x, digits) for x in part[col]))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+def _same_senders(cells: pd.DataFrame, axes: list[str]) -> bool:
+    """Whether, the last axis aside, each combination of axis values has the same senders at each of its values."""
+    flows = cells.groupby(axes, sort=False, dropna=False)["flow"].agg(tuple).reset_index()
+    return bool((flows.groupby(axes[:-1], sort=False, dropna=False)["flow"].nunique() == 1).all())
 
 
 def pairs_data(cells: pd.DataFrame) -> list[dict[str, Any]]:
