@@ -15,7 +15,7 @@ The one definition (``ecnlab report``'s per-sender section and ``ecnlab bench pa
   per-flow histograms only where the queue is per flow).
 - **Marks** and **drops**: the flow's ``ce_received_after_warmup`` (its data packets that
   arrived CE-marked) and ``pkts_dropped_after_warmup`` (its packets of either direction dropped
-  anywhere on the path).
+  anywhere on the path); NaN where a record lacks them (emulate's).
 
 :func:`sender_rows` gives one row per run and flow; :func:`sender_cells` averages them over
 seeds, one row per sweep cell (its axis values) and flow, in grid order.
@@ -106,11 +106,16 @@ def sender_rows(res: SweepResults) -> pd.DataFrame:
                     "goodput_bps": float(f["goodput_bps"]),
                     "sojourn_mean_ms": mean,
                     "sojourn_p99_ms": p99,
-                    "marks": int(f["ce_received_after_warmup"]),
-                    "drops": int(f["pkts_dropped_after_warmup"]),
+                    "marks": _count(f.get("ce_received_after_warmup")),
+                    "drops": _count(f.get("pkts_dropped_after_warmup")),
                 }
             )
     return pd.DataFrame(rows, columns=["run", "seed", *res.axes, "flow", "cc", *SENDER_METRICS])
+
+
+def _count(value: Any) -> float:
+    """A counter of a flow record; NaN where the record has none (emulate's records count no marks after warmup)."""
+    return float("nan") if value is None else float(value)
 
 
 def sender_cells(res: SweepResults) -> pd.DataFrame:

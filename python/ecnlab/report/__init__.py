@@ -105,7 +105,7 @@ def add_sweep_sections(report: Report, res: SweepResults, figdir: Path) -> None:
 def add_sender_section(report: Report, res: SweepResults) -> None:
     """Each sender's share, queueing delay, marks and drops per cell (``analysis/senders.py``), when some
     run mixes congestion controls: what one sender's numbers become beside another."""
-    if res.flows.empty or not (res.flows.groupby("run")["cc"].nunique() > 1).any():
+    if res.flows.empty or "cc" not in res.flows or not (res.flows.groupby("run")["cc"].nunique() > 1).any():
         return
     from ecnlab.analysis.senders import sender_cells
 
