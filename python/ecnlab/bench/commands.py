@@ -96,6 +96,14 @@ def add_parsers(sub: Any) -> None:
     rate.add_argument("--reps", type=int, default=1, help="repetitions per --jobs setting (median; default 1)")
     rate.add_argument("--jobs", default="1,2", help="comma-separated --jobs settings (default 1,2)")
     add_record_option(rate)
+    pairs = bsub.add_parser(
+        "pairs", help="run a sweep of senders sharing a bottleneck; each sender's share, sojourn, marks and drops"
+    )
+    pairs.add_argument("sweep", type=Path, metavar="SWEEP.toml", help="the sweep (e.g. scenarios/sweep-bbr-pairs.toml)")
+    pairs.add_argument("--quick", action="store_true", help="one seed, 10 s runs (4 s warm-up)")
+    pairs.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: all cores)")
+    pairs.add_argument("--out", type=Path, metavar="DIR", help="keep the sweep directory here (default: temporary)")
+    add_record_option(pairs)
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -117,6 +125,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _paths(args)
     if args.bench_command == "sweep-rate":
         return _sweep_rate(args)
+    if args.bench_command == "pairs":
+        return _pairs(args)
     if args.bench_command == "scaling":
         from ecnlab.bench.scaling import SERIES, format_scaling, run_scaling
 
@@ -238,6 +248,37 @@ def _sweep_rate(args: argparse.Namespace) -> int:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     print(format_sweep_rate(rows))
     _record(args, format_sweep_rate(rows), rows, markdown=format_sweep_rate(rows).startswith("|"))
+    return 0
+
+
+def _pairs(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from ecnlab.analysis.senders import sender_cells
+    from ecnlab.bench.pairs import format_pairs, load_pairs_sweep, pairs_data
+    from ecnlab.errors import EcnlabError
+    from ecnlab.store import load
+    from ecnlab.sweep import run_sweep
+
+    if args.jobs is not None and args.jobs < 1:
+        print(f"ecnlab: error: --jobs = {args.jobs}: must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        sweep = load_pairs_sweep(args.sweep, args.quick)
+        with tempfile.TemporaryDirectory(prefix="ecnlab-pairs-") as tmp:
+            out = args.out if args.out is not None else Path(tmp) / "sweep"
+            outcome = run_sweep(sweep, out, jobs=args.jobs, progress=False)
+            if not outcome.ok:
+                print(f"ecnlab: error: {args.sweep}: {len(outcome.failed)} runs failed", file=sys.stderr)
+                return 1
+            res = load(out)
+            cells = sender_cells(res)
+    except (EcnlabError, ValueError) as e:
+        print(f"ecnlab: error: {args.sweep}: {e}", file=sys.stderr)
+        return 2
+    table = format_pairs(cells, res.axes)
+    print(table)
+    _record(args, table, pairs_data(cells))
     return 0
 
 

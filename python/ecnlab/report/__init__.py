@@ -26,6 +26,7 @@ __all__ = [
     "sweep_report",
     "report_title",
     "add_sweep_sections",
+    "add_sender_section",
     "REPORT_FILE",
     "FIGURE_METRICS",
 ]
@@ -84,6 +85,7 @@ def add_sweep_sections(report: Report, res: SweepResults, figdir: Path) -> None:
             "Each row averages the runs that differ only in their seed (`n` runs).",
             tables=[with_units(means)],
         )
+    add_sender_section(report, res)
     figures = default_figures(res, figdir)
     if figures:
         report.add_section(
@@ -98,6 +100,22 @@ def add_sweep_sections(report: Report, res: SweepResults, figdir: Path) -> None:
     report.add_section("Sweep definition", html_body=body)
     cols = [c for c in ["run", "seed", *res.axes, "bottleneck", *TABLE_METRICS] if c in res.runs.columns]
     report.add_section("All runs", "One row per run (`runs.parquet`).", tables=[with_units(res.runs[cols])])
+
+
+def add_sender_section(report: Report, res: SweepResults) -> None:
+    """Each sender's share, queueing delay, marks and drops per cell (``analysis/senders.py``), when some
+    run mixes congestion controls: what one sender's numbers become beside another."""
+    if res.flows.empty or "cc" not in res.flows or not (res.flows.groupby("run")["cc"].nunique() > 1).any():
+        return
+    from ecnlab.analysis.senders import sender_cells
+
+    report.add_section(
+        "Per sender",
+        "Means over seeds, one row per cell and flow: its share of the run's goodput, the mean and p99 sojourn "
+        "of the part of the bottleneck queue its packets pass (FQ-CoDel: its own queue; DualPI2: its class; "
+        "otherwise the whole queue), and its CE-marked and dropped packets after the warm-up.",
+        tables=[with_units(sender_cells(res))],
+    )
 
 
 # Columns shown in other units in the report's tables: name -> (header, scale).
