@@ -66,8 +66,11 @@ def per_run(res: SweepResults) -> pd.DataFrame:
 
 
 def cells(runs: pd.DataFrame) -> pd.DataFrame:
-    c = runs.groupby(KEYS, sort=False, dropna=False).mean(numeric_only=True).reset_index()
-    c["seeds"] = runs.groupby(KEYS, sort=False, dropna=False).size().to_numpy()
+    """Means over seeds per cell, the seeds' lowest and highest ratio, and the ratio's two factors."""
+    groups = runs.groupby(KEYS, sort=False, dropna=False)
+    c = groups.mean(numeric_only=True).reset_index()
+    c["seeds"] = groups.size().to_numpy()
+    c["ratio_lo"], c["ratio_hi"] = groups.ratio.min().to_numpy(), groups.ratio.max().to_numpy()
     return with_factors(c.drop(columns=["seed"]))
 
 
@@ -76,9 +79,11 @@ def _ratio_words(c: pd.DataFrame) -> str:
 
 
 def _factor_words(c: pd.DataFrame) -> str:
-    """Each cell's ratio as its windows' ratio times its RTTs' (coexistence.py)."""
+    """Each cell's ratio (its seeds' range) as its windows' ratio times its RTTs' (coexistence.py)."""
     return "; ".join(
-        f"{r.rate} {r.rtt}: {r.ratio:.2f} = {r.window_ratio:.2f} × {r.rtt_factor:.2f}" for r in c.itertuples()
+        f"{r.rate} {r.rtt}: {r.ratio:.2f} ({r.ratio_lo:.2f}–{r.ratio_hi:.2f})"
+        f" = {r.window_ratio:.2f} × {r.rtt_factor:.2f}"
+        for r in c.itertuples()
     )
 
 
@@ -101,7 +106,8 @@ def claims(cells: pd.DataFrame) -> list[Claim]:
             "DualPI2's coupling (k = 2) gives Prague and CUBIC roughly equal rates at equal RTTs",
             "RFC 9332 §2.1, §4",
             Verdict.of_share(balanced, len(equal)),
-            "Prague:CUBIC (within 0.5–2 counts) = windows' ratio × CUBIC's RTT / Prague's: " + _factor_words(equal),
+            "Prague:CUBIC (seeds; within 0.5–2 counts) = windows' ratio × CUBIC's RTT / Prague's: "
+            + _factor_words(equal),
         ),
         _claim(
             "Prague's packets in the L queue wait far less than CUBIC's in the C queue",
