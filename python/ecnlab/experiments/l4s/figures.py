@@ -20,15 +20,16 @@ HATCH = {"v0.7": "", "v0.6": "//"}
 def ratio_figure(c: pd.DataFrame, outdir: Path) -> Path:
     plt = pyplot()
     rates = list(dict.fromkeys(c.rate))
-    fig, axes = plt.subplots(1, len(rates), figsize=(5 * len(rates), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(rates), figsize=(8 * len(rates), 4.2), squeeze=False)
     for ax, rate in zip(axes[0], rates, strict=True):
         d = c[c.rate == rate]
-        groups = list(dict.fromkeys(f"{a}\n{r}" for a, r in zip(d.aqm, d.rtt, strict=True)))
+        groups = list(dict.fromkeys(f"{a} {r}" for a, r in zip(d.aqm, d.rtt, strict=True)))
         for j, (version, fb) in enumerate(BARS):
             e = d[(d.version == version) & (d.fallback == fb)]
-            xs = [groups.index(f"{a}\n{r}") + 0.2 * j for a, r in zip(e.aqm, e.rtt, strict=True)]
+            xs = [groups.index(f"{a} {r}") + 0.2 * j for a, r in zip(e.aqm, e.rtt, strict=True)]
             label = f"{version}, fallback {'on' if fb else 'off'}"
-            ax.bar(xs, e.ratio, width=0.2, color=COLOURS[fb], hatch=HATCH[version], edgecolor="white", label=label)
+            style = {"color": COLOURS[fb], "hatch": HATCH[version], "edgecolor": "white", "lw": 0}
+            ax.bar(xs, e.ratio, width=0.2, label=label, **style)
         ax.axhline(1, color="grey", lw=0.8)
         ax.set_yscale("log")
         ax.set_xticks([i + 0.3 for i in range(len(groups))], groups, fontsize=6, rotation=90)
