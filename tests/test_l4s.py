@@ -1,7 +1,9 @@
 """``ecnlab reproduce l4s --quick``: TCP Prague beside CUBIC. The shape of its outputs, and what the
 quick cells show: DualPI2 balances the two at 20 ms with Prague's L-queue p99 under a millisecond
-(RFC 9332); a single-queue PIE+ECN lets Prague take several times CUBIC's rate, and Prague's
-classic-ECN fallback brings the two back together (RFC 9331 §4.3)."""
+(RFC 9332), Prague's larger rate there its shorter RTT; a single-queue PIE+ECN lets Prague take
+several times CUBIC's rate, and Prague's classic-ECN fallback brings the two back together (RFC
+9331 §4.3); Prague v0.6 runs as v0.7 where its window stays above the rate-based mode's 4 packets,
+and with the fallback's fix it does not misfire in DualPI2."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pandas as pd
 import pytest
 
 from ecnlab.experiments import reproduce
+from ecnlab.experiments.l4s.coexistence import base_rtt_ms
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]  # slow: whole reproductions
 
@@ -23,8 +26,8 @@ def cells(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]
     return d, pd.read_csv(d / "tables" / "cells.csv")
 
 
-def _cell(c: pd.DataFrame, rtt: str, aqm: str, fallback: bool) -> pd.Series:
-    (row,) = c[(c.rtt == rtt) & (c.aqm == aqm) & (c.fallback == fallback)].itertuples()
+def _cell(c: pd.DataFrame, rtt: str, aqm: str, fallback: bool, version: str = "v0.7") -> pd.Series:
+    (row,) = c[(c.rtt == rtt) & (c.aqm == aqm) & (c.fallback == fallback) & (c.version == version)].itertuples()
     return pd.Series(row._asdict())
 
 
@@ -34,7 +37,16 @@ def test_outputs(cells: tuple[Path, pd.DataFrame]) -> None:
     doc = json.loads((d / "claims.json").read_text())
     assert doc["key_figure"] == "figures/ratio.png"
     assert len(doc["claims"]) == 4 and all(x["reason"] for x in doc["claims"])
-    assert len(c) == 12 and {"prague_mbps", "cubic_mbps", "ratio", "l_p99_ms", "c_p99_ms"} <= set(c.columns)
+    assert len(c) == 24 and {"prague_mbps", "cubic_mbps", "ratio", "l_p99_ms", "c_p99_ms"} <= set(c.columns)
+    assert sorted(c.version.unique()) == ["v0.6", "v0.7"] and c.groupby("version").size().tolist() == [12, 12]
+    co = pd.read_csv(d / "tables" / "coexistence.csv")
+    assert len(co) == 12 and co[["ratio_v07", "ratio_v06"]].notna().all().all()
+
+
+def test_base_rtt_counts_both_access_links_and_the_bottleneck_twice() -> None:
+    topology = {"access_delay": 0.0005, "bottleneck_delay": 0.004, "hosts": {"s1": {"access_delay": 0.038}}}
+    assert base_rtt_ms(topology, {"from": ["s2"], "to": ["r2"]}) == pytest.approx(10.0)
+    assert base_rtt_ms(topology, {"from": ["s1"], "to": ["r1"]}) == pytest.approx(85.0)
 
 
 def test_dualpi2_balances_and_keeps_l_short(cells: tuple[Path, pd.DataFrame]) -> None:
@@ -43,6 +55,28 @@ def test_dualpi2_balances_and_keeps_l_short(cells: tuple[Path, pd.DataFrame]) ->
     assert 0.5 < x.ratio < 2.0, x.ratio
     assert x.l_p99_ms < 1.0 < 10 < x.c_p99_ms, (x.l_p99_ms, x.c_p99_ms)
     assert x.prague_mbps + x.cubic_mbps > 0.95 * 50 * 1460 / 1500
+
+
+def test_dualpi2_ratio_is_prague_shorter_rtt_times_the_windows(cells: tuple[Path, pd.DataFrame]) -> None:
+    _, c = cells
+    x = _cell(c, "20ms", "dualpi2", False)
+    # CUBIC's packets wait about the PI2 target (15 ms) in C, Prague's under a millisecond in L.
+    assert 1.4 < x.rtt_factor < 1.9, x.rtt_factor
+    assert x.window_ratio * x.rtt_factor == pytest.approx(x.ratio)
+    assert x.window_ratio < x.ratio
+
+
+def test_v06_runs_as_v07_above_the_rate_based_window(cells: tuple[Path, pd.DataFrame]) -> None:
+    _, c = cells
+    for rtt in ("20ms", "160v10ms"):
+        v07, v06 = _cell(c, rtt, "dualpi2", False), _cell(c, rtt, "dualpi2", False, "v0.6")
+        assert (v06.prague_mbps, v06.cubic_mbps) == (v07.prague_mbps, v07.cubic_mbps), rtt
+
+
+def test_v06_with_the_fallback_fix_does_not_misfire_in_dualpi2(cells: tuple[Path, pd.DataFrame]) -> None:
+    _, c = cells
+    unfixed, fixed = _cell(c, "20ms", "dualpi2", True), _cell(c, "20ms", "dualpi2", True, "v0.6")
+    assert unfixed.ratio < 0.5 < fixed.ratio < 2.0, (unfixed.ratio, fixed.ratio)
 
 
 def test_classic_single_queue_and_the_fallback(cells: tuple[Path, pd.DataFrame]) -> None:

@@ -1,7 +1,8 @@
 """``ecnlab reproduce l4s``: TCP Prague (RFC 9331 §4) beside CUBIC through DualPI2 (RFC 9332),
 FQ-CoDel, a FIFO and the classic single-queue RFC 3168 AQMs (RED, PIE, CoDel with ECN), with
-Prague's classic-ECN fallback off and on, at 10 and 50 Mbit/s and base RTTs of 10, 20, 80 ms and
-160 ms (Prague) against 10 ms (CUBIC). ``mixes.toml`` (3-minute runs) and ``mixes-quick.toml``;
+Prague's classic-ECN fallback off and on and Prague v0.7 and v0.6 (``coexistence.py``: the two
+side by side), at 10 and 50 Mbit/s and base RTTs of 10, 20, 80 ms and 160 ms (Prague) against
+10 ms (CUBIC). ``mixes.toml`` (3-minute runs) and ``mixes-quick.toml``;
 docs/experiments/l4s.md gives the method, every choice and the published measurements beside.
 """
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from ecnlab.experiments.framework import Claim, Part, Results, Study
-from ecnlab.experiments.l4s import analysis, figures
+from ecnlab.experiments.l4s import analysis, coexistence, figures
 from ecnlab.experiments.l4s.fallback_part import PART as FALLBACK
 
 Tables = list[tuple[str, pd.DataFrame]]
@@ -26,7 +27,8 @@ def _runs(r: Results) -> pd.DataFrame:
 
 def tables(r: Results) -> Tables:
     runs = _runs(r)
-    return [("cells", analysis.cells(runs)), ("runs", runs)]
+    cells = analysis.cells(runs)
+    return [("cells", cells), ("coexistence", coexistence.coexistence(cells)), ("runs", runs)]
 
 
 def claims(r: Results, t: Tables) -> list[Claim]:

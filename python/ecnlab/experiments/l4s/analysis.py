@@ -1,8 +1,12 @@
 """Tables and claims of ``ecnlab reproduce l4s``: TCP Prague beside CUBIC through DualPI2, FQ-CoDel,
-a FIFO and single-queue RFC 3168 AQMs, with Prague's classic-ECN fallback off and on.
+a FIFO and single-queue RFC 3168 AQMs, with Prague's classic-ECN fallback off and on, Prague v0.7
+and v0.6.
 
-Per run: each flow's goodput after the warm-up, the Prague:CUBIC ratio, the bottleneck's sojourn
-p99 and, for DualPI2, the L and C queues' p99. Cells: means over seeds (ratio: of the runs' ratios).
+Per run: Prague's version and fallback (read from the run's resolved scenario), each flow's goodput
+after the warm-up, the Prague:CUBIC ratio, the bottleneck's sojourn p99 and, for DualPI2, the L and
+C queues' p99 and the ratio's two factors (``coexistence.py``). Cells: means over seeds (ratio: of
+the runs' ratios). The claims are Prague v0.7's, the default; v0.6 stands beside it in the
+coexistence table.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ecnlab.experiments.framework import Claim, Verdict
+from ecnlab.experiments.l4s.coexistence import factors, with_factors
 
 
 def _claim(text: str, source: str, verdict: Verdict, reason: str) -> Claim:
@@ -26,7 +31,8 @@ __all__ = ["per_run", "cells", "claims", "CLASSIC_AQMS"]
 
 BOTTLENECK = "R1->R2"
 CLASSIC_AQMS = ("red", "pie", "codel")
-KEYS = ["rate", "rtt", "aqm", "fallback"]
+KEYS = ["rate", "rtt", "aqm", "version", "fallback"]
+CLAIMED = "v0.7"  # the claims' Prague version (the default)
 
 
 def per_run(res: SweepResults) -> pd.DataFrame:
@@ -36,12 +42,14 @@ def per_run(res: SweepResults) -> pd.DataFrame:
         rate = {f["id"]: f["goodput_bps"] / 1e6 for f in s["flows"]}
         (q,) = (q for q in s["queues"] if q["link"] == BOTTLENECK)
         cls = {c["name"]: c["sojourn"]["p99_ms"] for c in q.get("classes", [])}
+        (prague,) = (f for f in s["scenario"]["flows"] if f["name"] == "prague")
         rows.append(
             {
                 "rate": r.rate,
                 "rtt": r.rtt,
                 "aqm": r.aqm,
-                "fallback": bool(r.fallback),
+                "version": prague["tcp"]["prague_version"],
+                "fallback": bool(prague["tcp"]["prague_classic_fallback"]),
                 "seed": r.seed,
                 "prague_mbps": rate["prague"],
                 "cubic_mbps": rate["cubic"],
@@ -51,22 +59,36 @@ def per_run(res: SweepResults) -> pd.DataFrame:
                 "c_p99_ms": cls.get("C"),
                 "drops": q["early_drops"] + q["forced_drops"] + q["overflow_drops"],
                 "marks": q["marks"],
+                **factors(s, q),
             }
         )
     return pd.DataFrame(rows)
 
 
 def cells(runs: pd.DataFrame) -> pd.DataFrame:
-    c = runs.groupby(KEYS, sort=False, dropna=False).mean(numeric_only=True).reset_index()
-    c["seeds"] = runs.groupby(KEYS, sort=False, dropna=False).size().to_numpy()
-    return c.drop(columns=["seed"])
+    """Means over seeds per cell, the seeds' lowest and highest ratio, and the ratio's two factors."""
+    groups = runs.groupby(KEYS, sort=False, dropna=False)
+    c = groups.mean(numeric_only=True).reset_index()
+    c["seeds"] = groups.size().to_numpy()
+    c["ratio_lo"], c["ratio_hi"] = groups.ratio.min().to_numpy(), groups.ratio.max().to_numpy()
+    return with_factors(c.drop(columns=["seed"]))
 
 
 def _ratio_words(c: pd.DataFrame) -> str:
     return "; ".join(f"{r.rate} {r.rtt} {r.aqm}: {r.ratio:.2f}" for r in c.itertuples())
 
 
-def claims(c: pd.DataFrame) -> list[Claim]:
+def _factor_words(c: pd.DataFrame) -> str:
+    """Each cell's ratio (its seeds' range) as its windows' ratio times its RTTs' (coexistence.py)."""
+    return "; ".join(
+        f"{r.rate} {r.rtt}: {r.ratio:.2f} ({r.ratio_lo:.2f}–{r.ratio_hi:.2f})"
+        f" = {r.window_ratio:.2f} × {r.rtt_factor:.2f}"
+        for r in c.itertuples()
+    )
+
+
+def claims(cells: pd.DataFrame) -> list[Claim]:
+    c = cells[cells.version == CLAIMED]
     equal = c[(c.aqm == "dualpi2") & (c.rtt != "160v10ms") & ~c.fallback]
     balanced = int(((equal.ratio >= 0.5) & (equal.ratio <= 2)).sum())
     dual = c[(c.aqm == "dualpi2") & ~c.fallback]
@@ -84,7 +106,8 @@ def claims(c: pd.DataFrame) -> list[Claim]:
             "DualPI2's coupling (k = 2) gives Prague and CUBIC roughly equal rates at equal RTTs",
             "RFC 9332 §2.1, §4",
             Verdict.of_share(balanced, len(equal)),
-            "Prague:CUBIC (within 0.5–2 counts): " + _ratio_words(equal),
+            "Prague:CUBIC (seeds; within 0.5–2 counts) = windows' ratio × CUBIC's RTT / Prague's: "
+            + _factor_words(equal),
         ),
         _claim(
             "Prague's packets in the L queue wait far less than CUBIC's in the C queue",
