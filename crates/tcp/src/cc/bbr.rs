@@ -14,7 +14,9 @@
 //!   rounds (`bbr_update_bw`, `minmax.rs`); an app-limited sample counts only if it
 //!   is at least the current maximum. A round ends when a segment sent after the
 //!   round began is delivered (`next_rtt_delivered`).
-//! - min_rtt: the least RTT sample over 10 s (`bbr_update_min_rtt`); when it is
+//! - min_rtt: the least RTT sample over 10 s (`bbr_update_min_rtt`); only a sample
+//!   strictly below it renews its stamp (Linux commit 1b9e2a8c99a5; `is_ack_delayed`,
+//!   which exempts a possibly delayed ACK once the filter expired, is not modelled); when it is
 //!   10 s old, PROBE_RTT: cwnd 4 segments until 200 ms and one round have passed
 //!   at that flight, then back to PROBE_BW (or STARTUP if the pipe was never
 //!   full), with cwnd restored (`bbr_check_probe_rtt_done`).
@@ -562,7 +564,7 @@ impl Bbr {
     fn update_min_rtt(&mut self, w: &mut Window, rs: &RateSample, ctx: &RateCtx, r: &mut RateSampler) {
         let expired = ctx.now > self.min_rtt_stamp + MIN_RTT_WIN;
         if let Some(rtt) = rs.rtt {
-            if self.min_rtt.is_none_or(|m| rtt <= m) || expired {
+            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_stamp = ctx.now;
             }

@@ -175,6 +175,8 @@ fn bbr_set_cwnd_converges_to_the_target_cwnd() {
 fn bbr_update_min_rtt_enters_probe_rtt_after_10_s_without_a_lower_rtt() {
     let mut d = drv(BbrVersion::V1, false);
     d.reach_probe_bw();
+    // A new minimum: the filter's stamp is now.
+    d.round_with(BW, Duration(RTT.0 - 1_000), |_| {});
     // RTT samples above the minimum (a standing queue) for 10 s.
     let start = d.now;
     while d.now < start + MIN_RTT_WIN {
@@ -188,12 +190,28 @@ fn bbr_update_min_rtt_enters_probe_rtt_after_10_s_without_a_lower_rtt() {
 }
 
 #[test]
-fn bbr_update_min_rtt_stays_out_of_probe_rtt_while_min_rtt_moves() {
+fn bbr_update_min_rtt_equal_samples_do_not_postpone_probe_rtt() {
+    // Linux commit 1b9e2a8c99a5 ("tcp: only postpone PROBE_RTT if RTT is < current min_rtt
+    // estimate"): `rs->rtt_us < bbr->min_rtt_us`, so samples equal to min_rtt leave its stamp.
     let mut d = drv(BbrVersion::V1, false);
     d.reach_probe_bw();
     let start = d.now;
+    while d.now <= start + MIN_RTT_WIN {
+        d.round(BW); // each sample equals min_rtt
+    }
+    d.round(BW);
+    assert_eq!(d.b.mode, Mode::ProbeRtt, "equal samples do not refresh the 10 s filter");
+}
+
+#[test]
+fn bbr_update_min_rtt_stays_out_of_probe_rtt_while_min_rtt_falls() {
+    let mut d = drv(BbrVersion::V1, false);
+    d.reach_probe_bw();
+    let start = d.now;
+    let mut rtt = RTT.0;
     while d.now < start + Duration(3 * MIN_RTT_WIN.0) {
-        d.round(BW); // each sample matches min_rtt: the filter is refreshed
+        rtt -= 1_000; // a sample 1 µs below min_rtt every round renews the filter
+        d.round_with(BW, Duration(rtt), |_| {});
         assert_ne!(d.b.mode, Mode::ProbeRtt);
     }
 }
