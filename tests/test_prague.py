@@ -109,6 +109,38 @@ def test_prague_version_reaches_the_engine_only_when_not_the_default() -> None:
     assert fixed["prague_fallback_fix"] is True
 
 
+def test_rtt_transition_is_the_versions_unless_set() -> None:
+    """Each reference module's DEFAULT_RTT_TRANSITION (4 rounds in 0.7, 500 in 0.6) when the key is
+    not set: the resolved scenario names the rounds run, the engine JSON only a transition set."""
+
+    def both(**keys: object) -> tuple[object, dict[str, object]]:
+        t = parse_scenario(_tcp({"cc": "prague", **keys})).flows[0].tcp
+        return tcp_resolved(t)["prague_rtt_transition"], tcp_engine(t)
+
+    assert both() == (4, {"personality": "rfc", **both()[1]})
+    resolved, engine = both(prague_version="v0.6")
+    assert resolved == 500 and "prague_rtt_transition" not in engine
+    resolved, engine = both(prague_version="v0.6", prague_rtt_transition=4)
+    assert resolved == 4 and engine["prague_rtt_transition"] == 4
+
+
+@pytest.mark.engine
+def test_v06_default_transition_runs_as_500_rounds_set() -> None:
+    """The engine's v0.6 default is the 500 rounds Python resolves (one table on each side):
+    a v0.6 run without the key equals one with 500 set, and differs from one with 4 (10 ms paths,
+    below the 25 ms target, where the transition decides when growth is scaled)."""
+    sets = {"duration": "8s", "warmup": "2s", "topology.bottleneck_delay": "4ms", "tcp.prague_version": "v0.6"}
+    path = ROOT / "scenarios" / "dumbbell-prague.toml"
+
+    def prague_flows(**more: object) -> list[object]:
+        s = ecnlab.run(path, overrides={**sets, **more}, seed=1).summary
+        return [(f["goodput_bps"], f["ecn_reductions"]) for f in s["flows"]]
+
+    default = prague_flows()
+    assert default == prague_flows(**{"tcp.prague_rtt_transition": 500})
+    assert default != prague_flows(**{"tcp.prague_rtt_transition": 4})
+
+
 @pytest.mark.engine
 def test_v07_rate_counts_what_is_in_flight_not_what_a_loss_gave_up() -> None:
     """Ten v0.7 Prague flows through PIE, whose marking stops at 10 % and drops above: the rate
