@@ -64,10 +64,10 @@
 //! | g | α's EWMA gain | 1/16 | reference `PRAGUE_SHIFT_G` 4 |
 //!
 //! **Versions.** Everything above is both versions' but α's start and the
-//! transition's length. v0.7 adds the rate-based
-//! mode below a window of 4 × 1500 B, once a CE mark has been seen
-//! (`prague_rate.rs`: pacing down to 100 kbit/s, ±3 % per half virtual RTT);
-//! v0.6 has none and paces as `pacing.rs` always. The classic-ECN-AQM fallback is
+//! transition's length. v0.7 adds the rate-based mode below a window of
+//! 4 × 1500 B, once a CE mark has been seen (`prague_rate.rs`: pacing down to
+//! 100 kbit/s, ±3 % per half virtual RTT); v0.6 has none and paces as
+//! `pacing.rs` always. The classic-ECN-AQM fallback is
 //! v0.6's (the reference v0.7 has none); ecnlab offers it with either version,
 //! off by default.
 //!
