@@ -2,8 +2,8 @@
 quick cells show: DualPI2 balances the two at 20 ms with Prague's L-queue p99 under a millisecond
 (RFC 9332), Prague's larger rate there its shorter RTT; a single-queue PIE+ECN lets Prague take
 several times CUBIC's rate, and Prague's classic-ECN fallback brings the two back together (RFC
-9331 §4.3); Prague v0.6 runs as v0.7 where its window stays above the rate-based mode's 4 packets,
-and with the fallback's fix it does not misfire in DualPI2."""
+9331 §4.3); Prague v0.6 (α from 1, 500 rounds before RTT independence, no rate-based mode) takes
+about v0.7's share in DualPI2, and with the fallback's fix it does not misfire there."""
 
 from __future__ import annotations
 
@@ -66,11 +66,15 @@ def test_dualpi2_ratio_is_prague_shorter_rtt_times_the_windows(cells: tuple[Path
     assert x.window_ratio < x.ratio
 
 
-def test_v06_runs_as_v07_above_the_rate_based_window(cells: tuple[Path, pd.DataFrame]) -> None:
+def test_v06_takes_about_v07s_share_in_dualpi2(cells: tuple[Path, pd.DataFrame]) -> None:
+    """Above the rate-based mode's 4 packets the versions differ by v0.6's start (α from 1, 500
+    rounds of unscaled growth), which moves the ratio by less than 0.2 (the full run: 0.16 at most)
+    but does move it: the runs are not the same."""
     _, c = cells
     for rtt in ("20ms", "160v10ms"):
         v07, v06 = _cell(c, rtt, "dualpi2", False), _cell(c, rtt, "dualpi2", False, "v0.6")
-        assert (v06.prague_mbps, v06.cubic_mbps) == (v07.prague_mbps, v07.cubic_mbps), rtt
+        assert abs(v06.ratio - v07.ratio) < 0.2, (rtt, v06.ratio, v07.ratio)
+        assert v06.prague_mbps != v07.prague_mbps, rtt
 
 
 def test_v06_with_the_fallback_fix_does_not_misfire_in_dualpi2(cells: tuple[Path, pd.DataFrame]) -> None:

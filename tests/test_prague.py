@@ -6,6 +6,8 @@ and crates/tcp/tests/prague.rs."""
 
 from __future__ import annotations
 
+import copy
+import json
 import tomllib
 from pathlib import Path
 
@@ -13,9 +15,10 @@ import pytest
 
 import ecnlab
 from conftest import ROOT
-from ecnlab.config import parse_scenario
+from ecnlab import _core
+from ecnlab.config import load_scenario, parse_scenario
 from ecnlab.errors import ScenarioError
-from ecnlab.lower import tcp_engine
+from ecnlab.lower import engine_spec, tcp_engine
 from ecnlab.resolve import tcp_resolved
 
 EXAMPLE = ROOT / "scenarios" / "dumbbell-prague.toml"
@@ -107,6 +110,43 @@ def test_prague_version_reaches_the_engine_only_when_not_the_default() -> None:
     assert v6["prague_version"] == "v0.6" and "prague_fallback_fix" not in v6
     fixed = engine(prague_version="v0.6", prague_classic_fallback=True, prague_fallback_fix=True)
     assert fixed["prague_fallback_fix"] is True
+
+
+def test_rtt_transition_is_the_versions_unless_set() -> None:
+    """Each reference module's DEFAULT_RTT_TRANSITION (4 rounds in 0.7, 500 in 0.6) when the key is
+    not set: the resolved scenario names the rounds run, the engine JSON only a transition set."""
+
+    def both(**keys: object) -> tuple[object, dict[str, object]]:
+        t = parse_scenario(_tcp({"cc": "prague", **keys})).flows[0].tcp
+        return tcp_resolved(t)["prague_rtt_transition"], tcp_engine(t)
+
+    assert both() == (4, {"personality": "rfc", **both()[1]})
+    resolved, engine = both(prague_version="v0.6")
+    assert resolved == 500 and "prague_rtt_transition" not in engine
+    resolved, engine = both(prague_version="v0.6", prague_rtt_transition=4)
+    assert resolved == 4 and engine["prague_rtt_transition"] == 4
+    assert both(prague_version="v0.6", prague_rtt_transition=500) == (500, both(prague_version="v0.6")[1])
+
+
+@pytest.mark.engine
+def test_v06_default_transition_runs_as_500_rounds_set() -> None:
+    """The engine's v0.6 default is the 500 rounds Python resolves (one table on each side): the
+    engine spec of a v0.6 run, which leaves the transition out, runs as the same spec with 500 set,
+    and not as one with 4 (12 ms paths, below the 25 ms target, where the transition decides when
+    growth is scaled)."""
+    sets = {"duration": "8s", "warmup": "2s", "topology.bottleneck_delay": "4ms", "tcp.prague_version": "v0.6"}
+    sc = load_scenario(ROOT / "scenarios" / "dumbbell-prague.toml", overrides=sets)
+    spec = engine_spec(sc)
+    assert "prague_rtt_transition" not in spec["flows"][0]["tcp"]
+
+    def flows(rounds: int | None) -> list[object]:
+        s = copy.deepcopy(spec)
+        if rounds is not None:
+            s["flows"][0]["tcp"]["prague_rtt_transition"] = rounds
+        return [(f["goodput_bps"], f["ecn_reductions"]) for f in json.loads(_core.run(json.dumps(s)))["flows"]]
+
+    assert flows(None) == flows(500)
+    assert flows(None) != flows(4)
 
 
 @pytest.mark.engine

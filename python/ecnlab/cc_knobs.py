@@ -65,11 +65,21 @@ def _prague_needs(table: Table, changes: dict[str, Any]) -> None:
     changes.setdefault("pacing_ca_ratio", 100)
 
 
+#: Rounds of RTT transition when ``prague_rtt_transition`` is not set: each reference module's
+#: ``DEFAULT_RTT_TRANSITION``, as the engine's ``PragueKnobs::transition`` (crates/tcp/src/cc/prague.rs).
+PRAGUE_RTT_TRANSITION = {"v0.7": 4, "v0.6": 500}
+
+
+def prague_rtt_transition(t: TcpSpec) -> int:
+    """The rounds of RTT transition ``t`` runs: its own, or its version's."""
+    return PRAGUE_RTT_TRANSITION[t.prague_version] if t.prague_rtt_transition is None else t.prague_rtt_transition
+
+
 def _prague_resolved(t: TcpSpec) -> dict[str, Any]:
-    """TCP Prague's knobs, its RTT target in seconds."""
+    """TCP Prague's knobs, its RTT target in seconds and the RTT transition it runs."""
     return {
         "prague_rtt_target": ns_to_s(t.prague_rtt_target_ns),
-        "prague_rtt_transition": t.prague_rtt_transition,
+        "prague_rtt_transition": prague_rtt_transition(t),
         "prague_classic_fallback": t.prague_classic_fallback,
         "prague_version": t.prague_version,
         "prague_fallback_fix": t.prague_fallback_fix,

@@ -12,7 +12,7 @@ import functools
 import json
 from typing import Any
 
-from ecnlab.cc_knobs import knob_keys
+from ecnlab.cc_knobs import PRAGUE_RTT_TRANSITION, knob_keys
 from ecnlab.model import ACCECN_KEYS, NS2_RULE_KEYS, TcpSpec
 
 __all__ = ["ecn_mode", "tcp_engine", "engine_tcp_config", "engine_tcp_defaults"]
@@ -51,6 +51,18 @@ def engine_tcp_defaults(personality: str) -> dict[str, Any]:
 
 def _tcp_fields(t: TcpSpec) -> dict[str, Any]:
     """Every TcpConfig field of ``t``, by the engine's names."""
+    return {**_tcp_fields_as_given(t), "prague_rtt_transition": _prague_rtt_transition(t)}
+
+
+def _prague_rtt_transition(t: TcpSpec) -> int | None:
+    """Prague's RTT transition for the engine: ``None`` (the version's default, which the engine
+    knows) when it is that default, so that a resolved scenario, which names it, lowers alike."""
+    rounds = t.prague_rtt_transition
+    return None if rounds == PRAGUE_RTT_TRANSITION[t.prague_version] else rounds
+
+
+def _tcp_fields_as_given(t: TcpSpec) -> dict[str, Any]:
+    """Every TcpConfig field of ``t`` as the scenario gives it, by the engine's names."""
     return {
         "recovery": t.recovery,
         "cc": t.cc,

@@ -141,7 +141,7 @@ class TcpSpec:
     dctcp_ect: int = 0  # DCTCP's codepoint: ECT(0) or ECT(1)
     dctcp_arith: str = "rfc8257"  # DCTCP in bytes (RFC 8257) or Linux's tcp_dctcp.c in whole segments
     prague_rtt_target_ns: int = 25_000_000  # TCP Prague's RTT-scaling target (reference RTT_TARGET)
-    prague_rtt_transition: int = 4  # rounds after slow start before RTT independence (reference)
+    prague_rtt_transition: int | None = None  # rounds after slow start before RTT independence; None: the version's
     prague_classic_fallback: bool = False  # classic-ECN-AQM detection and fallback (reference: off)
     prague_version: str = "v0.7"  # which reference tcp_prague.c (crates/tcp/src/cc/prague.rs)
     prague_fallback_fix: bool = False  # the fallback's levels ×16 (cc/prague_classic.rs)

@@ -142,7 +142,7 @@ pub enum RcvAutotune {
 /// `MODULE_VERSION`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PragueVersion {
-    /// Version 0.6 as ecnlab modelled it before 0.7 (`cc/prague.rs`, "Versions").
+    /// Version 0.6: α from 1, 500 rounds of RTT transition, no rate-based mode (`cc/prague.rs`).
     #[serde(rename = "v0.6")]
     V06,
     /// Version 0.7: the rate-based mode below 4 × 1500 B of window (`cc/prague_rate.rs`).

@@ -20,11 +20,14 @@
 //! (SND.UNA reaching the SND.NXT of the round's start; when RTT-independent,
 //! also at least one target RTT since the last update, as the reference's
 //! `prague_should_update_ewma`): α ← α − α·g + g·F, g = 1/16, F = CE bytes /
-//! acknowledged bytes of the round. α starts at 0 and stays there until the
-//! first CE mark ("do not update alpha before we have proof that there's an
-//! AQM on the path"); that first mark halves the window instead (the
-//! reference's default `prague_alpha_mode` 0). The reference counts segments
-//! (`delivered_ce / delivered`), ecnlab bytes (RFC 8257 §3.3).
+//! acknowledged bytes of the round. α is not updated before the first CE mark
+//! ("do not update alpha before we have proof that there's an AQM on the path",
+//! `prague_update_alpha`), and the first mark halves the window: v0.7 starts α
+//! at 0 and halves `frac` at that mark (`prague_init` and `prague_update_cwnd`
+//! with the default `prague_alpha_mode` 0); v0.6 starts α at 1
+//! (`PRAGUE_MAX_ALPHA << PRAGUE_SHIFT_G` in `prague_init`), so that its first
+//! reduction is W·(1 − 1/2) and α then decays from 1. The reference counts
+//! segments (`delivered_ce / delivered`), ecnlab bytes (RFC 8257 §3.3).
 //!
 //! **Reduction on CE** (`ssthresh` with `Congestion::Ecn`): frac ← frac −
 //! ⌊(α·frac + ½)/2⌋, i.e. W·(1 − α/2), at most once per round trip (the Cwr
@@ -44,7 +47,8 @@
 //! ai = (srtt / target)² if srtt < target (25 ms), so a flow with a shorter RTT
 //! grows per second as one with the target RTT would (RFC 9331 §4.3 "reduce RTT
 //! dependence"; the reference's `RTT_CONTROL_RATE`). A flow becomes
-//! RTT-independent `prague_rtt_transition` rounds (4) after leaving slow start.
+//! RTT-independent `prague_rtt_transition` rounds after leaving slow start: 4
+//! in v0.7, 500 in v0.6 (each module's `DEFAULT_RTT_TRANSITION`).
 //!
 //! **Loss** (RFC 9331 §4.3 "a Reno-friendly response to loss"): Reno's halving
 //! of the window (the reference halves `frac`, ecnlab halves cwnd); recovery
@@ -53,23 +57,19 @@
 //! | knob | meaning | default | source |
 //! |---|---|---|---|
 //! | `prague_rtt_target` | RTT below which growth is scaled | 25 ms | reference `RTT_TARGET`; RFC 9331 §4.3 |
-//! | `prague_rtt_transition` | rounds after slow start before RTT independence | 4 | reference `DEFAULT_RTT_TRANSITION` |
+//! | `prague_rtt_transition` | rounds after slow start before RTT independence | 4 (v0.7), 500 (v0.6) | reference `DEFAULT_RTT_TRANSITION` |
 //! | `prague_version` | which reference: `"v0.7"` or `"v0.6"` (below) | v0.7 | `MODULE_VERSION` |
 //! | `prague_classic_fallback` | detect a classic ECN AQM and respond as Reno there (`prague_classic.rs`) | off | v0.6's `prague_ecn_fallback` (off by default; gone in v0.7) |
 //! | `prague_fallback_fix` | the fallback's levels ×16 in the score's units; off, the 0.6 module's 1/16 of them (`prague_classic.rs`) | off | "Reproducing and Solving a Fallback Issue in TCP Prague" (2025) |
 //! | g | α's EWMA gain | 1/16 | reference `PRAGUE_SHIFT_G` 4 |
 //!
-//! **Versions.** Everything above is both versions'. v0.7 adds the rate-based
-//! mode below a window of 4 × 1500 B, once a CE mark has been seen
-//! (`prague_rate.rs`: pacing down to 100 kbit/s, ±3 % per half virtual RTT);
-//! v0.6 has none and paces as `pacing.rs` always. The classic-ECN-AQM fallback is
+//! **Versions.** Everything above is both versions' but α's start and the
+//! transition's length. v0.7 adds the rate-based mode below a window of
+//! 4 × 1500 B, once a CE mark has been seen (`prague_rate.rs`: pacing down to
+//! 100 kbit/s, ±3 % per half virtual RTT); v0.6 has none and paces as
+//! `pacing.rs` always. The classic-ECN-AQM fallback is
 //! v0.6's (the reference v0.7 has none); ecnlab offers it with either version,
-//! off by default. ecnlab's v0.6 departs from the reference 0.6 module in two
-//! named ways, kept so that `"v0.6"` runs as ecnlab's Prague always has: α
-//! starts at 0 with the first mark halving the window (0.7's `prague_alpha_mode`
-//! 0; 0.6 started α at 1, not updated before the first mark, so that mark halves
-//! too but α then decays from 1), and `prague_rtt_transition` defaults to 4 for
-//! both (0.6's `DEFAULT_RTT_TRANSITION` was 500: set it for that).
+//! off by default.
 //!
 //! Not modelled (named differences from the reference): the smaller segments of
 //! v0.7's rate-based mode (`prague_rate.rs` says why), v0.7's 24-bit α (ecnlab's
@@ -97,9 +97,10 @@ pub struct PragueKnobs {
     /// `RTT_TARGET` 25 ms); 0: no RTT scaling.
     #[serde(rename = "prague_rtt_target_ns")]
     pub rtt_target_ns: u64,
-    /// Rounds after slow start before Prague becomes RTT-independent (reference 4).
+    /// Rounds after slow start before Prague becomes RTT-independent; `None`: the
+    /// version's `DEFAULT_RTT_TRANSITION` ([`PragueKnobs::transition`]).
     #[serde(rename = "prague_rtt_transition")]
-    pub rtt_transition: u32,
+    pub rtt_transition: Option<u32>,
     /// Detect a classic ECN AQM and fall back to a Reno-like response there
     /// (`prague_classic.rs`; the reference's `prague_ecn_fallback`, off).
     #[serde(rename = "prague_classic_fallback")]
@@ -119,7 +120,7 @@ impl Default for PragueKnobs {
     fn default() -> Self {
         PragueKnobs {
             rtt_target_ns: Duration::from_millis(25).as_nanos(),
-            rtt_transition: 4,
+            rtt_transition: None,
             classic_fallback: false,
             version: PragueVersion::V07,
             fallback_fix: false,
@@ -128,11 +129,21 @@ impl Default for PragueKnobs {
 }
 
 impl PragueKnobs {
+    /// The rounds of RTT transition: the knob, or the version's `DEFAULT_RTT_TRANSITION`
+    /// (4 in the 0.7 module, 500 in the 0.6 module).
+    pub fn transition(&self) -> u32 {
+        self.rtt_transition.unwrap_or(match self.version {
+            PragueVersion::V07 => 4,
+            PragueVersion::V06 => 500,
+        })
+    }
+
     /// The knobs' ranges, and what `cc = prague` needs of the connection's other fields.
     pub(crate) fn validate(&self, cfg: &TcpConfig) -> Result<(), ConfigError> {
         let target = self.rtt_target_ns;
         check(target <= 1_000_000_000, "prague_rtt_target_ns", target, "0 ..= 1 s (0: no RTT scaling)")?;
-        check(self.rtt_transition <= 1000, "prague_rtt_transition", self.rtt_transition, "0..=1000")?;
+        let rounds = self.transition();
+        check(rounds <= 1000, "prague_rtt_transition", rounds, "0..=1000")?;
         let fix = self.fallback_fix;
         check(!fix || self.classic_fallback, "prague_fallback_fix", fix, "false unless prague_classic_fallback")?;
         if cfg.cc != CcKind::Prague {
@@ -165,6 +176,15 @@ const FRAC_BITS: u32 = 16;
 /// Fractional bits of the growth factor ai.
 const AI_BITS: u32 = 20;
 
+/// α·2^G_SHIFT at the start: 0 in v0.7 (`prague_alpha_mode` 0), 1 in v0.6
+/// (`ca->upscaled_alpha = PRAGUE_MAX_ALPHA << PRAGUE_SHIFT_G` in its `prague_init`).
+fn initial_alpha_up(version: PragueVersion) -> u64 {
+    match version {
+        PragueVersion::V07 => 0,
+        PragueVersion::V06 => ALPHA_ONE << G_SHIFT,
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Prague {
     /// Slow start, and the whole algorithm after a fallback to Reno.
@@ -175,7 +195,7 @@ pub(crate) struct Prague {
     /// so that its remainder carries from one update to the next).
     alpha_up: u64,
     saw_ce: bool,
-    /// The first CE mark halves the window instead of α (alpha mode 0).
+    /// v0.7: the first CE mark halves the window instead of α (alpha mode 0).
     halve_next: bool,
     /// cwnd, bytes · 2^FRAC_BITS, and the cwnd it last produced.
     frac: u64,
@@ -210,7 +230,7 @@ impl Prague {
         Prague {
             reno: Reno::new(cfg),
             fallback: false,
-            alpha_up: 0,
+            alpha_up: initial_alpha_up(knobs.version),
             saw_ce: false,
             halve_next: false,
             frac: 0,
@@ -226,7 +246,7 @@ impl Prague {
             srtt: None,
             ack_marked: 0,
             target: Duration(knobs.rtt_target_ns),
-            transition: knobs.rtt_transition,
+            transition: knobs.transition(),
             classic: knobs.classic_fallback.then(|| ClassicDetector::new(knobs.fallback_fix)),
             version: knobs.version,
             rate: RateMode::default(),
@@ -419,7 +439,7 @@ impl CongestionControl for Prague {
         self.round_marked += fb.marked;
         if fb.marked > 0 && !self.saw_ce {
             self.saw_ce = true;
-            self.halve_next = true;
+            self.halve_next = self.version == PragueVersion::V07;
         }
         let waited = self.now.saturating_since(self.alpha_stamp) >= self.target;
         if fb.una >= self.next_seq && (!self.rtt_independent() || waited) {

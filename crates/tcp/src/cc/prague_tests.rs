@@ -41,7 +41,7 @@ fn ack(acked: u64) -> Ack {
 fn test_sends_ect1_and_reports_alpha_from_zero() {
     let cc = prague();
     assert_eq!(cc.codepoint(), Ecn::Ect1, "RFC 9331 §4.1: ECT(1)");
-    assert_eq!(cc.alpha(), 0.0, "reference alpha mode 0: α starts at 0");
+    assert_eq!(cc.alpha(), 0.0, "v0.7, reference alpha mode 0: α starts at 0");
     assert!(cc.needs_accecn() && cc.grows_on_marked_acks());
 }
 
@@ -216,30 +216,78 @@ fn small_rtt_independent(version: PragueVersion) -> (Prague, Window) {
 }
 
 /// v0.7 is the default; `prague_init` of both versions sets the RTT target to
-/// 25 ms, and v0.7's `DEFAULT_RTT_TRANSITION` is 4 rounds (ecnlab's knob default
-/// for both versions; the reference v0.6 module had 500).
+/// 25 ms (`prague_rtt_target`).
 #[test]
-fn test_v07_is_the_default_with_25_ms_and_4_rounds() {
+fn test_v07_is_the_default_with_a_25_ms_target() {
     let knobs = TcpConfig::default().prague;
     assert_eq!(knobs.version, PragueVersion::V07);
-    assert_eq!((knobs.rtt_target_ns, knobs.rtt_transition), (25_000_000, 4));
+    assert_eq!(knobs.rtt_target_ns, 25_000_000);
     assert!(!knobs.fallback_fix);
 }
 
-/// `prague_init` with `prague_alpha_mode` 0 and `prague_update_cwnd` ("Half cwnd at
-/// 1st mark"): α starts at 0, the first mark halves the window, and α is then the
-/// EWMA from 0 — in both versions as ecnlab models them.
+/// `static int prague_rtt_transition __read_mostly = DEFAULT_RTT_TRANSITION;`, with
+/// `#define DEFAULT_RTT_TRANSITION 4` in the 0.7 module and `500` in the 0.6 module;
+/// `prague_is_rtt_indep` is `!tcp_in_slow_start(tp) && ca->round >= ...` that many
+/// rounds. A transition set explicitly holds for either version.
 #[test]
-fn test_both_versions_start_alpha_at_zero_and_halve_at_the_first_mark() {
-    for v in [PragueVersion::V06, PragueVersion::V07] {
-        let mut cc = prague_version(v);
-        assert_eq!(cc.alpha(), 0.0);
-        cc.on_feedback(&fb(1000, 1000, 1000, 1000, 10, 20));
-        let w = window(40, 20);
-        assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 40_000), 20_000, "{v:?}: the first mark halves");
-        let a = cc.alpha();
-        assert!((a - 1.0 / 16.0).abs() < 1e-6, "{v:?}: α from 0 after F = 1: {a}");
+fn test_rtt_transition_is_4_rounds_in_v07_and_500_in_v06_unless_set() {
+    let knobs = |version, rtt_transition| PragueKnobs { version, rtt_transition, ..PragueKnobs::default() };
+    assert_eq!(knobs(PragueVersion::V07, None).transition(), 4);
+    assert_eq!(knobs(PragueVersion::V06, None).transition(), 500);
+    assert_eq!(knobs(PragueVersion::V06, Some(4)).transition(), 4);
+    assert_eq!(knobs(PragueVersion::V07, Some(500)).transition(), 500);
+    for (version, rounds) in [(PragueVersion::V07, 4), (PragueVersion::V06, 500)] {
+        let mut cc = prague_version(version);
+        cc.in_slow_start = false;
+        cc.round = rounds - 1;
+        assert!(!cc.rtt_independent(), "{version:?}: {} rounds", rounds - 1);
+        cc.round = rounds;
+        assert!(cc.rtt_independent(), "{version:?}: {rounds} rounds");
     }
+}
+
+/// v0.7's `prague_init` with `prague_alpha_mode` 0 (`ca->upscaled_alpha = 0`) and its
+/// `prague_update_cwnd` (`if (unlikely(!ca->saw_ce) && !ca->alpha_mode) ca->frac_cwnd =
+/// (ca->frac_cwnd + 1U) >> 1;`): α starts at 0, the first mark halves the window, and α
+/// is then the EWMA from 0.
+#[test]
+fn test_v07_starts_alpha_at_zero_and_halves_at_the_first_mark() {
+    let mut cc = prague_version(PragueVersion::V07);
+    assert_eq!(cc.alpha(), 0.0);
+    cc.on_feedback(&fb(1000, 1000, 1000, 1000, 10, 20));
+    let w = window(40, 20);
+    assert_eq!(cc.ssthresh(&w, Congestion::Ecn, 40_000), 20_000, "the first mark halves");
+    let a = cc.alpha();
+    assert!((a - 1.0 / 16.0).abs() < 1e-6, "α from 0 after F = 1: {a}");
+}
+
+/// v0.6's `prague_init` (`ca->upscaled_alpha = PRAGUE_MAX_ALPHA << PRAGUE_SHIFT_G;`),
+/// `prague_update_alpha` (`if (unlikely(!ca->saw_ce)) goto skip;`) and `prague_enter_cwr`
+/// (`reduction = (alpha * frac_cwnd + PRAGUE_MAX_ALPHA) >> (PRAGUE_ALPHA_BITS + 1)`):
+/// α is 1 from the start and stays 1 through unmarked rounds, so the first mark
+/// halves the window by the ordinary reduction; α then decays from 1 by the EWMA
+/// (α ← α − α/16 + F/16), and the second reduction is W·(1 − α/2) with that α.
+#[test]
+fn test_v06_starts_alpha_at_one_and_decays_from_it_after_the_first_mark() {
+    let mut cc = prague_version(PragueVersion::V06);
+    assert_eq!(cc.alpha(), 1.0);
+    for k in 1..=5u64 {
+        cc.on_feedback(&fb(k * 1000, k * 1000, 1000, 0, 20 * k, 20));
+    }
+    assert_eq!(cc.alpha(), 1.0, "no mark: α is not updated");
+    cc.on_feedback(&fb(6000, 6000, 1000, 500, 120, 20));
+    assert_eq!(cc.alpha(), 1.0 - 1.0 / 16.0 + 0.5 / 16.0, "the first marked round: F = 1/2");
+    let w = window(40, 20);
+    let first = cc.ssthresh(&w, Congestion::Ecn, 40_000);
+    let a = cc.alpha();
+    assert_eq!(first, 40_000 - (40_000.0 * a / 2.0).round() as u32, "W·(1 − α/2), α = {a}");
+    assert!(first < 21_000, "about half: {first}");
+    cc.on_feedback(&fb(7000, 7000, 1000, 0, 140, 20));
+    let b = cc.alpha();
+    assert!((b - a * 15.0 / 16.0).abs() < 1e-6, "an unmarked round: α·15/16 = {b}");
+    let w = window(40, 20);
+    let second = cc.ssthresh(&w, Congestion::Ecn, 40_000);
+    assert_eq!(second, 40_000 - (40_000.0 * b / 2.0).round() as u32, "then W·(1 − α/2), α = {b}");
 }
 
 /// `prague_cong_control` (`prague_cwnd_mode` 2): v0.7 switches to the rate-based
