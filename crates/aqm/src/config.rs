@@ -405,7 +405,7 @@ pub const LIMIT_KEYS: &[Key] = &[
 
 /// The capacity keys of a queue whose limit is a packet count of its own.
 pub const OWN_LIMIT_KEYS: &[Key] = &[
-    key!("limit" => "limit_pkts", Integer, range(1., U32_MAX), "capacity in packets, over all its sub-queues"),
+    key!("limit" => "limit_pkts", Integer, range(1., U32_MAX), "capacity in packets"),
     key!("tail_delay" => -, Duration, POSITIVE, "report the time fraction the queue holds more than tail_delay × link rate bytes (queue_frac_above)"),
 ];
 
@@ -506,7 +506,7 @@ pub const RED_KEYS: &[Key] = &[
         Variants(variants::<RedMode>),
         "byte mode: the queue in mean_pkt_size units, the probability by size (linux: byte)"
     ),
-    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "typical packet size: idle-time decay and byte mode"; Derived("tcp.mss + 40")),
+    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "typical packet size (RED's idle-time decay, byte mode, ARED's thresholds)"; Derived("tcp.mss + 40")),
     key!(
         "personality",
         Choice,
@@ -530,14 +530,14 @@ pub const PI_KEYS: &[Key] = &[
     key!("n_flows" => -, Integer, range(1., 1e9), "design without a, b: the least number of flows N (pi_design.py)"; Derived("required without a, b")),
     key!("rtt" => -, Duration, POSITIVE, "design without a, b: the largest round-trip time R"; Derived("required without a, b")),
     key!("sample_hz", Number, above(0., 1e9), "sampling frequency (Hollot et al. 2001 §V's 160 Hz)"),
-    key!("ecn", Boolean, Any, "mark ECN-capable packets instead of dropping them"),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
     key!("mean_pkt_size" => -, Integer, PACKET_BYTES, "design: converts the link rate to packets/s"; Derived("tcp.mss + 40")),
 ];
 
 pub const CODEL_KEYS: &[Key] = &[
-    key!("target" => "target_ns", Duration, POSITIVE, "acceptable standing sojourn time (RFC 8289 §4.3)"),
-    key!("interval" => "interval_ns", Duration, POSITIVE, "how long the sojourn must stay above target (§4.4)"),
-    key!("ce_threshold" => "ce_threshold_ns", Duration, POSITIVE, "CE-mark every ECT packet whose sojourn exceeds this (Linux ce_threshold)"),
+    key!("target" => "target_ns", Duration, POSITIVE, "the queueing delay aimed at (RFC 8289 §4.3, RFC 8290 §5.2, RFC 8033 §4.2, RFC 9332)"),
+    key!("interval" => "interval_ns", Duration, POSITIVE, "how long the sojourn must stay above target (RFC 8289 §4.4)"),
+    key!("ce_threshold" => "ce_threshold_ns", Duration, POSITIVE, "CE-mark every ECT packet whose sojourn exceeds this (Linux ce_threshold; counted in step_marks)"),
     key!("mtu" => "mtu_bytes", Integer, PACKET_BYTES, "no drop while the backlog is at most this many bytes"),
     key!(
         "personality",
@@ -549,17 +549,17 @@ pub const CODEL_KEYS: &[Key] = &[
 ];
 
 pub const FQ_CODEL_KEYS: &[Key] = &[
-    key!("target" => "target_ns", Duration, POSITIVE, "each flow's CoDel target (RFC 8290 §5.2)"),
-    key!("interval" => "interval_ns", Duration, POSITIVE, "each flow's CoDel interval"),
-    key!("ce_threshold" => "ce_threshold_ns", Duration, POSITIVE, "CE-mark every ECT packet whose sojourn exceeds this"),
-    key!("mtu" => "mtu_bytes", Integer, PACKET_BYTES, "no drop while a flow's backlog is at most this many bytes"),
+    key!("target" => "target_ns", Duration, POSITIVE, "the queueing delay aimed at (RFC 8289 §4.3, RFC 8290 §5.2, RFC 8033 §4.2, RFC 9332)"),
+    key!("interval" => "interval_ns", Duration, POSITIVE, "how long the sojourn must stay above target (RFC 8289 §4.4)"),
+    key!("ce_threshold" => "ce_threshold_ns", Duration, POSITIVE, "CE-mark every ECT packet whose sojourn exceeds this (Linux ce_threshold; counted in step_marks)"),
+    key!("mtu" => "mtu_bytes", Integer, PACKET_BYTES, "no drop while the backlog is at most this many bytes"),
     key!(
         "personality",
         Choice,
         AQM_PERSONALITY,
         "follow the Linux qdisc, the RFC's pseudo-code or ns-3 where they differ"
     ),
-    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them (Linux: on)"),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
     key!("memory_limit" => "memory_limit_bytes", Size, Any, "tail-drop an arrival that would take the queued bytes above this"),
     key!("flows", Integer, range(1., 65536.), "hash buckets"),
     key!("quantum" => "quantum_bytes", Size, Any, "a flow's deficit per round"),
@@ -574,15 +574,15 @@ pub const FQ_CODEL_KEYS: &[Key] = &[
 ];
 
 pub const PIE_KEYS: &[Key] = &[
-    key!("target" => "target_ns", Duration, POSITIVE, "QDELAY_REF, the delay aimed at (RFC 8033 §4.2)"),
-    key!("tupdate" => "tupdate_ns", Duration, POSITIVE, "how often the probability is updated (T_UPDATE)"),
-    key!("alpha", Number, NON_NEGATIVE, "gain on the delay error, Hz"),
-    key!("beta", Number, NON_NEGATIVE, "gain on the delay's change, Hz"),
+    key!("target" => "target_ns", Duration, POSITIVE, "the queueing delay aimed at (RFC 8289 §4.3, RFC 8290 §5.2, RFC 8033 §4.2, RFC 9332)"),
+    key!("tupdate" => "tupdate_ns", Duration, POSITIVE, "how often the probability is updated (RFC 8033 T_UPDATE)"),
+    key!("alpha", Number, NON_NEGATIVE, "PI gain on the delay error, Hz"),
+    key!("beta", Number, NON_NEGATIVE, "PI gain on the delay's change, Hz"),
     key!("max_burst" => "max_burst_ns", Duration, POSITIVE, "burst allowance (MAX_BURST)"),
-    key!("ecn", Boolean, Any, "CE-mark ECT packets while p <= mark_ecn_threshold"),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
     key!("mark_ecn_threshold", Number, UNIT, "mark while p <= this, drop above (§5.1)"),
     key!("bytemode", Boolean, Any, "scale the probability by packet size (Linux bytemode)"),
-    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "the typical packet size of byte mode"; Derived("tcp.mss + 40")),
+    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "typical packet size (RED's idle-time decay, byte mode, ARED's thresholds)"; Derived("tcp.mss + 40")),
     key!("derandomize", Boolean, Any, "§5.4's derandomisation (ns-3 UseDerandomization)"),
     key!(
         "personality",
@@ -593,8 +593,8 @@ pub const PIE_KEYS: &[Key] = &[
 ];
 
 pub const DUALPI2_KEYS: &[Key] = &[
-    key!("target" => "target_ns", Duration, POSITIVE, "the PI's target queue delay"),
-    key!("tupdate" => "tupdate_ns", Duration, POSITIVE, "the PI's update interval"),
+    key!("target" => "target_ns", Duration, POSITIVE, "the queueing delay aimed at (RFC 8289 §4.3, RFC 8290 §5.2, RFC 8033 §4.2, RFC 9332)"),
+    key!("tupdate" => "tupdate_ns", Duration, POSITIVE, "how often the probability is updated (RFC 8033 T_UPDATE)"),
     key!("alpha", Number, NON_NEGATIVE, "PI gain on the delay error, Hz"),
     key!("beta", Number, NON_NEGATIVE, "PI gain on the delay's change, Hz"),
     key!("coupling", Number, above(0., f64::INFINITY), "k in p_L = min(k·p', 1), p_C = p'²"),
@@ -616,9 +616,9 @@ pub const DUALPI2_KEYS: &[Key] = &[
         "what goes to L: ECT(1) and CE, ECT(0) and CE, or all three"
     ),
     key!("drop_on_overload", Boolean, Any, "in overload drop L packets with p'² instead of marking"),
-    key!("drop_early", Boolean, Any, "the coupled decision at enqueue instead of dequeue"),
+    key!("drop_early", Boolean, Any, "the coupled decision at enqueue instead of dequeue"; Derived("false (absent from the engine JSON unless given)")),
     key!("mtu" => "mtu_bytes", Integer, PACKET_BYTES, "no decision while the backlog is below 2 × this"),
-    key!("memory_limit" => "memory_limit_bytes", Size, Any, "tail-drop an arrival that would take both queues' bytes above this"),
+    key!("memory_limit" => "memory_limit_bytes", Size, Any, "tail-drop an arrival that would take the queued bytes above this"),
     key!("personality", Choice, Names(&["linux", "rfc"]), "follow sch_dualpi2.c or RFC 9332's pseudo-code"),
     key!("typical_rtt" => -, Duration, POSITIVE, "set target, tupdate, alpha, beta as tc dualpi2 does (q_dualpi2.c)"),
     key!("max_rtt" => -, Duration, POSITIVE, "likewise, with typical_rtt or alone"),
@@ -635,15 +635,15 @@ pub const ARED_KEYS: &[Key] = &[
     key!("min_th", Number, NON_NEGATIVE, "RED's lower threshold, packets"; Derived("from the link rate")),
     key!("max_th", Number, above(0., f64::INFINITY), "RED's upper threshold, packets"; Derived("from the link rate")),
     key!("wq", Number, UNIT, "RED's EWMA weight"; Derived("from the link rate")),
-    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "the typical packet size"; Derived("tcp.mss + 40")),
+    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "typical packet size (RED's idle-time decay, byte mode, ARED's thresholds)"; Derived("tcp.mss + 40")),
     key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
 ];
 
 pub const STEP_KEYS: &[Key] = &[
-    key!("threshold", Integer, range(0., 9.223372036854776e18), "mark an arrival when the queue holds at least this many packets"; Derived("one of the three required")),
+    key!("threshold", Integer, NON_NEGATIVE, "mark an arrival when the queue holds at least this many packets"; Derived("one of the three required")),
     key!("threshold_bytes" => "threshold", Size, Any, "… at least this many bytes"; Derived("one of the three required")),
     key!("threshold_delay" => "threshold", Duration, POSITIVE, "mark at dequeue a packet whose sojourn exceeds this"; Derived("one of the three required")),
-    key!("ecn", Boolean, Any, "CE-mark ECT packets (else drop them: a step dropper)"),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
 ];
 
 impl Default for DropTailParams {

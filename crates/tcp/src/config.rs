@@ -144,13 +144,13 @@ pub enum RcvAutotune {
 /// `MODULE_VERSION`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PragueVersion {
-    /// Version 0.6 as ecnlab modelled it before 0.7 (`cc/prague.rs`, "Versions").
-    #[serde(rename = "v0.6")]
-    V06,
     /// Version 0.7: the rate-based mode below 4 × 1500 B of window (`cc/prague_rate.rs`).
     #[default]
     #[serde(rename = "v0.7")]
     V07,
+    /// Version 0.6 as ecnlab modelled it before 0.7 (`cc/prague.rs`, "Versions").
+    #[serde(rename = "v0.6")]
+    V06,
 }
 
 impl PragueVersion {
@@ -365,7 +365,7 @@ pub const KEYS: &[Key] = &[
     key!("cc", Choice, Variants(variants::<CcKind>), "congestion control: Reno AIMD (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257), TCP Prague (RFC 9331 §4), BBR (tcp_bbr.c)"),
     key!("mss", Integer, range(64., 65495.), "payload bytes of a full segment (an IPv4 packet's 65535 bytes at most)"),
     key!("init_cwnd" => "init_cwnd_segments", Integer, range(1., 100.), "initial congestion window, segments (RFC 5681 §3.1)"),
-    key!("rwnd" => "rwnd_bytes", Size, range(0., 4294967295.), "receive window each endpoint advertises (at least mss)"),
+    key!("rwnd" => "rwnd_bytes", Size, above(0., 4294967295.), "receive window each endpoint advertises (at least mss)"),
     key!("delayed_ack", Boolean, Any, "ACK every second full segment (RFC 1122 §4.2.3.2, RFC 5681 §4.2)"),
     key!("delack_timeout" => "delack_timeout_ns", Duration, POSITIVE, "longest an ACK is delayed"),
     key!("ecn", Choice, Variants(variants::<EcnMode>), "ECN: none, RFC 3168, with ECN+ (RFC 5562) or AccECN (RFC 9768); also true (= classic) or false"),
