@@ -106,9 +106,9 @@ def _flow_key(rest: str) -> str:
     if head == "app":
         return _APP.get(field, field)
     if head == "tcp":
-        from ecnlab.params import TCP_ENGINE_FIELDS
+        from ecnlab.params import tcp_scenario_key
 
-        return "tcp." + {v: k for k, v in TCP_ENGINE_FIELDS.items()}.get(field, field)
+        return "tcp." + tcp_scenario_key(field)
     return rest
 
 
