@@ -17,7 +17,7 @@ from ecnlab.errors import ScenarioError
 from ecnlab.lower_tcp import _tcp_fields, tcp_engine
 from ecnlab.model import TcpSpec
 from ecnlab.params import default_queue, parse_queue, parse_tcp
-from ecnlab.scenario_schema import KeyRow, queue_kinds, queue_rows, tcp_rows
+from ecnlab.scenario_schema import KeyRow, app_rows, queue_kinds, queue_rows, tcp_rows
 
 #: What a queue table must give besides the key under test.
 NEEDS: dict[str, dict[str, Any]] = {
@@ -118,3 +118,22 @@ def test_the_queue_table_has_one_line_per_key_and_meaning_with_every_kind() -> N
         assert f'`"{kind}"`' in lines[0]
     every_key = {k for kind in queue_kinds() for k in queue_rows(kind)}
     assert set(keys[1:]) == every_key
+
+
+def test_the_flow_kinds_and_their_keys_are_the_engines_applications() -> None:
+    from ecnlab import flows
+
+    assert flows.FLOW_KINDS == tuple(app_rows())
+    for kind, rows in app_rows().items():
+        assert set(flows._KIND_KEYS[kind]) == set(rows), kind
+
+
+def test_an_engine_complaint_about_an_application_field_names_the_scenario_key() -> None:
+    from ecnlab.engine_check import _app_key
+
+    assert _app_key("count") == "transactions"
+    assert _app_key("mean_think_ns") == "think"
+    for rows in app_rows().values():
+        for key, row in rows.items():
+            if row.field is not None:
+                assert _app_key(row.field) == key

@@ -17,7 +17,6 @@ from ecnlab.scenario_schema import KeyRow, queue_kinds, queue_rows, tcp_rows
 from ecnlab.tcp_personalities import TCP_PERSONALITIES, spec_attr
 
 __all__ = [
-    "DEFAULT_QUEUE_LIMIT",
     "tcp_keys",
     "tcp_scenario_key",
     "parse_tcp",
@@ -29,8 +28,6 @@ __all__ = [
 # (0, 1, 2) or its name (crates/tcp/src/accecn.rs).
 ACCECN_OPTIONS = {"off": 0, "minimum": 1, "full": 2}
 NS2_DEFAULT_MARK_P = 0.1  # ns-2 mark_p_
-DEFAULT_QUEUE_LIMIT = 1000  # the engine's DEFAULT_LIMIT_PKTS (crates/aqm/src/config.rs)
-U32_MAX = 2**32 - 1
 
 
 @functools.cache
@@ -132,8 +129,8 @@ def _engine_check_tcp(table: Table, tcp: TcpSpec) -> None:
 
 
 def default_queue() -> QueueSpec:
-    """DropTail with room for ``DEFAULT_QUEUE_LIMIT`` packets."""
-    return QueueSpec(kind="droptail", limit_pkts=DEFAULT_QUEUE_LIMIT, limit_bytes=None)
+    """DropTail with the engine's default room (``limit``'s default, 1000 packets)."""
+    return QueueSpec(kind="droptail", limit_pkts=queue_rows("droptail")["limit"].default, limit_bytes=None)
 
 
 def parse_queue(table: Table | None, *, fallback: QueueSpec, mss: int) -> QueueSpec:

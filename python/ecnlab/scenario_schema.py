@@ -2,7 +2,8 @@
 
 Each row is written once, beside the engine struct it fills: ``TcpConfig``'s keys in
 ``crates/tcp/src/config.rs``, each congestion control's knobs in its ``cc/<name>.rs``, each queue
-kind's keys and defaults in ``crates/aqm/src/config.rs``; ``crates/sim/src/scenario_schema.rs``
+kind's keys and defaults in ``crates/aqm/src/config.rs``, each application's keys in
+``crates/sim/src/spec.rs``; ``crates/sim/src/scenario_schema.rs``
 joins them with the engine's own defaults. A row names the scenario key, the engine field it
 becomes (``None``: the front turns it into other fields), its unit, the values it allows, its
 default and one line of doc. ``params.py`` and ``queues.py`` parse ``[tcp]`` and queue tables
@@ -19,7 +20,7 @@ from typing import Any
 from ecnlab._table import Parser, boolean, choice, integer, number
 from ecnlab.units import parse_duration, parse_size
 
-__all__ = ["KeyRow", "tcp_rows", "tcp_knobs", "queue_kinds", "queue_rows", "queue_kind_doc"]
+__all__ = ["KeyRow", "tcp_rows", "tcp_knobs", "queue_kinds", "queue_rows", "queue_kind_doc", "app_rows"]
 
 
 @dataclass(frozen=True)
@@ -115,3 +116,9 @@ def queue_rows(kind: str) -> dict[str, KeyRow]:
 def queue_kind_doc(kind: str) -> str:
     """One line: what a queue of ``kind`` is."""
     return next(str(k["doc"]) for k in _schema()["queue"]["kinds"] if k["name"] == kind)
+
+
+@functools.cache
+def app_rows() -> dict[str, dict[str, KeyRow]]:
+    """Each application kind's own keys (``[[flows]]`` ``kind``), by kind."""
+    return {k["name"]: {raw["key"]: _row(raw) for raw in k["keys"]} for k in _schema()["app"]["kinds"]}

@@ -5,11 +5,13 @@
 //! queue kind's in `crates/aqm/src/config.rs`. Here they are joined with their defaults, read
 //! off the engine's own values: a TCP key's from the `rfc` personality's `TcpConfig` (and
 //! whether a personality sets it, from `PersonalityRules`), a queue key's from its `Params`'
-//! `Default`. The Python front parses, defaults and documents the keys from this document.
+//! `Default`; an application's defaults are the front's (`spec.rs`'s `APP_KINDS` says each).
+//! The Python front parses, defaults and documents the keys from this document.
 //!
 //! ```text
 //! {"tcp":   {"keys": [ROW…], "knobs": {"cubic": ["hystart", …], …}},
-//!  "queue": {"kinds": [{"name", "doc", "keys": [ROW…]}…]}}
+//!  "queue": {"kinds": [{"name", "doc", "keys": [ROW…]}…]},
+//!  "app":   {"kinds": [{"name", "keys": [ROW…]}…]}}
 //! ROW = {"key", "field" (null: the front turns it into other fields), "unit",
 //!        "allowed" (null | {"lo", "hi" (null: none), "open_lo"} | {"values": […]}),
 //!        "default" (null: none or not a value), "default_from" ("field" | "required" |
@@ -23,7 +25,7 @@ use serde_json::{json, Map, Value};
 
 /// The whole schema.
 pub fn scenario_schema() -> Value {
-    json!({ "tcp": tcp(), "queue": queue() })
+    json!({ "tcp": tcp(), "queue": queue(), "app": app() })
 }
 
 fn tcp() -> Value {
@@ -58,6 +60,15 @@ fn queue() -> Value {
             let keys: Vec<Value> = kind.limits.iter().chain(kind.keys).map(|k| row(k, &defaults)).collect();
             json!({ "name": kind.name, "doc": kind.doc, "keys": keys })
         })
+        .collect();
+    json!({ "kinds": kinds })
+}
+
+fn app() -> Value {
+    let none = Map::new();
+    let kinds: Vec<Value> = crate::spec::APP_KINDS
+        .iter()
+        .map(|kind| json!({ "name": kind.name, "keys": kind.keys.iter().map(|k| row(k, &none)).collect::<Vec<_>>() }))
         .collect();
     json!({ "kinds": kinds })
 }
@@ -194,6 +205,28 @@ mod tests {
             }
             let cfg: ecnlab_aqm::QueueConfig = serde_json::from_value(v).unwrap();
             assert_eq!(cfg.validate(), Ok(()), "{}", kind.name);
+        }
+    }
+
+    /// Every application row names a field of its `AppSpec` variant: the engine's JSON with
+    /// the rows' fields set is refused for no unknown field.
+    #[test]
+    fn every_app_key_is_a_field_of_its_application() {
+        for kind in crate::spec::APP_KINDS {
+            let mut v = json!({ "kind": kind.name });
+            for k in kind.keys {
+                let value = match k.unit {
+                    ecnlab_wire::keys::Unit::Choice => json!(allowed(k.allowed)["values"][0]),
+                    ecnlab_wire::keys::Unit::Number => json!(1.0),
+                    _ => json!(1),
+                };
+                if let Some(f) = k.field {
+                    v[f] = value;
+                }
+            }
+            if let Err(e) = serde_json::from_value::<crate::spec::AppSpec>(v) {
+                assert!(!e.to_string().contains("unknown field"), "{}: {e}", kind.name);
+            }
         }
     }
 }

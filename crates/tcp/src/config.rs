@@ -376,7 +376,7 @@ pub const KEYS: &[Key] = &[
     key!("initial_rto" => "initial_rto_ns", Duration, POSITIVE, "RTO before the first RTT sample, also the SYN timer (RFC 6298 (2.1)), at most max_rto"),
     key!("max_rto" => "max_rto_ns", Duration, POSITIVE, "upper bound on the backed-off RTO"),
     key!("dupack_threshold", Integer, range(1., 1000.), "duplicate ACKs that trigger fast retransmit"),
-    key!("abc", Integer, range(0., 100.), "growth per ACK: 0 per ACK (RFC 5681 eq. 2-3, ns-2), L >= 1 by bytes acknowledged (RFC 3465)"),
+    key!("abc", Integer, range(0., 100.), "growth per ACK: 0 per ACK (RFC 5681 eq. 2-3, ns-2), L ≥ 1 by bytes acknowledged (RFC 3465)"),
     key!("limited_transmit", Boolean, Any, "RFC 3042: a new segment on each of the first two duplicate ACKs"),
     key!("abe", Boolean, Any, "ABE (RFC 8511): an ECN-Echo multiplies by beta_ecn (Reno 0.8, CUBIC 0.85)"),
     key!("newreno_timer", Choice, Variants(variants::<NewRenoTimer>), "NewReno restarts the retransmission timer on the first partial ACK only, or on each (RFC 6582 §4)"),

@@ -22,6 +22,8 @@ pub enum Unit {
     Duration,
     /// A size (bytes, or `"64KB"`): integer bytes in the engine.
     Size,
+    /// A rate (bit/s, or `"10Mbit"`): integer bit/s in the engine.
+    Rate,
     /// An integer.
     Integer,
     /// A number.
@@ -40,6 +42,7 @@ impl Unit {
         match self {
             Unit::Duration => "duration",
             Unit::Size => "size",
+            Unit::Rate => "rate",
             Unit::Integer => "integer",
             Unit::Number => "number",
             Unit::Boolean => "boolean",

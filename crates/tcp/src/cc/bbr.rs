@@ -131,7 +131,7 @@ pub const KEYS: &[Key] = &[
         "bbr_ecn_low",
         Boolean,
         Any,
-        "cc bbr v3 with ecn, min RTT <= 5 ms: react to CE marks (Linux's ecn_low route feature)"
+        "cc bbr v3 with ecn, min RTT ≤ 5 ms: react to CE marks (Linux's ecn_low route feature)"
     ),
 ];
 

@@ -142,7 +142,7 @@ pub const KEYS: &[Key] = &[
         "prague_fallback_fix",
         Boolean,
         Any,
-        "with prague_classic_fallback: the 2025 fix's levels, x16 the 0.6 module's"
+        "with prague_classic_fallback: the 2025 fix's levels, ×16 the 0.6 module's"
     ),
 ];
 
