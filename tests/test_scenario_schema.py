@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from conftest import ROOT
 from ecnlab._table import Table
 from ecnlab.docs_results import pages
-from ecnlab.docs_schema import TABLES, render, stale
+from ecnlab.docs_schema import TABLES, main, render, stale
 from ecnlab.errors import ScenarioError
 from ecnlab.lower_tcp import _tcp_fields, tcp_engine
 from ecnlab.model import TcpSpec
@@ -137,3 +138,17 @@ def test_an_engine_complaint_about_an_application_field_names_the_scenario_key()
         for key, row in rows.items():
             if row.field is not None:
                 assert _app_key(row.field) == key
+
+
+def test_a_key_table_marker_naming_no_table_or_without_its_end_is_one_error(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "p.md"
+    page.write_text("<!-- keys: nope -->\n<!-- /keys -->\n")
+    assert main(["--root", str(tmp_path)]) == 2
+    page.write_text("<!-- keys: tcp -->\n")
+    assert main(["--root", str(tmp_path)]) == 2
+    page.write_text("<!-- keys: tcp -->\nold\n<!-- /keys -->\n")
+    assert main(["--root", str(tmp_path)]) == 1
+    assert main(["--root", str(tmp_path), "--write"]) == 0
+    assert main(["--root", str(tmp_path)]) == 0
+    assert render("tcp") in page.read_text()
