@@ -13,8 +13,8 @@ import pytest
 from conftest import SCENARIOS, run_cli
 from ecnlab.config import load_scenario
 from ecnlab.lower import engine_spec
-from ecnlab.params import QUEUE_KINDS
-from ecnlab.queues import MODERN_KINDS
+from ecnlab.queues import modern_kinds
+from ecnlab.scenario_schema import queue_kinds
 
 BASE = SCENARIOS / "dumbbell-codel.toml"
 Q = "topology.bottleneck_queue"
@@ -29,13 +29,13 @@ def _validate(*sets: str) -> tuple[int, str]:
     return r.returncode, r.stderr.strip()
 
 
-@pytest.mark.parametrize("kind", MODERN_KINDS)
+@pytest.mark.parametrize("kind", modern_kinds())
 def test_each_kind_validates_and_reaches_the_engine(kind: str) -> None:
     extra = {"step": {"threshold": 20}}.get(kind, {})
     data = {"kind": kind, **extra}
     code, err = _validate(f"{Q}={json.dumps(data).replace(':', '=')}")
     assert (code, err) == (0, ""), err
-    assert kind in QUEUE_KINDS
+    assert kind in queue_kinds()
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,9 @@ def tcp_personalities() -> str:
 def summary_schema() -> str:
     """The summary's record keys as JSON: {"sim"|"flow"|"queue"|"link": {"keys": [...], "optional": [...]}}."""
 
+def scenario_schema() -> str:
+    """Every scenario key the engine accepts, as JSON: {"tcp": {"keys", "knobs"}, "queue": {"kinds"}}."""
+
 def queue_replay(queue_json: str, ops_json: str, seed: int) -> str:
     """Replay a script of ops through one queue; the events as JSON (crates/aqm/src/replay.rs)."""
 

@@ -1,8 +1,8 @@
 """Each congestion control's knobs on the Python side, in one table (``CC_KNOBS``).
 
-An entry names the ``TcpSpec`` fields that belong to one ``tcp.cc`` (named alike in the
-scenario's ``[tcp]`` table and the engine's ``TcpConfig`` JSON: the engine keeps them, flat, in
-that control's ``<Name>Knobs`` struct, ``crates/tcp/src/cc/<cc>.rs``), what choosing that ``cc``
+An entry's ``keys`` are the ``TcpSpec`` fields that belong to one ``tcp.cc``, read from the engine
+(its knob rows, ``scenario_schema.tcp_knobs``: the engine keeps them, flat, in that control's
+``<Name>Knobs`` struct, ``crates/tcp/src/cc/<cc>.rs``); the entry says what choosing that ``cc``
 turns on unless the same table says otherwise (``needs``), and what the resolved scenario keeps
 of them (``resolved``: with that ``cc`` only, or always). ``params.py`` applies ``needs``,
 ``lower_tcp.py`` lowers ``keys`` and ``resolve.py`` writes ``resolved``.
@@ -16,6 +16,8 @@ from typing import Any
 
 from ecnlab._table import Table
 from ecnlab.model import TcpSpec
+from ecnlab.scenario_schema import tcp_knobs, tcp_rows
+from ecnlab.tcp_personalities import spec_attr
 from ecnlab.units import ns_to_s
 
 __all__ = ["CC_KNOBS", "CcKnobs", "knob_keys", "knobs_resolved"]
@@ -29,12 +31,18 @@ def _nothing(table: Table, changes: dict[str, Any]) -> None:
 class CcKnobs:
     """One congestion control's knobs (the module doc)."""
 
-    keys: tuple[str, ...]
+    cc: str
     needs: Callable[[Table, dict[str, Any]], None] = _nothing
     #: The knobs in the resolved scenario: ``None`` copies ``keys`` as they are.
     resolve: Callable[[TcpSpec], dict[str, Any]] | None = None
     #: Resolved whatever the ``cc`` (the engine refuses other values than the defaults).
     resolved_always: bool = False
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The TcpSpec fields of this control's knobs, in the engine's order."""
+        rows = tcp_rows()
+        return tuple(spec_attr(rows[key].field or key) for key in tcp_knobs()[self.cc])
 
     def resolved(self, t: TcpSpec) -> dict[str, Any]:
         """These knobs of ``t`` as the resolved scenario writes them."""
@@ -94,20 +102,10 @@ def _bbr_needs(table: Table, changes: dict[str, Any]) -> None:
 
 #: By ``tcp.cc``; Reno has no knobs.
 CC_KNOBS: dict[str, CcKnobs] = {
-    "dctcp": CcKnobs(("dctcp_shift_g", "dctcp_ect", "dctcp_arith"), _dctcp_needs, resolved_always=True),
-    "prague": CcKnobs(
-        (
-            "prague_rtt_target_ns",
-            "prague_rtt_transition",
-            "prague_classic_fallback",
-            "prague_version",
-            "prague_fallback_fix",
-        ),
-        _prague_needs,
-        _prague_resolved,
-    ),
-    "bbr": CcKnobs(("bbr_version", "bbr_ecn_low"), _bbr_needs),
-    "cubic": CcKnobs(("hystart", "cubic_arith")),
+    "dctcp": CcKnobs("dctcp", _dctcp_needs, resolved_always=True),
+    "prague": CcKnobs("prague", _prague_needs, _prague_resolved),
+    "bbr": CcKnobs("bbr", _bbr_needs),
+    "cubic": CcKnobs("cubic"),
 }
 
 

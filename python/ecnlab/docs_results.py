@@ -62,30 +62,33 @@ def render(stored: dict[str, Any]) -> str:
     return f"{shown}\n\nRecorded by `{command}` at ecnlab commit `{commit}` on {machine}, {date}{load}."
 
 
-def blocks(page: str, name: str = "page") -> list[Block]:
-    """The included results of ``page`` in order; ResultError on a broken marker."""
+def blocks(page: str, name: str = "page", *, begin: re.Pattern[str] = BEGIN, end: str = END) -> list[Block]:
+    """The included results of ``page`` in order; ResultError on a broken marker. Another pair of
+    markers (``begin`` naming its subject as group 1, ``end``) reads other generated blocks
+    (``ecnlab.docs_schema``'s key tables)."""
     lines = page.split("\n")
     out: list[Block] = []
     open_at: int | None = None
     result = ""
     fenced = False  # inside a code block outside any result: markers there are examples
+    what = "result" if begin is BEGIN else "keys"
     for i, line in enumerate(lines):
         if open_at is None and line.startswith("```"):
             fenced = not fenced
         if fenced:
             continue
-        m = BEGIN.match(line)
+        m = begin.match(line)
         if m:
             if open_at is not None:
-                raise ResultError(f"{name}:{i + 1}: a result marker inside the one of line {open_at + 1}")
+                raise ResultError(f"{name}:{i + 1}: a {what} marker inside the one of line {open_at + 1}")
             open_at, result = i, m.group(1)
-        elif line == END:
+        elif line == end:
             if open_at is None:
-                raise ResultError(f"{name}:{i + 1}: {END} without a result marker before it")
+                raise ResultError(f"{name}:{i + 1}: {end} without a {what} marker before it")
             out.append(Block(result, open_at, i, "\n".join(lines[open_at + 1 : i])))
             open_at = None
     if open_at is not None:
-        raise ResultError(f"{name}:{open_at + 1}: result marker without {END}")
+        raise ResultError(f"{name}:{open_at + 1}: {what} marker without {end}")
     return out
 
 

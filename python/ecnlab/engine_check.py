@@ -21,21 +21,6 @@ __all__ = ["check_scenario", "scenario_key"]
 # engine field (a suffix of its JSON path) -> scenario key, where the two differ
 _TOP = {"duration_ns": "duration", "warmup_ns": "warmup", "sample_interval_ns": "sample_interval"}
 _LINK = {"rate_bps": "rate", "delay_ns": "delay", "from": "from", "to": "to"}
-_APP = {
-    "file_bytes": "file_size",
-    "gap_ns": "gap",
-    "request_bytes": "request_size",
-    "response_bytes": "response_size",
-    "think_ns": "think",
-    "count": "transactions",
-    "mean_interarrival_ns": "mean_interarrival",
-    "write_bytes": "write_size",
-    "min_bytes": "min_size",
-    "max_bytes": "max_size",
-    "mean_gap_ns": "mean_gap",
-    "mean_session_gap_ns": "mean_session_gap",
-    "mean_think_ns": "think",
-}
 _SIDES = {"src": "from", "dst": "to"}
 _UNIT_SUFFIXES = ("_ns", "_bytes", "_bps", "_segments")
 _LISTS = "nodes|links|flows|faults|impairments|timeseries_links|timeseries_flows"
@@ -104,12 +89,20 @@ def _flow_key(rest: str) -> str:
     if side[0] in _SIDES:  # src, dst, src[3]
         return _SIDES[side[0]] + (f"[{side[1]}" if len(side) == 2 else "")
     if head == "app":
-        return _APP.get(field, field)
+        return _app_key(field)
     if head == "tcp":
-        from ecnlab.params import TCP_ENGINE_FIELDS
+        from ecnlab.params import tcp_scenario_key
 
-        return "tcp." + {v: k for k, v in TCP_ENGINE_FIELDS.items()}.get(field, field)
+        return "tcp." + tcp_scenario_key(field)
     return rest
+
+
+def _app_key(field: str) -> str:
+    """The ``[[flows]]`` key of an application's engine field (the engine's rows, ``app_rows``)."""
+    from ecnlab.scenario_schema import app_rows
+
+    keys = (key for rows in app_rows().values() for key, row in rows.items() if row.field == field)
+    return next(keys, field)
 
 
 def _literal(value: str) -> object:

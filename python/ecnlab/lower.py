@@ -24,7 +24,7 @@ from ecnlab.model import (
 )
 from ecnlab.params import engine_queue
 from ecnlab.pi_design import pi_gains
-from ecnlab.queues import MODERN_KINDS
+from ecnlab.queues import CLASSIC_KINDS
 from ecnlab.resolve import app_resolved, tcp_resolved
 from ecnlab.units import ns_to_s
 
@@ -188,7 +188,7 @@ def _link(link: Link, capture: str | None) -> dict[str, Any]:
 
 
 def _queue(q: QueueSpec, rate_bps: int) -> dict[str, Any]:
-    if q.kind in MODERN_KINDS:
+    if q.kind not in CLASSIC_KINDS:
         return engine_queue(q, rate_bps)
     out: dict[str, Any] = {"kind": q.kind, "limit_pkts": q.limit_pkts, "limit_bytes": q.limit_bytes}
     if q.red is not None:

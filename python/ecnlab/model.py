@@ -66,7 +66,7 @@ class PiSpec:
 
 @dataclass(frozen=True)
 class QueueSpec:
-    """An output queue of one of ``params.QUEUE_KINDS``; exactly one limit is set."""
+    """An output queue of one of the engine's kinds (``scenario_schema.queue_kinds``); exactly one limit is set."""
 
     kind: str
     limit_pkts: int | None

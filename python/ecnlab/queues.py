@@ -1,39 +1,45 @@
 """Today's queue kinds: CoDel, PIE, FQ-CoDel, DualPI2, Adaptive RED and the step marker.
 
-Each kind is one schema entry here: scenario key -> (engine field, parser,
-default). The parsers check types and units only; the ranges are the
-engine's (each AQM's ``validate`` in ``crates/aqm/src/<kind>.rs``), asked
-through ``ecnlab._core.check_queue`` so that the rules live in one place.
-An engine complaint is reported against the scenario key it came from.
-
-Defaults follow Linux (``tc-codel(8)``, ``tc-fq_codel(8)``, ``tc-pie(8)``,
-``sch_dualpi2.c``) unless a row says otherwise; each AQM's module doc in
-``crates/aqm/src/`` and docs/scenario.md give the sources.
+Each kind's keys are the engine's rows (``scenario_schema.queue_rows``, written beside each
+``Params`` struct in ``crates/aqm/src/config.rs``): scenario key -> engine field, unit, range and
+default. The parsers check types, units and those ranges; the rules between fields are the
+engine's (each AQM's ``validate`` in ``crates/aqm/src/<kind>.rs``), asked through
+``ecnlab._core.check_queue`` so that they live in one place. An engine complaint is reported
+against the scenario key it came from. Each AQM's module doc in ``crates/aqm/src/`` gives the
+sources of the defaults.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ecnlab._table import Table, boolean, choice, integer, number
+from ecnlab._table import Table
 from ecnlab.errors import ScenarioError
-from ecnlab.units import ns_to_s, parse_duration, parse_size
+from ecnlab.scenario_schema import queue_kinds, queue_rows
+from ecnlab.units import ns_to_s, parse_duration
 
-__all__ = ["MODERN_KINDS", "MODERN_KEYS", "parse_modern", "resolved_modern", "engine_check"]
+__all__ = [
+    "CLASSIC_KINDS",
+    "modern_kinds",
+    "modern_keys",
+    "own_pkt_limit",
+    "parse_modern",
+    "resolved_modern",
+    "engine_check",
+]
 
 MS = 1_000_000
-PERSONALITIES = ("linux", "rfc", "ns3")
+#: The kinds ``params.py`` parses by rules of its own; every other kind the engine lists is parsed here.
+CLASSIC_KINDS = ("droptail", "red", "red_star", "pi")
+_LIMITS = ("limit", "limit_bytes")
 
 
 def _dur(value: Any, path: str) -> int:
     return parse_duration(value, path, positive=True)
-
-
-def _size(value: Any, path: str) -> int:
-    return parse_size(value, path)
 
 
 def _selector(value: Any, path: str) -> list[int]:
@@ -52,7 +58,7 @@ def _selector(value: Any, path: str) -> list[int]:
 
 @dataclass(frozen=True)
 class Key:
-    """One scenario key of a queue kind."""
+    """One scenario key of a queue kind that becomes one engine field."""
 
     engine: str
     parse: Callable[[Any, str], Any]
@@ -60,93 +66,37 @@ class Key:
     is_duration: bool = False
 
 
-def _d(engine: str, default_ns: int | None) -> Key:
-    return Key(engine, _dur, default_ns, is_duration=True)
+def modern_kinds() -> tuple[str, ...]:
+    """The engine's queue kinds parsed here, in its order."""
+    return tuple(k for k in queue_kinds() if k not in CLASSIC_KINDS)
 
 
-_CODEL_COMMON = {
-    "target": _d("target_ns", 5 * MS),
-    "interval": _d("interval_ns", 100 * MS),
-    "ce_threshold": _d("ce_threshold_ns", None),
-    "mtu": Key("mtu_bytes", integer(1, 65535), 1514),
-    "personality": Key("personality", choice(PERSONALITIES), "linux"),
-}
+@functools.cache
+def modern_keys(kind: str) -> dict[str, Key]:
+    """The keys of ``kind`` that are engine fields (limits aside), in the engine's order."""
+    out: dict[str, Key] = {}
+    for key, row in queue_rows(kind).items():
+        if row.field is None or key in _LIMITS:
+            continue
+        parse = _selector if key == "ce_threshold_selector" else row.parser()
+        default = row.default if row.default_from == "field" else None
+        out[key] = Key(row.field, parse, default, is_duration=row.unit == "duration")
+    return out
 
-MODERN_KEYS: dict[str, dict[str, Key]] = {
-    "codel": {**_CODEL_COMMON, "ecn": Key("ecn", boolean, False)},
-    "fq_codel": {
-        **_CODEL_COMMON,
-        "ecn": Key("ecn", boolean, True),
-        "memory_limit": Key("memory_limit_bytes", _size, 32 * 1024 * 1024),
-        "flows": Key("flows", integer(1, 65536), 1024),
-        "quantum": Key("quantum_bytes", _size, 1514),
-        "drop_batch": Key("drop_batch", integer(1, 65536), 64),
-        "ce_threshold_selector": Key("ce_threshold_selector", _selector, None),
-        "perturbation": Key("perturbation", integer(0, 2**32 - 1), None),
-    },
-    "pie": {
-        "target": _d("target_ns", 15 * MS),
-        "tupdate": _d("tupdate_ns", 15 * MS),
-        "alpha": Key("alpha", number(0), 0.125),
-        "beta": Key("beta", number(0), 1.25),
-        "max_burst": _d("max_burst_ns", 150 * MS),
-        "ecn": Key("ecn", boolean, False),
-        "mark_ecn_threshold": Key("mark_ecn_threshold", number(0, 1, open_lo=True), 0.1),
-        "bytemode": Key("bytemode", boolean, False),
-        "mean_pkt_size": Key("mean_pkt_bytes", integer(1, 65535), None),  # default mss + 40
-        "derandomize": Key("derandomize", boolean, False),
-        "personality": Key("personality", choice(PERSONALITIES), "linux"),
-    },
-    "dualpi2": {
-        "target": _d("target_ns", 15 * MS),
-        "tupdate": _d("tupdate_ns", 16 * MS),
-        "alpha": Key("alpha", number(0), 0.16),
-        "beta": Key("beta", number(0), 3.2),
-        "coupling": Key("coupling", number(0, open_lo=True), 2.0),
-        "step_thresh": _d("step_thresh_ns", None),  # default 1 ms unless step_thresh_pkts or a ramp
-        "step_thresh_pkts": Key("step_thresh_pkts", integer(1, 2**32 - 1), None),
-        "min_qlen_step": Key("min_qlen_step", integer(0, 2**32 - 1), 0),
-        "ramp_min": _d("ramp_min_ns", None),
-        "ramp_range": _d("ramp_range_ns", None),
-        "classic_protection": Key("classic_protection_pct", integer(0, 100), 10),
-        "ecn_mask": Key("ecn_mask", choice(("l4s_ect", "cla_ect", "any_ect")), "l4s_ect"),
-        "drop_on_overload": Key("drop_on_overload", boolean, True),
-        "drop_early": Key("drop_early", boolean, None),  # engine default false (sch_dualpi2: drop at dequeue)
-        "mtu": Key("mtu_bytes", integer(1, 65535), 1514),
-        "memory_limit": Key("memory_limit_bytes", _size, None),  # default none
-        "personality": Key("personality", choice(("linux", "rfc")), "linux"),
-    },
-    "ared": {
-        "target_delay": _d("target_delay_ns", 5 * MS),
-        "interval": _d("interval_ns", 500 * MS),
-        "alpha": Key("alpha", number(0, open_lo=True), 0.01),
-        "beta": Key("beta", number(0, 1, open_lo=True), 0.9),
-        "bottom": Key("bottom", number(0, 1, open_lo=True), 0.01),
-        "top": Key("top", number(0, 1, open_lo=True), 0.5),
-        "max_p": Key("max_p", number(0, 1, open_lo=True), 0.02),
-        "min_th": Key("min_th", number(0), None),
-        "max_th": Key("max_th", number(0, open_lo=True), None),
-        "wq": Key("wq", number(0, 1, open_lo=True), None),
-        "mean_pkt_size": Key("mean_pkt_bytes", integer(1, 65535), None),  # default mss + 40
-        "ecn": Key("ecn", boolean, False),
-    },
-    "step": {
-        "threshold": Key("threshold", integer(0, 2**63 - 1), None),  # packets
-        "threshold_bytes": Key("threshold", _size, None),
-        "threshold_delay": _d("threshold", None),
-        "ecn": Key("ecn", boolean, True),
-    },
-}
-MODERN_KINDS = tuple(MODERN_KEYS)
-# Kinds whose limit is a packet count of their own (no limit_bytes), with its default.
-OWN_PKT_LIMIT = {"fq_codel": 10240, "dualpi2": 10000}
+
+def own_pkt_limit(kind: str) -> int | None:
+    """The packet limit of a kind whose limit is its own (no ``limit_bytes``), else None."""
+    rows = queue_rows(kind)
+    return None if "limit_bytes" in rows else int(rows["limit"].default)
+
+
 _STEP_KEYS = {"threshold": "packets", "threshold_bytes": "bytes", "threshold_delay": "sojourn"}
 _DUALPI2_RTT_KEYS = ("typical_rtt", "max_rtt")
 
 
 def parse_modern(table: Table, kind: str, mss: int) -> tuple[tuple[str, Any], ...]:
     """The engine fields of a queue of a modern ``kind`` (limits excluded), in schema order."""
-    keys = MODERN_KEYS[kind]
+    keys = modern_keys(kind)
     fields: dict[str, Any] = {}
     for key, spec in keys.items():
         if table.has(key):
@@ -203,15 +153,10 @@ def _dualpi2(table: Table, fields: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def allowed_keys(kind: str) -> tuple[str, ...]:
-    extra = _DUALPI2_RTT_KEYS if kind == "dualpi2" else ()
-    return tuple(MODERN_KEYS[kind]) + extra
-
-
 def resolved_modern(kind: str, fields: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
     """The scenario keys of ``fields``, every one present (durations in seconds)."""
     by_engine: dict[str, tuple[str, Key]] = {}
-    for key, spec in MODERN_KEYS[kind].items():
+    for key, spec in modern_keys(kind).items():
         by_engine.setdefault(spec.engine, (key, spec))
     out: dict[str, Any] = {}
     values = dict(fields)
@@ -236,9 +181,9 @@ def engine_check(table: Table, kind: str, queue: dict[str, Any]) -> None:
         return
     field, value, allowed = err
     allowed = allowed.replace("limit_pkts", "limit")  # the scenario's name for the packet limit
-    for k, spec in MODERN_KEYS[kind].items():  # the rule in scenario keys, not engine fields
+    for k, spec in modern_keys(kind).items():  # the rule in scenario keys, not engine fields
         allowed = allowed.replace(spec.engine, k) if spec.engine.endswith(("_ns", "_pct", "_bytes")) else allowed
-    given = [k for k, spec in MODERN_KEYS[kind].items() if spec.engine == field and table.has(k)]
+    given = [k for k, spec in modern_keys(kind).items() if spec.engine == field and table.has(k)]
     key = given[0] if given else _scenario_key(kind, field)  # threshold_bytes, not threshold
     if key is not None and table.has(key):
         raise ScenarioError(table.at(key), allowed, table.raw(key))
@@ -251,7 +196,7 @@ def _scenario_key(kind: str, engine_field: str) -> str | None:
         return "limit"
     if engine_field == "limit_bytes":
         return "limit_bytes"
-    for key, spec in MODERN_KEYS[kind].items():
+    for key, spec in modern_keys(kind).items():
         if spec.engine == engine_field:
             return key
     return None

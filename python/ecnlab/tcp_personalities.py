@@ -13,12 +13,17 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["TCP_PERSONALITIES", "DEFAULT_PERSONALITY"]
+__all__ = ["TCP_PERSONALITIES", "DEFAULT_PERSONALITY", "spec_attr"]
 
 DEFAULT_PERSONALITY = "rfc"
 
 #: The engine's TcpConfig field -> the TcpSpec attribute, where the names differ.
 _ATTRS = {"init_cwnd_segments": "init_cwnd", "ecn_min_cwnd_segments": "ecn_min_cwnd"}
+
+
+def spec_attr(field: str) -> str:
+    """The TcpSpec attribute of the engine's TcpConfig ``field``."""
+    return _ATTRS.get(field, field)
 
 
 @functools.cache

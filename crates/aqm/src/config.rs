@@ -1,5 +1,8 @@
-//! Queue configuration as the engine receives it (canonical units).
+//! Queue configuration as the engine receives it (canonical units), each kind's
+//! defaults (its `Params`' `Default`) and its scenario keys (`QUEUE_KINDS`).
 
+use ecnlab_wire::key;
+use ecnlab_wire::keys::{above, range, variants, Allowed, Allowed::*, Key};
 use serde::{Deserialize, Serialize};
 
 /// How RED measures the queue and scales its probability.
@@ -366,4 +369,445 @@ pub struct PiParams {
     pub sample_hz: f64,
     /// Mark ECT packets instead of dropping them.
     pub ecn: bool,
+}
+
+/// The packet limit of a queue whose table gives neither `limit` nor `limit_bytes`.
+pub const DEFAULT_LIMIT_PKTS: u32 = 1000;
+const MS: u64 = 1_000_000;
+const U32_MAX: f64 = u32::MAX as f64;
+/// A positive duration.
+const POSITIVE: Allowed = above(0., f64::INFINITY);
+/// A number ≥ 0.
+const NON_NEGATIVE: Allowed = range(0., f64::INFINITY);
+/// A probability-like number in (0, 1].
+const UNIT: Allowed = above(0., 1.);
+/// An integer byte count of one packet.
+const PACKET_BYTES: Allowed = range(1., 65535.);
+
+/// One queue kind as a scenario names it (`kind = "…"`): its keys (after the limit keys) and
+/// its engine defaults (`default`, serialized: the `Default` of its `Params`).
+#[derive(Clone, Copy, Debug)]
+pub struct QueueKind {
+    pub name: &'static str,
+    pub doc: &'static str,
+    /// The capacity keys: `limit` and `limit_bytes`, or `limit` alone (a packet limit of its own).
+    pub limits: &'static [Key],
+    pub keys: &'static [Key],
+    pub default: fn() -> QueueConfig,
+}
+
+/// The capacity keys of a single FIFO, and the link's tail statistic.
+pub const LIMIT_KEYS: &[Key] = &[
+    key!("limit" => "limit_pkts", Integer, range(1., U32_MAX), "capacity in packets"),
+    key!("limit_bytes", Size, Any, "capacity in bytes, instead of limit (give one or neither)"),
+    key!("tail_delay" => -, Duration, POSITIVE, "report the time fraction the queue holds more than tail_delay × link rate bytes (queue_frac_above)"),
+];
+
+/// The capacity keys of a queue whose limit is a packet count of its own.
+pub const OWN_LIMIT_KEYS: &[Key] = &[
+    key!("limit" => "limit_pkts", Integer, range(1., U32_MAX), "capacity in packets"),
+    key!("tail_delay" => -, Duration, POSITIVE, "report the time fraction the queue holds more than tail_delay × link rate bytes (queue_frac_above)"),
+];
+
+/// Every queue kind, in the order scenarios list them.
+pub const QUEUE_KINDS: &[QueueKind] = &[
+    QueueKind {
+        name: "droptail",
+        doc: "a FIFO that drops arrivals when full",
+        limits: LIMIT_KEYS,
+        keys: &[],
+        default: || QueueConfig::DropTail(DropTailParams::default()),
+    },
+    QueueKind {
+        name: "red",
+        doc: "RED, Floyd & Jacobson 1993 (red.rs; personalities red/)",
+        limits: LIMIT_KEYS,
+        keys: RED_KEYS,
+        default: || QueueConfig::Red(RedParams::default()),
+    },
+    QueueKind {
+        name: "red_star",
+        doc: "RED* (Kuzmanovic 2005): RED marking every ECT packet above max_th too (tc red ecn)",
+        limits: LIMIT_KEYS,
+        keys: RED_KEYS,
+        default: || QueueConfig::RedStar(RedParams::default()),
+    },
+    QueueKind {
+        name: "pi",
+        doc: "PI, Hollot, Misra, Towsley & Gong 2001 (pi.rs)",
+        limits: LIMIT_KEYS,
+        keys: PI_KEYS,
+        default: || QueueConfig::Pi(PiParams::default()),
+    },
+    QueueKind {
+        name: "codel",
+        doc: "CoDel, RFC 8289 (codel.rs)",
+        limits: LIMIT_KEYS,
+        keys: CODEL_KEYS,
+        default: || QueueConfig::Codel(CodelParams::default()),
+    },
+    QueueKind {
+        name: "fq_codel",
+        doc: "FQ-CoDel, RFC 8290 (fq_codel.rs)",
+        limits: OWN_LIMIT_KEYS,
+        keys: FQ_CODEL_KEYS,
+        default: || QueueConfig::FqCodel(FqCodelParams::default()),
+    },
+    QueueKind {
+        name: "pie",
+        doc: "PIE, RFC 8033 (pie.rs)",
+        limits: LIMIT_KEYS,
+        keys: PIE_KEYS,
+        default: || QueueConfig::Pie(PieParams::default()),
+    },
+    QueueKind {
+        name: "dualpi2",
+        doc: "DualQ Coupled AQM with PI2, RFC 9332 (dualpi2.rs)",
+        limits: OWN_LIMIT_KEYS,
+        keys: DUALPI2_KEYS,
+        default: || QueueConfig::DualPi2(DualPi2Params::default()),
+    },
+    QueueKind {
+        name: "ared",
+        doc: "Adaptive RED, Floyd, Gummadi & Shenker 2001 (ared.rs)",
+        limits: LIMIT_KEYS,
+        keys: ARED_KEYS,
+        default: || QueueConfig::Ared(AredParams::default()),
+    },
+    QueueKind {
+        name: "step",
+        doc: "a step marker on the queue or the sojourn (DCTCP's K, RFC 8257 §3.1; step.rs)",
+        limits: LIMIT_KEYS,
+        keys: STEP_KEYS,
+        default: || QueueConfig::Step(StepParams::default()),
+    },
+];
+
+const RED_PERSONALITY: Allowed = Variants(variants::<RedPersonality>);
+const AQM_PERSONALITY: Allowed = Variants(variants::<AqmPersonality>);
+
+pub const RED_KEYS: &[Key] = &[
+    key!("min_th", Number, NON_NEGATIVE, "lower threshold of the average queue, packets (byte mode: mean_pkt_size units)"; Required),
+    key!("max_th", Number, above(0., f64::INFINITY), "upper threshold, above min_th"; Required),
+    key!("max_p", Number, UNIT, "probability at max_th"),
+    key!("wq", Number, UNIT, "weight of the average's EWMA (linux: 2^-9, and 2^-k only)"),
+    key!("ecn", Boolean, Any, "mark ECT packets instead of dropping them early (Not-ECT are still dropped)"),
+    key!("signal" => -, Choice, Names(&["drop", "mark", "quench"]), "an early selection drops, CE-marks (= ecn), or (red) forwards and sends a Source Quench (quench)"; Derived("mark if ecn, else drop")),
+    key!(
+        "gentle",
+        Boolean,
+        Any,
+        "probability rises from max_p to 1 between max_th and 2·max_th (ns2, ns3: true; linux: false)"
+    ),
+    key!("wait", Boolean, Any, "spread early actions out by the count since the last one (not linux)"),
+    key!(
+        "mode",
+        Choice,
+        Variants(variants::<RedMode>),
+        "byte mode: the queue in mean_pkt_size units, the probability by size (linux: byte)"
+    ),
+    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "typical packet size (RED's idle-time decay, byte mode, ARED's thresholds)"; Derived("tcp.mss + 40")),
+    key!(
+        "personality",
+        Choice,
+        RED_PERSONALITY,
+        "whose RED: F&J 1993, ns-2.35 red.cc, ns-3 RedQueueDisc, Linux tc red; ns2 not with red_star"
+    ),
+    key!("mark_p", Number, above(0., f64::INFINITY), "ns2: an ECT packet chosen is marked only while the probability is below this, else dropped"; Derived("0.1 with personality ns2")),
+    key!("adaptive", Boolean, Any, "linux: adapt max_p every 500 ms (tc red adaptive)"),
+    key!(
+        "ns2_rng_skip",
+        Integer,
+        range(0., 1e9),
+        "ns2: draw from ns-2.35's generator after skipping this many draws (ns2-ecn-suite.md)"
+    ),
+];
+
+pub const PI_KEYS: &[Key] = &[
+    key!("q_ref", Number, NON_NEGATIVE, "reference queue, packets"; Required),
+    key!("a", Number, NON_NEGATIVE, "gain on the current error; a and b both or neither"; Derived("from n_flows and rtt")),
+    key!("b", Number, NON_NEGATIVE, "gain on the previous error"; Derived("from n_flows and rtt")),
+    key!("n_flows" => -, Integer, range(1., 1e9), "design without a, b: the least number of flows N (pi_design.py)"; Derived("required without a, b")),
+    key!("rtt" => -, Duration, POSITIVE, "design without a, b: the largest round-trip time R"; Derived("required without a, b")),
+    key!("sample_hz", Number, above(0., 1e9), "sampling frequency (Hollot et al. 2001 §V's 160 Hz)"),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
+    key!("mean_pkt_size" => -, Integer, PACKET_BYTES, "design: converts the link rate to packets/s"; Derived("tcp.mss + 40")),
+];
+
+pub const CODEL_KEYS: &[Key] = &[
+    key!("target" => "target_ns", Duration, POSITIVE, "the queueing delay aimed at (RFC 8289 §4.3, RFC 8290 §5.2, RFC 8033 §4.2, RFC 9332)"),
+    key!("interval" => "interval_ns", Duration, POSITIVE, "how long the sojourn must stay above target (RFC 8289 §4.4)"),
+    key!("ce_threshold" => "ce_threshold_ns", Duration, POSITIVE, "CE-mark every ECT packet whose sojourn exceeds this (Linux ce_threshold; counted in step_marks)"),
+    key!("mtu" => "mtu_bytes", Integer, PACKET_BYTES, "no drop while the backlog is at most this many bytes"),
+    key!(
+        "personality",
+        Choice,
+        AQM_PERSONALITY,
+        "follow the Linux qdisc, the RFC's pseudo-code or ns-3 where they differ"
+    ),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
+];
+
+pub const FQ_CODEL_KEYS: &[Key] = &[
+    key!("target" => "target_ns", Duration, POSITIVE, "the queueing delay aimed at (RFC 8289 §4.3, RFC 8290 §5.2, RFC 8033 §4.2, RFC 9332)"),
+    key!("interval" => "interval_ns", Duration, POSITIVE, "how long the sojourn must stay above target (RFC 8289 §4.4)"),
+    key!("ce_threshold" => "ce_threshold_ns", Duration, POSITIVE, "CE-mark every ECT packet whose sojourn exceeds this (Linux ce_threshold; counted in step_marks)"),
+    key!("mtu" => "mtu_bytes", Integer, PACKET_BYTES, "no drop while the backlog is at most this many bytes"),
+    key!(
+        "personality",
+        Choice,
+        AQM_PERSONALITY,
+        "follow the Linux qdisc, the RFC's pseudo-code or ns-3 where they differ"
+    ),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
+    key!("memory_limit" => "memory_limit_bytes", Size, Any, "tail-drop an arrival that would take the queued bytes above this"),
+    key!("flows", Integer, range(1., 65536.), "hash buckets"),
+    key!("quantum" => "quantum_bytes", Size, Any, "a flow's deficit per round"),
+    key!("drop_batch", Integer, range(1., 65536.), "most packets dropped from the fattest flow on overflow"),
+    key!(
+        "ce_threshold_selector",
+        Text,
+        Any,
+        "\"VALUE/MASK\" on the TOS byte: ce_threshold only where it matches (\"0x1/0x1\" = ECT(1))"
+    ),
+    key!("perturbation", Integer, range(0., U32_MAX), "the flow hash's seed"; Derived("drawn from the run's seed")),
+];
+
+pub const PIE_KEYS: &[Key] = &[
+    key!("target" => "target_ns", Duration, POSITIVE, "the queueing delay aimed at (RFC 8289 §4.3, RFC 8290 §5.2, RFC 8033 §4.2, RFC 9332)"),
+    key!("tupdate" => "tupdate_ns", Duration, POSITIVE, "how often the probability is updated (RFC 8033 T_UPDATE)"),
+    key!("alpha", Number, NON_NEGATIVE, "PI gain on the delay error, Hz"),
+    key!("beta", Number, NON_NEGATIVE, "PI gain on the delay's change, Hz"),
+    key!("max_burst" => "max_burst_ns", Duration, POSITIVE, "burst allowance (RFC 8033 MAX_BURST)"),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
+    key!("mark_ecn_threshold", Number, UNIT, "mark while p ≤ this, drop above (RFC 8033 §5.1)"),
+    key!("bytemode", Boolean, Any, "scale the probability by packet size (Linux bytemode)"),
+    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "typical packet size (RED's idle-time decay, byte mode, ARED's thresholds)"; Derived("tcp.mss + 40")),
+    key!("derandomize", Boolean, Any, "RFC 8033 §5.4's derandomisation (ns-3 UseDerandomization)"),
+    key!(
+        "personality",
+        Choice,
+        AQM_PERSONALITY,
+        "follow the Linux qdisc, the RFC's pseudo-code or ns-3 where they differ"
+    ),
+];
+
+pub const DUALPI2_KEYS: &[Key] = &[
+    key!("target" => "target_ns", Duration, POSITIVE, "the queueing delay aimed at (RFC 8289 §4.3, RFC 8290 §5.2, RFC 8033 §4.2, RFC 9332)"),
+    key!("tupdate" => "tupdate_ns", Duration, POSITIVE, "how often the probability is updated (RFC 8033 T_UPDATE)"),
+    key!("alpha", Number, NON_NEGATIVE, "PI gain on the delay error, Hz"),
+    key!("beta", Number, NON_NEGATIVE, "PI gain on the delay's change, Hz"),
+    key!("coupling", Number, above(0., f64::INFINITY), "k in p_L = min(k·p', 1), p_C = p'²"),
+    key!("step_thresh" => "step_thresh_ns", Duration, POSITIVE, "the L queue's step on sojourn"; Derived("1 ms (linux) unless step_thresh_pkts or a ramp")),
+    key!("step_thresh_pkts", Integer, range(1., U32_MAX), "the step on L-queue packets instead"),
+    key!(
+        "min_qlen_step",
+        Integer,
+        range(0., U32_MAX),
+        "the step applies only with at least this many L packets queued"
+    ),
+    key!("ramp_min" => "ramp_min_ns", Duration, POSITIVE, "RFC 9332's ramp instead of the step: p_L from 0 here …"; Derived("none (rfc: 800 µs)")),
+    key!("ramp_range" => "ramp_range_ns", Duration, POSITIVE, "… to 1 this much above"; Derived("none (rfc: 400 µs)")),
+    key!("classic_protection" => "classic_protection_pct", Integer, range(0., 100.), "WRR weight of the C queue, %"),
+    key!(
+        "ecn_mask",
+        Choice,
+        Variants(variants::<EcnMask>),
+        "what goes to L: ECT(1) and CE, ECT(0) and CE, or all three"
+    ),
+    key!("drop_on_overload", Boolean, Any, "in overload drop L packets with p'² instead of marking"),
+    key!("drop_early", Boolean, Any, "the coupled decision at enqueue instead of dequeue"; Derived("false")),
+    key!("mtu" => "mtu_bytes", Integer, PACKET_BYTES, "no decision while the backlog is below 2 × this"),
+    key!("memory_limit" => "memory_limit_bytes", Size, Any, "tail-drop an arrival that would take the queued bytes above this"),
+    key!("personality", Choice, Names(&["linux", "rfc"]), "follow sch_dualpi2.c or RFC 9332's pseudo-code"),
+    key!("typical_rtt" => -, Duration, POSITIVE, "set target, tupdate, alpha, beta as tc dualpi2 does (q_dualpi2.c)"),
+    key!("max_rtt" => -, Duration, POSITIVE, "likewise, with typical_rtt or alone"),
+];
+
+pub const ARED_KEYS: &[Key] = &[
+    key!("target_delay" => "target_delay_ns", Duration, POSITIVE, "the delay the thresholds are set for"),
+    key!("interval" => "interval_ns", Duration, POSITIVE, "how often max_p adapts"),
+    key!("alpha", Number, above(0., f64::INFINITY), "max_p's additive step"),
+    key!("beta", Number, UNIT, "max_p's decrease factor"),
+    key!("bottom", Number, UNIT, "max_p's lower bound"),
+    key!("top", Number, UNIT, "max_p's upper bound"),
+    key!("max_p", Number, UNIT, "max_p at the start"),
+    key!("min_th", Number, NON_NEGATIVE, "RED's lower threshold, packets"; Derived("from the link rate")),
+    key!("max_th", Number, above(0., f64::INFINITY), "RED's upper threshold, packets"; Derived("from the link rate")),
+    key!("wq", Number, UNIT, "RED's EWMA weight"; Derived("from the link rate")),
+    key!("mean_pkt_size" => "mean_pkt_bytes", Integer, PACKET_BYTES, "typical packet size (RED's idle-time decay, byte mode, ARED's thresholds)"; Derived("tcp.mss + 40")),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
+];
+
+pub const STEP_KEYS: &[Key] = &[
+    key!("threshold", Integer, NON_NEGATIVE, "mark an arrival when the queue holds at least this many packets"; Derived("one of the three required")),
+    key!("threshold_bytes" => "threshold", Size, Any, "… at least this many bytes"; Derived("one of the three required")),
+    key!("threshold_delay" => "threshold", Duration, POSITIVE, "mark at dequeue a packet whose sojourn exceeds this"; Derived("one of the three required")),
+    key!("ecn", Boolean, Any, "CE-mark ECT packets instead of dropping them"),
+];
+
+impl Default for DropTailParams {
+    fn default() -> Self {
+        DropTailParams { limit_pkts: Some(DEFAULT_LIMIT_PKTS), limit_bytes: None }
+    }
+}
+
+/// Floyd & Jacobson 1993's values (min_th 5, max_th 15 packets of their simulations).
+impl Default for RedParams {
+    fn default() -> Self {
+        RedParams {
+            limit_pkts: Some(DEFAULT_LIMIT_PKTS),
+            limit_bytes: None,
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            wq: 0.002,
+            gentle: false,
+            wait: true,
+            mode: RedMode::Packet,
+            mean_pkt_bytes: 1500,
+            link_rate_bps: 0,
+            ecn: false,
+            personality: RedPersonality::Floyd93,
+            mark_p: None,
+            adaptive: false,
+            ns2_rng_skip: None,
+            quench: false,
+        }
+    }
+}
+
+/// Hollot et al. 2001 §V's sampling rate; the gains are a design's (`q_ref` and the gains given).
+impl Default for PiParams {
+    fn default() -> Self {
+        PiParams {
+            limit_pkts: Some(DEFAULT_LIMIT_PKTS),
+            limit_bytes: None,
+            q_ref: 0.0,
+            a: 0.0,
+            b: 0.0,
+            sample_hz: 160.0,
+            ecn: false,
+        }
+    }
+}
+
+/// `tc-codel(8)`.
+impl Default for CodelParams {
+    fn default() -> Self {
+        CodelParams {
+            limit_pkts: Some(DEFAULT_LIMIT_PKTS),
+            limit_bytes: None,
+            target_ns: 5 * MS,
+            interval_ns: 100 * MS,
+            ecn: false,
+            ce_threshold_ns: None,
+            mtu_bytes: 1514,
+            personality: AqmPersonality::Linux,
+        }
+    }
+}
+
+/// `tc-pie(8)`, RFC 8033.
+impl Default for PieParams {
+    fn default() -> Self {
+        PieParams {
+            limit_pkts: Some(DEFAULT_LIMIT_PKTS),
+            limit_bytes: None,
+            target_ns: 15 * MS,
+            tupdate_ns: 15 * MS,
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst_ns: 150 * MS,
+            ecn: false,
+            mark_ecn_threshold: 0.1,
+            bytemode: false,
+            mean_pkt_bytes: 1500,
+            derandomize: false,
+            personality: AqmPersonality::Linux,
+        }
+    }
+}
+
+/// `tc-fq_codel(8)`.
+impl Default for FqCodelParams {
+    fn default() -> Self {
+        FqCodelParams {
+            limit_pkts: 10240,
+            memory_limit_bytes: 32 * 1024 * 1024,
+            flows: 1024,
+            quantum_bytes: 1514,
+            drop_batch: 64,
+            target_ns: 5 * MS,
+            interval_ns: 100 * MS,
+            ecn: true,
+            ce_threshold_ns: None,
+            ce_threshold_selector: None,
+            mtu_bytes: 1514,
+            perturbation: None,
+            personality: AqmPersonality::Linux,
+        }
+    }
+}
+
+/// `sch_dualpi2.c`'s `dualpi2_reset_default` (the step set by the front: 1 ms with `linux`).
+impl Default for DualPi2Params {
+    fn default() -> Self {
+        DualPi2Params {
+            limit_pkts: 10000,
+            target_ns: 15 * MS,
+            tupdate_ns: 16 * MS,
+            alpha: 0.16,
+            beta: 3.2,
+            coupling: 2.0,
+            step_thresh_ns: None,
+            step_thresh_pkts: None,
+            min_qlen_step: 0,
+            ramp_min_ns: None,
+            ramp_range_ns: None,
+            classic_protection_pct: 10,
+            ecn_mask: EcnMask::L4sEct,
+            drop_on_overload: true,
+            mtu_bytes: 1514,
+            personality: AqmPersonality::Linux,
+            drop_early: false,
+            memory_limit_bytes: None,
+        }
+    }
+}
+
+/// Floyd, Gummadi & Shenker 2001 (ns-3 `red-queue-disc.cc`).
+impl Default for AredParams {
+    fn default() -> Self {
+        AredParams {
+            limit_pkts: Some(DEFAULT_LIMIT_PKTS),
+            limit_bytes: None,
+            target_delay_ns: 5 * MS,
+            interval_ns: 500 * MS,
+            alpha: 0.01,
+            beta: 0.9,
+            bottom: 0.01,
+            top: 0.5,
+            max_p: 0.02,
+            min_th: None,
+            max_th: None,
+            wq: None,
+            mean_pkt_bytes: 1500,
+            link_rate_bps: 0,
+            ecn: false,
+        }
+    }
+}
+
+/// A marking step; its threshold is always the scenario's.
+impl Default for StepParams {
+    fn default() -> Self {
+        StepParams {
+            limit_pkts: Some(DEFAULT_LIMIT_PKTS),
+            limit_bytes: None,
+            on: StepOn::Packets,
+            threshold: 0,
+            ecn: true,
+        }
+    }
 }

@@ -180,6 +180,13 @@ fn summary_schema() -> String {
     ecnlab_sim::schema::summary_schema().to_string()
 }
 
+/// Every scenario key the engine accepts (`ecnlab_sim::scenario_schema`) as JSON: TCP keys
+/// and each queue kind's, with engine field, unit, allowed values, default and one line of doc.
+#[pyfunction]
+fn scenario_schema() -> String {
+    ecnlab_sim::scenario_schema::scenario_schema().to_string()
+}
+
 /// The TCP personalities (`ecnlab_tcp::personality`) as JSON, in the engine's order:
 /// `[["rfc", {field: value, ...}], ["ns2", ...], ["linux", ...]]`, each the `TcpConfig` fields
 /// that personality sets, named and written as in engine JSON.
@@ -301,6 +308,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(check_spec, m)?)?;
     m.add_function(wrap_pyfunction!(summary_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_personalities, m)?)?;
     m.add_function(wrap_pyfunction!(queue_replay, m)?)?;
     m.add_function(wrap_pyfunction!(queue_churn, m)?)?;

@@ -36,6 +36,7 @@ mod quench;
 mod radix;
 mod report;
 pub mod rng;
+pub mod scenario_schema;
 pub mod sched;
 pub mod schema;
 pub mod series;

@@ -9,6 +9,8 @@
 
 use ecnlab_aqm::QueueConfig;
 use ecnlab_tcp::TcpConfig;
+use ecnlab_wire::key;
+use ecnlab_wire::keys::{range, variants, Allowed::*, Key};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -169,6 +171,76 @@ pub enum AppSpec {
     /// Partition/aggregate queries: the entry's flows answer each query together (`incast.rs`).
     Incast(crate::incast::IncastParams),
 }
+
+/// One application kind as a `[[flows]]` entry names it (`kind = "…"`), and its keys.
+#[derive(Clone, Copy, Debug)]
+pub struct AppKind {
+    pub name: &'static str,
+    pub keys: &'static [Key],
+}
+
+/// Every application kind's scenario keys (beside the entry's own: `from`, `to`, `count`, …).
+pub const APP_KINDS: &[AppKind] = &[
+    AppKind { name: "bulk", keys: &[key!("bytes", Size, Any, "send this much and stop"; Derived("unlimited"))] },
+    AppKind {
+        name: "serial",
+        keys: &[
+            key!("files", Integer, range(1., U32_MAX), "transfers, one after another, a new connection each"; Required),
+            key!("file_size" => "file_bytes", Size, Any, "bytes per transfer"; Required),
+            key!("gap" => "gap_ns", Duration, Any, "pause between a transfer's end and the next connection"; Derived("0")),
+        ],
+    },
+    AppKind {
+        name: "request_response",
+        keys: &[
+            key!("request_size" => "request_bytes", Size, Any, "request bytes (to -> from)"; Required),
+            key!("response_size" => "response_bytes", Size, Any, "response bytes (from -> to)"; Required),
+            key!("think" => "think_ns", Duration, Any, "pause between transactions"; Derived("0")),
+            key!("transactions" => "count", Integer, range(1., U32_MAX), "transactions (netperf TCP_CRR)"; Derived("until the end of the run")),
+        ],
+    },
+    AppKind {
+        name: "telnet",
+        keys: &[
+            key!("interarrival", Choice, Variants(variants::<crate::telnet::Interarrival>), "time between writes: tcplib's telnet distribution or exponential"; Derived("tcplib")),
+            key!("mean_interarrival" => "mean_interarrival_ns", Duration, POSITIVE, "mean time between writes"; Derived("required with exponential")),
+            key!("write_size" => "write_bytes", Integer, range(1., 65535.), "payload bytes per write"; Derived("1")),
+        ],
+    },
+    AppKind {
+        name: "ftp_arrivals",
+        keys: &[
+            key!("min_size" => "min_bytes", Size, Any, "each transfer's least size"; Required),
+            key!("max_size" => "max_bytes", Size, Any, "each transfer's greatest size"; Required),
+            key!("mean_gap" => "mean_gap_ns", Duration, POSITIVE, "mean time between transfer arrivals (Poisson)"; Required),
+        ],
+    },
+    AppKind {
+        name: "web",
+        keys: &[
+            key!("size", Text, Any, "object size distribution (web.rs)"; Required),
+            key!("request_size" => "request_bytes", Size, Any, "each object's request (HTTP/1.0)"; Derived("300")),
+            key!("offered_load" => -, Rate, Any, "response payload per second: sets mean_session_gap"; Derived("give this or mean_session_gap")),
+            key!("mean_session_gap" => "mean_session_gap_ns", Duration, POSITIVE, "mean time between session arrivals (Poisson)"; Derived("give this or offered_load")),
+            key!("pages_per_session", Number, range(1., f64::INFINITY), "mean of the geometric count"; Derived("1")),
+            key!("objects_per_page", Number, range(1., f64::INFINITY), "mean of the geometric count"; Derived("1")),
+            key!("think" => "mean_think_ns", Duration, Any, "mean think time between pages"; Derived("0")),
+        ],
+    },
+    AppKind {
+        name: "incast",
+        keys: &[
+            key!("request_size" => "request_bytes", Size, Any, "the query to each responder"; Derived("100")),
+            key!("response_size" => "response_bytes", Size, Any, "each responder's answer"; Required),
+            key!("interval" => "interval_ns", Duration, POSITIVE, "time between queries (their mean with poisson)"; Required),
+            key!("arrivals", Choice, Variants(variants::<crate::incast::QueryArrivals>), "how queries are spaced"; Derived("poisson")),
+            key!("queries", Integer, range(1., 100000.), "number of queries"; Derived("until the end of the run")),
+        ],
+    },
+];
+
+const U32_MAX: f64 = u32::MAX as f64;
+const POSITIVE: ecnlab_wire::keys::Allowed = ecnlab_wire::keys::above(0., f64::INFINITY);
 
 fn one_byte() -> u32 {
     1

@@ -1,5 +1,7 @@
 //! Per-connection TCP configuration (canonical units: bytes, nanoseconds).
 
+use ecnlab_wire::key;
+use ecnlab_wire::keys::{above, range, variants, Allowed, Allowed::*, Key};
 use serde::{Deserialize, Serialize};
 
 /// Loss detection and recovery (`recovery.rs`).
@@ -142,13 +144,13 @@ pub enum RcvAutotune {
 /// `MODULE_VERSION`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PragueVersion {
-    /// Version 0.6: α from 1, 500 rounds of RTT transition, no rate-based mode (`cc/prague.rs`).
-    #[serde(rename = "v0.6")]
-    V06,
     /// Version 0.7: the rate-based mode below 4 × 1500 B of window (`cc/prague_rate.rs`).
     #[default]
     #[serde(rename = "v0.7")]
     V07,
+    /// Version 0.6: α from 1, 500 rounds of RTT transition, no rate-based mode (`cc/prague.rs`).
+    #[serde(rename = "v0.6")]
+    V06,
 }
 
 impl PragueVersion {
@@ -352,6 +354,71 @@ pub struct TcpConfig {
     #[serde(flatten)]
     pub bbr: crate::cc::BbrKnobs,
 }
+
+/// `TcpConfig`'s scenario keys (`[tcp]`, a flow's `tcp`), in its field order after the
+/// personality; each congestion control's knobs are its file's `KEYS`. The defaults are the
+/// `rfc` personality's (`personality.rs`); `crates/sim/src/scenario_schema.rs` emits them.
+pub const KEYS: &[Key] = &[
+    key!("personality", Choice, Variants(variants::<crate::personality::Personality>), "the bundle of defaults applied first (personality.rs): the RFCs, ns-2.35's Agent/TCP or Linux; any key beside it wins"),
+    key!("recovery", Choice, Variants(variants::<Recovery>), "loss recovery: Tahoe, Reno (RFC 5681), NewReno (RFC 6582), SACK (RFC 2018 + RFC 6675)"),
+    key!("variant" => "recovery", Choice, Variants(variants::<Recovery>), "the older name of recovery; give one of the two"),
+    key!("cc", Choice, Variants(variants::<CcKind>), "congestion control: Reno AIMD (RFC 5681), CUBIC (RFC 9438), DCTCP (RFC 8257), TCP Prague (RFC 9331 §4), BBR (tcp_bbr.c)"),
+    key!("mss", Integer, range(64., 65495.), "payload bytes of a full segment (an IPv4 packet's 65535 bytes at most)"),
+    key!("init_cwnd" => "init_cwnd_segments", Integer, range(1., 100.), "initial congestion window, segments (RFC 5681 §3.1)"),
+    key!("rwnd" => "rwnd_bytes", Size, above(0., 4294967295.), "receive window each endpoint advertises (at least mss)"),
+    key!("delayed_ack", Boolean, Any, "ACK every second full segment (RFC 1122 §4.2.3.2, RFC 5681 §4.2)"),
+    key!("delack_timeout" => "delack_timeout_ns", Duration, POSITIVE, "longest an ACK is delayed"),
+    key!("ecn", Choice, Variants(variants::<EcnMode>), "ECN: none, RFC 3168, with ECN+ (RFC 5562) or AccECN (RFC 9768); also true (= classic) or false"),
+    key!("ecn_plus" => -, Boolean, Any, "ECN+ (RFC 5562): the responder's SYN-ACK is ECT (ecn = \"ecn+\"); may not contradict an ecn mode name"; Derived("false")),
+    key!("ecn_min_cwnd" => "ecn_min_cwnd_segments", Integer, range(1., 2.), "least window an ECN-Echo or Source Quench cut leaves: 1 RFC 3168 §6.1.2 (ns-2), 2 ns-3 and Linux"),
+    key!("clock_granularity" => "clock_granularity_ns", Duration, POSITIVE, "TCP clock tick: RTT samples, RTO values and timer expiries are whole ticks"),
+    key!("min_rto" => "min_rto_ns", Duration, Any, "lower bound on the RTO (RFC 6298 (2.4)), at most max_rto"),
+    key!("initial_rto" => "initial_rto_ns", Duration, POSITIVE, "RTO before the first RTT sample, also the SYN timer (RFC 6298 (2.1)), at most max_rto"),
+    key!("max_rto" => "max_rto_ns", Duration, POSITIVE, "upper bound on the backed-off RTO"),
+    key!("dupack_threshold", Integer, range(1., 1000.), "duplicate ACKs that trigger fast retransmit"),
+    key!("abc", Integer, range(0., 100.), "growth per ACK: 0 per ACK (RFC 5681 eq. 2-3, ns-2), L ≥ 1 by bytes acknowledged (RFC 3465)"),
+    key!("limited_transmit", Boolean, Any, "RFC 3042: a new segment on each of the first two duplicate ACKs"),
+    key!("abe", Boolean, Any, "ABE (RFC 8511): an ECN-Echo multiplies by beta_ecn (Reno 0.8, CUBIC 0.85)"),
+    key!("newreno_timer", Choice, Variants(variants::<NewRenoTimer>), "NewReno restarts the retransmission timer on the first partial ACK only, or on each (RFC 6582 §4)"),
+    key!("window_scale", Boolean, Any, "RFC 7323 window scaling on the SYNs when rwnd exceeds 65535; false: no option (ns-2)"),
+    key!("ecn_on_retransmit", Boolean, Any, "retransmissions ECT, able to carry CWR (ns-2); false: Not-ECT (RFC 3168 §6.1.5)"),
+    key!("ect_all_packets", Boolean, Any, "every packet of an ECN connection ECT (Linux, ns-3 with DCTCP; on with cc dctcp or prague); false: RFC 3168 §6.1.4"),
+    key!("recover_guard_all", Boolean, Any, "Tahoe and Reno too wait for the ACK to pass recover (ns-2 bugFix_)"),
+    key!("sack_recover_guard", Boolean, Any, "no new SACK recovery until the ACK passes the last one's recover (RFC 6675 §5); false: Linux"),
+    key!("window_arith", Choice, Variants(variants::<WindowArith>), "how a reduction sets ssthresh and cwnd: RFC 5681, or ns-2's slowdown() in fractional segments"),
+    key!("syn_ecn_fallback", Choice, Variants(variants::<crate::rules::syn_fallback::SynEcnFallback>), "a retransmitted SYN asks for ECN again, or for nothing (RFC 3168 §6.1.1.1, Linux)"),
+    key!("accecn_checks", Choice, Variants(variants::<crate::rules::accecn_checks::AccEcnChecks>), "AccECN's tests of the path: none, RFC 9768's, or Linux's (rules/accecn_checks.rs)"),
+    key!("syn_immediate_ack", Boolean, Any, "with delayed_ack the SYN is answered at once (RFC 793); false: held as ns-2's suite does"),
+    key!("rto_arith", Choice, Variants(variants::<RtoArith>), "the retransmission timer's arithmetic: RFC 6298, ns-2.35's integer ticks, or Linux's"),
+    key!("growth_arith", Choice, Variants(variants::<GrowthArith>), "an ACK grows the window by bytes cumulatively acknowledged (RFC 5681) or data newly delivered (Linux)"),
+    key!("tso", Choice, Variants(variants::<Tso>), "segments one by one, or in Linux's TSO/GSO bursts (tso.rs); not with pacing"),
+    key!("rcv_autotune", Choice, Variants(variants::<RcvAutotune>), "the receive window: rwnd throughout, or Linux's autotuning up to rwnd (rcvbuf.rs)"),
+    key!("clock_phase" => "clock_phase_ns", Duration, Any, "with rto_arith ns2: the TCP clock's phase, below clock_granularity (ns-2 boot_time_)"),
+    key!("ecn_backoff", Boolean, Any, "a second ECN-Echo at a one-segment window doubles the hold (ns-2 ecn_backoff_)"),
+    key!("ack_ce_at_once", Boolean, Any, "with delayed_ack, the CE segment that starts the echo ACKed at once (RFC 3168 §6.1.3); false: ns-2"),
+    key!("sack_is_lost", Boolean, Any, "SACK recovery also on RFC 6675's IsLost; false: on duplicate ACKs only (ns-2 Sack1)"),
+    key!("rtx_restart_on_fr", Boolean, Any, "a fast retransmit restarts the retransmission timer (ns-2); false: RFC 6298 (5.1)"),
+    key!("limited_transmit_all", Boolean, Any, "limited transmit also after an ECN cut or a timeout (ns-2 send_one())"),
+    key!("guard_after_timeout", Boolean, Any, "no fast retransmit after a timeout until the ACK passes snd_max (RFC 6582 §4); false: ns-2 bugFix_ false"),
+    key!("timer_before_sample", Boolean, Any, "an ACK restarts the timer before its RTT sample clears the backoff (ns-2 timerfix_ false)"),
+    key!("ssthresh_basis", Choice, Variants(variants::<SsthreshBasis>), "what a reduction halves: FlightSize (RFC 5681 eq. (4)) or cwnd (Linux)"),
+    key!("sack_after_rto", Boolean, Any, "after a timeout keep the SACK scoreboard (RFC 6675 §5.1, Linux); false: clear it (RFC 2018 §8)"),
+    key!("rto_keeps_recovery_ssthresh", Boolean, Any, "a timeout in fast recovery keeps its ssthresh (Linux tcp_enter_loss)"),
+    key!("prr", Boolean, Any, "Proportional Rate Reduction (RFC 6937) as Linux runs it; false: cwnd = ssthresh at once"),
+    key!("dupacks_as_sacks", Boolean, Any, "without SACK a duplicate ACK counts as one segment SACKed (Linux), not RFC 6582's inflation"),
+    key!("fin_with_data", Boolean, Any, "the FIN on the last data segment (Linux tcp_send_fin); false: a segment of its own"),
+    key!("rack", Boolean, Any, "RACK's loss marking in SACK recovery (RFC 8985 §6.2); false: RFC 6675 IsLost"),
+    key!("tlp", Boolean, Any, "Tail Loss Probe (RFC 8985 §7) instead of waiting for the retransmission timer"),
+    key!("idle_restart", Choice, Variants(variants::<crate::idle::IdleRestart>), "the window after an RTO of idleness: kept, min(cwnd, IW) (RFC 5681 §4.1), or Linux's halving"),
+    key!("pacing", Boolean, Any, "pace data at ratio/100 · cwnd/srtt (pacing.rs); on with cc prague or bbr"),
+    key!("pacing_ss_ratio", Integer, range(1., 1000.), "the pacing ratio in slow start, percent (Linux tcp_pacing_ss_ratio)"),
+    key!("pacing_ca_ratio", Integer, range(1., 1000.), "the pacing ratio after slow start, percent (Linux tcp_pacing_ca_ratio; 100 with cc prague)"),
+    key!("accecn_option", Choice, Names(&["0", "1", "2", "off", "minimum", "full"]), "with AccECN, the segments that carry its option (Linux tcp_ecn_option): none, handshake and changes, all"),
+    key!("accecn_option_beacon", Integer, range(0., 3.), "with accecn_option 1: the option also this many times per RTT; 0: no beacon"),
+];
+
+/// A positive duration.
+const POSITIVE: Allowed = above(0., f64::INFINITY);
 
 /// `DctcpKnobs::arith` (`cc/dctcp.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

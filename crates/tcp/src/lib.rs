@@ -49,7 +49,7 @@ mod tso;
 mod window;
 
 pub use accecn::EcnFeedback;
-pub use cc::{BbrKnobs, BbrVersion, CubicKnobs, DctcpKnobs, PragueKnobs, ProbeReport, PROBES};
+pub use cc::{BbrKnobs, BbrVersion, CubicKnobs, DctcpKnobs, PragueKnobs, ProbeReport, KNOB_KEYS, PROBES};
 pub use config::{
     window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, GrowthArith, HyStartMode,
     NewRenoTimer, PragueVersion, RcvAutotune, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso, WindowArith,

@@ -8,6 +8,7 @@
 //! - [`checksum`]: the Internet checksum (RFC 1071, RFC 1624).
 //! - [`ip_tcp`]: a [`Segment`] to and from real IPv4/TCP bytes.
 //! - [`icmp`]: an ICMP Source Quench (RFC 792) as real IPv4/ICMP bytes.
+//! - [`keys`]: the row type of the scenario-key tables beside each configuration struct.
 //! - [`pcap`]: a nanosecond pcap writer (`LINKTYPE_RAW`), the only IO-facing
 //!   piece, over any `std::io::Write`.
 
@@ -16,6 +17,7 @@ pub mod ecn;
 pub mod icmp;
 pub mod ip_tcp;
 pub mod ipv4;
+pub mod keys;
 pub mod pcap;
 pub mod segment;
 pub mod tcp;

@@ -69,6 +69,8 @@ use super::{Ack, Congestion, CongestionControl, RateCtx};
 use crate::config::TcpConfig;
 use crate::rate_sample::{RateSample, RateSampler};
 use crate::window::{CaState, Window};
+use ecnlab_wire::key;
+use ecnlab_wire::keys::{Allowed::*, Key};
 use ecnlab_wire::{Duration, Ecn, Instant};
 use serde::{Deserialize, Serialize};
 
@@ -118,6 +120,22 @@ pub struct BbrKnobs {
     #[serde(rename = "bbr_ecn_low")]
     pub ecn_low: bool,
 }
+
+/// BBR's scenario keys (`[tcp]`, flat among `TcpConfig`'s).
+pub const KEYS: &[Key] = &[
+    key!(
+        "bbr_version",
+        Choice,
+        Variants(ecnlab_wire::keys::variants::<BbrVersion>),
+        "cc bbr: mainline tcp_bbr.c (ignores CE), or google/bbr v3's loss and ECN bounds"
+    ),
+    key!(
+        "bbr_ecn_low",
+        Boolean,
+        Any,
+        "cc bbr v3 with ecn, min RTT ≤ 5 ms: react to CE marks (Linux's ecn_low route feature)"
+    ),
+];
 
 impl BbrKnobs {
     /// The knobs' defaults unless `cc = "bbr"`, and what `cc = "bbr"` needs of the others.

@@ -43,6 +43,8 @@ use super::hystart::{HyStart, Verdict, CSS_GROWTH_DIVISOR};
 use super::{Ack, Congestion, CongestionControl, Feedback, ProbeReport};
 use crate::config::{check, CcKind, ConfigError, CubicArith, HyStartMode, TcpConfig};
 use crate::window::{Window, CWND_MAX};
+use ecnlab_wire::key;
+use ecnlab_wire::keys::{Allowed::*, Key};
 use ecnlab_wire::Instant;
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +58,12 @@ pub struct CubicKnobs {
     /// How CUBIC leaves slow start before a loss (`hystart.rs`); off by default.
     pub hystart: HyStartMode,
 }
+
+/// CUBIC's scenario keys (`[tcp]`, flat among `TcpConfig`'s).
+pub const KEYS: &[Key] = &[
+    key!("hystart", Choice, Variants(ecnlab_wire::keys::variants::<crate::config::HyStartMode>), "cc cubic: how slow start ends early: never (RFC 5681), Linux's HyStart, HyStart++ (RFC 9406); linux with personality linux"),
+    key!("cubic_arith", Choice, Variants(ecnlab_wire::keys::variants::<CubicArith>), "cc cubic: RFC 9438 in real numbers, or tcp_cubic.c's integer arithmetic (cubic_linux.rs)"),
+];
 
 impl CubicKnobs {
     /// HyStart is CUBIC's: any other congestion control leaves it off.

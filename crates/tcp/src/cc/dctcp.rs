@@ -59,6 +59,8 @@
 use super::{Congestion, CongestionControl, Feedback, ProbeReport, Reno};
 use crate::config::{check, CcKind, ConfigError, DctcpArith, EcnMode, TcpConfig};
 use crate::window::Window;
+use ecnlab_wire::key;
+use ecnlab_wire::keys::{Allowed::*, Key};
 use ecnlab_wire::Ecn;
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +79,28 @@ pub struct DctcpKnobs {
     #[serde(rename = "dctcp_arith")]
     pub arith: DctcpArith,
 }
+
+/// DCTCP's scenario keys (`[tcp]`, flat among `TcpConfig`'s).
+pub const KEYS: &[Key] = &[
+    key!(
+        "dctcp_shift_g",
+        Integer,
+        ecnlab_wire::keys::range(0., 16.),
+        "cc dctcp: the EWMA gain g = 2^-shift (RFC 8257 §3.3, Linux dctcp_shift_g)"
+    ),
+    key!(
+        "dctcp_ect",
+        Integer,
+        ecnlab_wire::keys::range(0., 1.),
+        "cc dctcp: new data's codepoint, ECT(0) (Linux, ns-3) or ECT(1)"
+    ),
+    key!(
+        "dctcp_arith",
+        Choice,
+        Variants(ecnlab_wire::keys::variants::<DctcpArith>),
+        "cc dctcp: RFC 8257 in bytes (as ns-3), or tcp_dctcp.c's whole segments and 1/1024 alpha"
+    ),
+];
 
 impl Default for DctcpKnobs {
     fn default() -> Self {

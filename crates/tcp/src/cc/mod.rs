@@ -47,6 +47,15 @@ pub(crate) use prague::Prague;
 pub use prague::PragueKnobs;
 pub(crate) use reno::Reno;
 
+/// Each congestion control's knob keys, by its `tcp.cc` name (a control without knobs has no
+/// entry): the rows in its file, beside its `<Name>Knobs` struct.
+pub const KNOB_KEYS: &[(CcKind, &[ecnlab_wire::keys::Key])] = &[
+    (CcKind::Dctcp, dctcp::KEYS),
+    (CcKind::Prague, prague::KEYS),
+    (CcKind::Bbr, bbr::KEYS),
+    (CcKind::Cubic, cubic::KEYS),
+];
+
 /// What an ACK of new data tells the congestion control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Ack {

@@ -85,6 +85,8 @@ use super::prague_rate::RateMode;
 use super::{Ack, Congestion, CongestionControl, Feedback, ProbeReport, Reno};
 use crate::config::{check, CcKind, ConfigError, EcnMode, PragueVersion, TcpConfig};
 use crate::window::{Window, CWND_MAX};
+use ecnlab_wire::key;
+use ecnlab_wire::keys::{Allowed::*, Key};
 use ecnlab_wire::{Duration, Ecn, Instant};
 use serde::{Deserialize, Serialize};
 
@@ -115,6 +117,36 @@ pub struct PragueKnobs {
     #[serde(rename = "prague_fallback_fix")]
     pub fallback_fix: bool,
 }
+
+/// TCP Prague's scenario keys (`[tcp]`, flat among `TcpConfig`'s).
+pub const KEYS: &[Key] = &[
+    key!("prague_rtt_target" => "prague_rtt_target_ns", Duration, ecnlab_wire::keys::range(0., 1e9), "cc prague: below this RTT a flow acts as one at this RTT would; 0: no scaling"),
+    key!(
+        "prague_rtt_transition",
+        Integer,
+        ecnlab_wire::keys::range(0., 1000.),
+        "cc prague: rounds after slow start before the RTT scaling applies (the module's DEFAULT_RTT_TRANSITION)";
+        Derived("4 (v0.7), 500 (v0.6)")
+    ),
+    key!(
+        "prague_classic_fallback",
+        Boolean,
+        Any,
+        "cc prague: detect a classic ECN AQM and respond there nearly as Reno (prague_classic.rs)"
+    ),
+    key!(
+        "prague_version",
+        Choice,
+        Variants(ecnlab_wire::keys::variants::<PragueVersion>),
+        "cc prague: the reference tcp_prague.c followed; v0.7 adds the rate-based mode (prague_rate.rs)"
+    ),
+    key!(
+        "prague_fallback_fix",
+        Boolean,
+        Any,
+        "with prague_classic_fallback: the 2025 fix's levels, ×16 the 0.6 module's"
+    ),
+];
 
 impl Default for PragueKnobs {
     fn default() -> Self {
