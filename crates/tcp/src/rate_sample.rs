@@ -30,8 +30,12 @@
 //!
 //! **Losses.** Linux counts a segment lost when its loss detection marks it. Here
 //! a segment counts as lost when it is sent again (the sender retransmits only
-//! what its loss detection or a timeout deemed lost; a tail-loss probe is not
-//! counted), once per transmission; the next ACK's sample reports them.
+//! what its loss detection deemed lost; a tail-loss probe is not counted), once
+//! per transmission; the next ACK's sample reports them. A timeout marks every
+//! segment outstanding and not SACKed lost at once (`tcp_timeout_mark_lost`: the
+//! connection's lost count grows by all of them, no ACK's `losses` reports them),
+//! and resending one of those counts nothing more: the go-back-N retransmissions
+//! after a timeout are one loss event, not one per round trip until they are done.
 //!
 //! Units: bytes and nanoseconds (Linux counts packets and microseconds).
 
@@ -54,6 +58,8 @@ struct TxRecord {
     in_flight: u64,
     /// The connection's lost bytes when it left (BBR v3's `tx.lost`).
     lost: u64,
+    /// Counted lost by a timeout since it left (Linux's `TCPCB_LOST`).
+    marked_lost: bool,
 }
 
 /// What one ACK tells of the delivery rate (Linux `struct rate_sample`).
@@ -128,11 +134,12 @@ impl RateSampler {
             retransmitted: retransmit,
             in_flight,
             lost: self.lost,
+            marked_lost: false,
         };
         let at = self.records.partition_point(|r| r.seq < seq);
         match self.records.get_mut(at) {
             Some(r) if r.seq == seq => {
-                if retransmit && !probe && r.delivered_at.is_some() {
+                if retransmit && !probe && r.delivered_at.is_some() && !r.marked_lost {
                     self.lost += r.end - r.seq;
                     self.losses += r.end - r.seq;
                 }
@@ -140,6 +147,19 @@ impl RateSampler {
             }
             _ => self.records.insert(at, rec),
         }
+    }
+
+    /// `tcp_timeout_mark_lost`: a retransmission timeout marks every segment in
+    /// flight and not SACKed lost, those already marked (and not sent since) only
+    /// once; returns the bytes newly counted lost.
+    pub(crate) fn on_timeout(&mut self) -> u64 {
+        let mut marked = 0;
+        for r in self.records.iter_mut().filter(|r| r.delivered_at.is_some() && !r.marked_lost) {
+            r.marked_lost = true;
+            marked += r.end - r.seq;
+        }
+        self.lost += marked;
+        marked
     }
 
     /// An ACK up to `ack` with SACK blocks `sacks`: each newly delivered segment

@@ -124,3 +124,30 @@ fn delivered_ce_counts_the_bytes_of_ece_acks() {
     let rs = r.generate(ms(90), MSS, true);
     assert_eq!((rs.delivered_ce, r.delivered_ce), (MSS, MSS));
 }
+
+#[test]
+fn tcp_timeout_mark_lost_counts_the_flight_once_not_each_retransmission() {
+    // Linux tcp_enter_loss → tcp_timeout_mark_lost → tcp_mark_skb_lost: every segment
+    // outstanding and not SACKed is marked lost at the timeout (tp->lost grows by all of
+    // them); going back N afterwards retransmits them without marking them lost again.
+    let mut r = RateSampler::default();
+    for k in 1..=10u64 {
+        r.on_sent(ms(k - 1), seq(k), seq(k) + MSS, false, false, k * MSS);
+    }
+    r.on_ack(seq(1), &[(seq(9), seq(11))]);
+    r.generate(ms(40), 10 * MSS, false);
+    assert_eq!(r.on_timeout(), 8 * MSS, "segments 1–8; 9 and 10 were SACKed");
+    assert_eq!(r.lost, 8 * MSS);
+    for k in 1..=4u64 {
+        r.on_sent(ms(300 + k), seq(k), seq(k) + MSS, true, false, k * MSS);
+    }
+    assert_eq!(r.lost, 8 * MSS, "resending a segment the timeout marked adds nothing");
+    r.on_ack(seq(5), &[(seq(9), seq(11))]);
+    let rs = r.generate(ms(350), 4 * MSS, false);
+    assert_eq!((rs.losses, rs.lost), (0, 0), "no ACK reports the timeout's marks");
+    // A second timeout marks again only what was sent since the first (a lost
+    // retransmission); segments 6–8, not resent, stay counted once.
+    r.on_sent(ms(351), seq(5), seq(6), true, false, MSS);
+    assert_eq!(r.on_timeout(), MSS, "segment 5, resent and lost again");
+    assert_eq!(r.lost, 9 * MSS);
+}

@@ -734,6 +734,12 @@ impl Sender {
         }
         self.rtt.back_off(); // RFC 6298 (5.5)
         self.arm_timer(now); // RFC 6298 (5.6)
+        if let Some(r) = self.rate.as_mut() {
+            // tcp_enter_loss: tcp_timeout_mark_lost counts the flight lost once (`rate_sample.rs`),
+            // then tcp_set_ca_state(TCP_CA_Loss) tells the congestion control (BBR).
+            r.on_timeout();
+            self.cc.on_timeout(&self.win, r);
+        }
     }
 }
 

@@ -237,9 +237,15 @@ impl Sender {
     /// The data still in the network, as Linux's `tcp_packets_in_flight` counts it (sent,
     /// less SACKed and deemed lost, plus retransmitted): RFC 6675's pipe with SACK, the
     /// duplicate-ACK estimate without it, FlightSize while nothing is SACKed or lost.
+    /// After a timeout that went back N (no SACK, or the scoreboard cleared) everything
+    /// sent before it is lost (`tcp_timeout_mark_lost`) and what went again since is in
+    /// flight: snd_nxt − snd_una, not FlightSize, until the Loss phase ends.
     pub(crate) fn in_flight(&self) -> u64 {
+        let kept = self.use_sack && self.rules.timeout.scoreboard == RtoScoreboard::Kept;
         if matches!(self.win.phase, Phase::Open | Phase::Cwr { .. }) && self.sb.is_clear() {
             self.flight_size()
+        } else if matches!(self.win.phase, Phase::Loss { .. }) && !kept {
+            self.nxt - self.una
         } else if self.use_sack {
             self.sb.pipe(&self.space())
         } else if self.counts_reno_sacks() {

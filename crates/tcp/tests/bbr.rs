@@ -3,7 +3,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{BbrKnobs, BbrVersion, CaState, CcKind, Recovery, TcpConfig};
+use ecnlab_tcp::{BbrKnobs, BbrVersion, CaState, CcKind, DupAckAccounting, Recovery, TcpConfig};
 use harness::*;
 
 fn bbr(version: BbrVersion, delayed_ack: bool) -> TcpConfig {
@@ -77,4 +77,35 @@ fn bbr_v3_completes_through_loss_and_marks() {
     assert_eq!(net.s.bytes_received(), bytes, "{}", net.dump());
     assert!(net.cc_log.iter().any(|p| p.ca == CaState::Recovery));
     assert!(net.cc_log.iter().filter(|p| p.ca == CaState::Open && p.ack.is_some()).all(|p| p.cwnd >= 4 * MSS));
+}
+
+/// Linux's `tcp_enter_loss` marks the whole flight lost at a timeout (`tcp_timeout_mark_lost`,
+/// `tp->lost` grows by every segment outstanding), so `tcp_packets_in_flight` is what was sent
+/// since and the go-back-N retransmissions are not losses again; BBR is told once
+/// (`bbr_set_state(TCP_CA_Loss)`; v3 `bbr_note_loss`: one loss round). From one segment the
+/// window then grows by the data acked up to BBR's target, and the flight is resent in a few
+/// round trips. Without SACK, the first transmissions of segments 300–400 dropped (more than a
+/// window) leave no duplicate ACK.
+#[test]
+fn bbr_regrows_its_window_after_a_timeout_that_marks_the_flight_lost() {
+    for version in [BbrVersion::V1, BbrVersion::V3] {
+        let cfg = TcpConfig {
+            recovery: Recovery::NewReno,
+            dupacks_as_sacks: DupAckAccounting::RenoSacks,
+            ..bbr(version, false)
+        };
+        let bytes = 1500 * MSS as u64;
+        let faults = (300..=400).map(|k| drop(Target::Seq(seg(k)))).collect();
+        let net = Net::transfer(cfg, bytes, faults);
+        assert_eq!(net.s.bytes_received(), bytes, "{version:?}\n{}", net.dump());
+        assert!(net.c.stats().timeouts >= 1, "{version:?}\n{}", net.dump());
+        let lost: Vec<_> = net.cc_log.iter().filter(|p| p.ca == CaState::Loss).collect();
+        let (start, recover) = (lost[0], lost[0].high_sent);
+        let peak = lost.iter().map(|p| p.cwnd / MSS).max().unwrap();
+        assert!(peak >= 16, "{version:?}: cwnd at most {peak} segments while resending the flight");
+        // The flight (some 60–80 segments) is resent within 15 round trips of 20 ms.
+        let done = net.cc_log.iter().find(|p| p.una >= recover).unwrap();
+        let took = (done.t.0 - start.t.0) as f64 / 1e9;
+        assert!(took < 0.3, "{version:?}: the flight resent in {took:.2} s");
+    }
 }

@@ -50,8 +50,10 @@
 //! **Loss** (`bbr_set_cwnd_to_recover_or_restore`): cwnd −= segments newly lost;
 //! on entering fast recovery, packet conservation for one round: cwnd = flight +
 //! acked; on leaving recovery, cwnd = max(cwnd, the cwnd saved at entry). A timeout
-//! (`bbr_set_state` in Loss) resets full-bandwidth detection's `full_bw` and starts
-//! a round. BBRv1 does not react to ECN: an ECE leaves cwnd to the model.
+//! (`bbr_set_state` in Loss, when it happens) resets full-bandwidth detection's
+//! `full_bw` and starts a round; the flight it counts lost is one loss, not a loss
+//! per segment resent (`rate_sample.rs`), so from cwnd 1 the window grows by the data
+//! acked up to its target. BBRv1 does not react to ECN: an ECE leaves cwnd to the model.
 //!
 //! **Long-term bandwidth, policers** (`bbr_lt_bw_sampling`): from the first loss,
 //! intervals of 4–16 rounds ending in a loss; an interval with loss ≥ 20 % whose
@@ -683,15 +685,19 @@ impl Bbr {
         w.cwnd = (cwnd * self.mss).min(u64::from(crate::window::CWND_MAX)) as u32;
     }
 
-    /// A timeout put the sender in Loss (`bbr_set_state(TCP_CA_Loss)`): a round
-    /// starts, full-bandwidth detection restarts, the long-term sampler sees a loss.
-    fn on_loss_state(&mut self, r: &RateSampler) {
+    /// A timeout put the sender in Loss (`bbr_set_state(TCP_CA_Loss)`), its flight
+    /// counted lost: v1 starts a round, restarts full-bandwidth detection and shows
+    /// the long-term sampler a loss; v3 (`bbr_v3.rs`) notes the loss round instead.
+    fn on_loss_state(&mut self, w: &Window, r: &RateSampler) {
         self.prev_ca_state = CaState::Loss;
-        self.full_bw = 0;
-        self.round_start = true;
-        if self.version == BbrVersion::V1 {
-            let rs = RateSample { losses: 1, ..RateSample::default() };
-            self.lt_bw_sampling(&rs, r);
+        match self.version {
+            BbrVersion::V1 => {
+                self.full_bw = 0;
+                self.round_start = true;
+                let rs = RateSample { losses: 1, ..RateSample::default() };
+                self.lt_bw_sampling(&rs, r);
+            }
+            BbrVersion::V3 => self.on_timeout_v3(w, r),
         }
     }
 
@@ -736,10 +742,10 @@ impl CongestionControl for Bbr {
         self.mss = u64::from(w.mss.max(1)); // ssthresh stays "arbitrarily high" (TCP_INFINITE_SSTHRESH)
         self.init_pacing_rate(u64::from(w.cwnd), srtt);
     }
+    fn on_timeout(&mut self, w: &Window, r: &RateSampler) {
+        self.on_loss_state(w, r);
+    }
     fn cong_control(&mut self, w: &mut Window, rs: &RateSample, ctx: &RateCtx, r: &mut RateSampler) {
-        if ctx.phase == CaState::Loss && self.prev_ca_state != CaState::Loss {
-            self.on_loss_state(r);
-        }
         match self.version {
             BbrVersion::V3 => self.main_v3(w, rs, ctx, r),
             BbrVersion::V1 => self.main_v1(w, rs, ctx, r),

@@ -29,6 +29,9 @@
 //! **Lower bounds** (`bbr_adapt_lower_bounds`), once per round outside probing: a loss
 //! in the round cuts `bw_lo` and `inflight_lo` to 0.7× (not below the latest round's
 //! delivery); CE in the round cuts `inflight_lo` to (1 − α/3)× (`bbr_ecn_factor`).
+//! A timeout is one such loss round (`bbr_note_loss` from `bbr_skb_marked_lost`), and
+//! outside probing an unset `inflight_lo` starts at the cwnd saved before it
+//! (`bbr_set_state`): the go-back-N retransmissions after it are not new losses.
 //!
 //! **ECN** (`bbr_update_ecn_alpha`, each round): α ← (1 − 1/16) α + 1/16 × CE ratio of
 //! the round's delivered data, α starting at 1 (`bbr_ecn_alpha_gain`, `bbr_ecn_alpha_init`).
@@ -49,7 +52,8 @@
 //!
 //! **Not modelled**: the fast path (`bbr_run_fast_path`, a CPU saving for app-limited
 //! flows), Protective Load Balancing (`bbr_plb`), the exact lost prefix of a lost
-//! segment (`bbr_inflight_hi_from_lost_skb`), the RTT-dependent TSO goal and the TLP
+//! segment (`bbr_inflight_hi_from_lost_skb`) and so the `inflight_hi` cut when a
+//! timeout's marks end a bandwidth probe, the RTT-dependent TSO goal and the TLP
 //! refinements of the latest-delivery filter.
 
 use super::bbr::{Bbr, Mode, CWND_GAIN, CWND_MIN_TARGET, DRAIN_GAIN, MIN_RTT_WIN, UNIT};
@@ -343,6 +347,22 @@ impl Bbr {
         let v = &mut self.v3;
         (v.loss_in_round, v.ecn_in_round, v.loss_in_cycle, v.ecn_in_cycle) = (false, false, false, false);
         (v.bw_latest, v.inflight_latest) = (0, 0);
+    }
+
+    /// A timeout (`bbr_set_state(TCP_CA_Loss)`, after `tcp_timeout_mark_lost` called
+    /// `bbr_skb_marked_lost` for the flight): one loss round from now
+    /// (`bbr_note_loss`), full-bandwidth detection restarts, and outside probing an
+    /// unset `inflight_lo` starts from the larger of cwnd and the cwnd saved before.
+    pub(crate) fn on_timeout_v3(&mut self, w: &Window, r: &RateSampler) {
+        if !self.v3.loss_in_round {
+            self.v3.loss_round_delivered = r.delivered;
+        }
+        self.v3.loss_in_round = true;
+        self.v3.loss_in_cycle = true;
+        self.reset_full_bw();
+        if !self.is_probing_bandwidth() && self.v3.inflight_lo == UNSET {
+            self.v3.inflight_lo = (u64::from(w.cwnd) / self.mss.max(1)).max(self.prior_cwnd);
+        }
     }
 
     fn reset_full_bw(&mut self) {

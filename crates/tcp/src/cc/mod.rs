@@ -177,6 +177,9 @@ pub(crate) trait CongestionControl {
     /// Linux's `cong_control`: on every ACK, after loss recovery, set cwnd (and any
     /// pacing rate) from the sample; cwnd is as it was before the ACK.
     fn cong_control(&mut self, _w: &mut Window, _rs: &RateSample, _ctx: &RateCtx, _r: &mut RateSampler) {}
+    /// A retransmission timeout (with rate samples): the flight is counted lost
+    /// (`tcp_timeout_mark_lost`) and cwnd is one segment; Linux's `set_state(TCP_CA_Loss)`.
+    fn on_timeout(&mut self, _w: &Window, _r: &RateSampler) {}
     /// The connection is established: its MSS, window and first RTT are known.
     fn on_established(&mut self, _w: &mut Window, _srtt: Option<Duration>) {}
     /// A seed for the algorithm's own random draws (BBR), from the simulator's seeded stream.
@@ -244,6 +247,9 @@ macro_rules! registry {
             }
             fn cong_control(&mut self, w: &mut Window, rs: &RateSample, ctx: &RateCtx, r: &mut RateSampler) {
                 match self { $(AnyCc::$kind(c) => c.cong_control(w, rs, ctx, r)),* }
+            }
+            fn on_timeout(&mut self, w: &Window, r: &RateSampler) {
+                match self { $(AnyCc::$kind(c) => c.on_timeout(w, r)),* }
             }
             fn on_established(&mut self, w: &mut Window, srtt: Option<Duration>) {
                 match self { $(AnyCc::$kind(c) => c.on_established(w, srtt)),* }
