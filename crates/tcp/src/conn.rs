@@ -848,3 +848,19 @@ impl Connection {
 fn effective_mss(own: u32, peer: Option<u16>) -> u32 {
     own.min(peer.map_or(536, u32::from)).max(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// A run holds two connections per live flow (two million with a million flows), so
+    /// what one congestion control or one option alone uses (BBR, Prague, AccECN's
+    /// counters, receive autotuning, HyStart's send times) lives in a box of its own and a
+    /// connection stays within 18 cache lines.
+    #[test]
+    fn test_a_connection_stays_within_its_size_budget() {
+        let (conn, snd, rcv) = (size_of::<Connection>(), size_of::<Sender>(), size_of::<Receiver>());
+        assert!(conn <= 18 * 64, "Connection {conn} B (Sender {snd} B, Receiver {rcv} B)");
+    }
+}
