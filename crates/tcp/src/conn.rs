@@ -318,6 +318,19 @@ impl Connection {
         }
     }
 
+    /// AccECN's tests of an ACK (`rules/accecn_checks.rs`): the first ACE counter after
+    /// the handshake, the first AccECN option. A call of its own, out of the ACK path of
+    /// connections without AccECN.
+    #[inline(never)]
+    fn check_accecn_ack(&mut self, seg: &Segment) {
+        if self.ace_check {
+            self.check_first_ace(seg);
+        }
+        if let Some(a) = self.snd.accecn.as_mut() {
+            a.check_option(self.cfg.accecn_checks, seg.accecn.as_ref());
+        }
+    }
+
     /// The first ACE counter after the handshake (`rules/accecn_checks.rs`).
     fn check_first_ace(&mut self, seg: &Segment) {
         self.ace_check = false;
@@ -399,11 +412,8 @@ impl Connection {
             return;
         }
         if seg.flags.ack() {
-            if self.ace_check {
-                self.check_first_ace(seg);
-            }
-            if let Some(a) = self.snd.accecn.as_mut() {
-                a.check_option(self.cfg.accecn_checks, seg.accecn.as_ref());
+            if self.ace_check || self.snd.accecn.is_some() {
+                self.check_accecn_ack(seg);
             }
             self.snd.on_ack(now, seg, &mut self.stats);
         }
