@@ -182,7 +182,8 @@ impl<P: QueuedPacket> AqmQueue<P> {
         self.host.store.stats.sojourn_histograms()
     }
 
-    /// The sojourn time of the packet [`Self::dequeue`] returned last.
+    /// The sojourn time of the packet [`Self::dequeue`] returned last, once the sojourn
+    /// histograms record ([`Self::record_sojourn`]; zero before).
     pub fn last_sojourn(&self) -> ecnlab_wire::Duration {
         self.host.store.stats.last_sojourn()
     }

@@ -264,7 +264,7 @@ pub(crate) struct StatsAcc {
     /// Class of each sub-queue (empty: a single class, no per-class counters).
     class_of: Vec<u8>,
     classes: Vec<ClassAcc>,
-    /// The sojourn of the latest packet dequeued.
+    /// The sojourn of the latest packet dequeued while the histograms record.
     last_sojourn: Duration,
 }
 
@@ -383,9 +383,9 @@ impl StatsAcc {
     pub(crate) fn on_dequeue(&mut self, sub: usize, len: u32, sojourn: Duration) {
         self.c.dequeued += 1;
         self.c.dequeued_bytes += u64::from(len);
-        self.last_sojourn = sojourn;
         if let Some(h) = self.hist.as_mut() {
             h.record(sojourn.as_nanos());
+            self.last_sojourn = sojourn; // only then: a sojourn nothing reads costs nothing
         }
         if let Some(k) = self.class(sub) {
             k.c.dequeued += 1;
@@ -414,7 +414,7 @@ impl StatsAcc {
         }
     }
 
-    /// The sojourn of the latest packet dequeued (zero before the first).
+    /// The sojourn of the latest packet dequeued since [`Self::record_sojourn`] (zero before the first).
     pub(crate) fn last_sojourn(&self) -> Duration {
         self.last_sojourn
     }

@@ -90,6 +90,8 @@ impl Link {
     }
 
     /// Takes the next packet to transmit (the caller knows the transmitter is free).
+    /// Inlined into the engine's dequeue path.
+    #[inline]
     pub fn start_next(&mut self, now: Instant) -> Option<QueuedRef> {
         let p = self.queue.dequeue(now, &mut self.queue_rng)?;
         if let Some(t) = self.tail.as_mut() {
@@ -97,10 +99,17 @@ impl Link {
         }
         self.counters.packets += 1;
         self.counters.bytes += u64::from(p.len);
-        if let Some(per_flow) = self.flow_sojourn.as_mut() {
-            per_flow.entry(p.flow()).or_default().record(self.queue.last_sojourn());
-        }
         Some(p)
+    }
+
+    /// With per-flow sojourn histograms (`flow_sojourn`): the sojourn of the packet
+    /// [`Self::start_next`] took last into the histogram of its `flow`.
+    #[inline(never)]
+    pub fn record_flow_sojourn(&mut self, flow: u32) {
+        let sojourn = self.queue.last_sojourn();
+        if let Some(per_flow) = self.flow_sojourn.as_mut() {
+            per_flow.entry(flow).or_default().record(sojourn);
+        }
     }
 
     /// Starts the sojourn histograms (the queue's, and per flow where the queue is per flow).

@@ -340,6 +340,9 @@ impl Simulation {
             self.sched.schedule_reserved(arrive, arrive_seq, Event::Arrive { link: li });
         }
         link.pipe.push_back(InFlight { at: arrive, seq: arrive_seq, idx: q.idx });
+        if link.flow_sojourn.is_some() {
+            link.record_flow_sojourn(q.flow()); // last: nothing of the packet lives across the call
+        }
     }
 
     fn on_tx_done(&mut self, li: u32, now: Instant) {

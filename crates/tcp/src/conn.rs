@@ -318,6 +318,19 @@ impl Connection {
         }
     }
 
+    /// AccECN's tests of an ACK (`rules/accecn_checks.rs`): the first ACE counter after
+    /// the handshake, the first AccECN option. A call of its own, out of the ACK path of
+    /// connections without AccECN.
+    #[inline(never)]
+    fn check_accecn_ack(&mut self, seg: &Segment) {
+        if self.ace_check {
+            self.check_first_ace(seg);
+        }
+        if let Some(a) = self.snd.accecn.as_mut() {
+            a.check_option(self.cfg.accecn_checks, seg.accecn.as_ref());
+        }
+    }
+
     /// The first ACE counter after the handshake (`rules/accecn_checks.rs`).
     fn check_first_ace(&mut self, seg: &Segment) {
         self.ace_check = false;
@@ -399,11 +412,8 @@ impl Connection {
             return;
         }
         if seg.flags.ack() {
-            if self.ace_check {
-                self.check_first_ace(seg);
-            }
-            if let Some(a) = self.snd.accecn.as_mut() {
-                a.check_option(self.cfg.accecn_checks, seg.accecn.as_ref());
+            if self.ace_check || self.snd.accecn.is_some() {
+                self.check_accecn_ack(seg);
             }
             self.snd.on_ack(now, seg, &mut self.stats);
         }
@@ -847,4 +857,20 @@ impl Connection {
 /// Effective MSS: ours and the peer's option (RFC 1122 §4.2.2.6 default 536 when absent).
 fn effective_mss(own: u32, peer: Option<u16>) -> u32 {
     own.min(peer.map_or(536, u32::from)).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// A run holds two connections per live flow (two million with a million flows), so
+    /// what one congestion control or one option alone uses (BBR, Prague, AccECN's
+    /// counters, receive autotuning, HyStart's send times) lives in a box of its own and a
+    /// connection stays within 18 cache lines.
+    #[test]
+    fn test_a_connection_stays_within_its_size_budget() {
+        let (conn, snd, rcv) = (size_of::<Connection>(), size_of::<Sender>(), size_of::<Receiver>());
+        assert!(conn <= 18 * 64, "Connection {conn} B (Sender {snd} B, Receiver {rcv} B)");
+    }
 }

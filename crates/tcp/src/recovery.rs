@@ -89,10 +89,7 @@ impl Sender {
         // A congestion control that sets cwnd from rate samples (BBR) does so after all
         // of the below, from the window as it was (Linux's `cong_control` replaces PRR
         // and `cong_avoid`; `tcp_enter_recovery` and `tcp_enter_cwr` leave cwnd to it).
-        let model = self.rate.is_some().then(|| (self.win.cwnd, self.in_flight()));
-        if let Some(r) = self.rate.as_mut() {
-            r.on_ack(ack, seg.sack.as_slice());
-        }
+        let model = if self.rate.is_some() { Some(self.sample_ack(ack, seg)) } else { None };
         let before_tlp = self.tlp.map(|_| (self.una, self.sb.sacked_bytes()));
         let delivered = self.update_scoreboard(ack, seg);
         if let Some((una, sacked)) = before_tlp {
@@ -103,16 +100,7 @@ impl Sender {
         let was_recovering = matches!(self.win.phase, Phase::Recovery { .. });
         let prr_delivered = if reno { self.reno_sacks_on_ack(ack, seg) } else { delivered };
         // RFC 3168 ECE, or AccECN: new CE marks learnt from the ACE field (`accecn.rs`).
-        let ece = match self.accecn.as_mut() {
-            Some(a) => {
-                let before = a.ceb_total;
-                let d = a.on_ack(seg.flags.ace(), seg.accecn.and_then(|o| o.ceb()), delivered, self.win.mss);
-                st.ace_delta_ce += d;
-                st.accecn_ceb += a.ceb_total - before;
-                d > 0
-            }
-            None => seg.flags.ece(),
-        };
+        let ece = if self.accecn.is_some() { self.accecn_marks(seg, delivered, st) } else { seg.flags.ece() };
         self.on_ack_phases(now, ece, seg, ack, delivered, st);
         if reno && ack > una && !matches!(self.win.phase, Phase::Recovery { .. }) {
             self.reno_sacked = 0; // tcp_reset_reno_sack: outside a recovery a new ACK clears the count
@@ -128,9 +116,32 @@ impl Sender {
         }
     }
 
+    /// Rate samples (BBR): the ACK to the sampler; cwnd and the data in flight before it.
+    /// A call of its own, as [`Self::rate_control`], out of every other control's ACK path.
+    #[inline(never)]
+    fn sample_ack(&mut self, ack: u64, seg: &Segment) -> (u32, u64) {
+        let model = (self.win.cwnd, self.in_flight());
+        if let Some(r) = self.rate.as_mut() {
+            r.on_ack(ack, seg.sack.as_slice());
+        }
+        model
+    }
+
+    /// AccECN: whether the ACK's ACE field (and AccECN option) tell new CE marks (`accecn.rs`).
+    #[inline(never)]
+    fn accecn_marks(&mut self, seg: &Segment, delivered: u64, st: &mut TcpStats) -> bool {
+        let Some(a) = self.accecn.as_mut() else { return seg.flags.ece() };
+        let before = a.ceb_total;
+        let d = a.on_ack(seg.flags.ace(), seg.accecn.and_then(|o| o.ceb()), delivered, self.win.mss);
+        st.ace_delta_ce += d;
+        st.accecn_ceb += a.ceb_total - before;
+        d > 0
+    }
+
     /// The rate sample of this ACK to the congestion control, which sets cwnd and its
     /// pacing rate (`CongestionControl::cong_control`); the sender is app-limited
     /// from here if it has nothing more to send (`tcp_rate_check_app_limited`).
+    #[inline(never)]
     fn rate_control(&mut self, now: Instant, prior_in_flight: u64, ece: bool) {
         let Some(mut r) = self.rate.take() else { return };
         let rs = r.generate(now, prior_in_flight, ece);

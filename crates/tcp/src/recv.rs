@@ -127,8 +127,9 @@ pub(crate) struct Receiver {
     /// (ack number, ece), sent before anything else.
     prior: Option<(u64, bool)>,
     ooo: Assembler,
-    /// AccECN negotiated: the ACE counter (`accecn.rs`) instead of the echo.
-    pub(crate) accecn: Option<AccEcnRecv>,
+    /// AccECN negotiated: the ACE counter (`accecn.rs`) instead of the echo (boxed: a
+    /// pointer's room in every connection without AccECN).
+    pub(crate) accecn: Option<Box<AccEcnRecv>>,
     /// The window offered: `rwnd` (`None`) or Linux's autotuning (`rcvbuf.rs`;
     /// boxed: a pointer's room in every connection that does not autotune).
     autotune: Option<Box<Autotune>>,
@@ -166,7 +167,7 @@ impl Receiver {
         self.full = self.mss;
         self.sack = sack;
         self.echo = if fb == EcnFeedback::Off { EcnEcho::Disabled } else { EcnEcho::Quiet };
-        self.accecn = accecn.filter(|_| fb == EcnFeedback::AccEcn);
+        self.accecn = accecn.filter(|_| fb == EcnFeedback::AccEcn).map(Box::new);
     }
 
     /// Linux's window autotuning from now on (`rcvbuf.rs`); `rtt`: the handshake's.

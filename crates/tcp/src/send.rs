@@ -122,8 +122,9 @@ pub(crate) struct Sender {
     pub(crate) reno_sacked: u64,
     // Present only with some options or during a reduction: their tags here,
     // their bodies mostly cold.
-    /// AccECN negotiated: the ACE decoder (`accecn.rs`); no CWR is ever sent.
-    pub(crate) accecn: Option<AccEcnSend>,
+    /// AccECN negotiated: the ACE decoder (`accecn.rs`); no CWR is ever sent. Boxed: a
+    /// pointer's room in every sender without AccECN.
+    pub(crate) accecn: Option<Box<AccEcnSend>>,
     /// The reduction in progress with `prr` (`prr.rs`).
     pub(crate) prr: Option<Prr>,
     /// With `tlp` (`tlp.rs`): the probe of the current tail-loss episode, and
@@ -197,7 +198,7 @@ impl Sender {
         self.win.init(mss, cfg.init_cwnd_segments);
         self.use_sack = sack && cfg.recovery == Recovery::Sack;
         self.ecn = if ecn == EcnFeedback::Off { EcnSend::Disabled } else { EcnSend::Idle };
-        self.accecn = (ecn == EcnFeedback::AccEcn).then(AccEcnSend::new);
+        self.accecn = (ecn == EcnFeedback::AccEcn).then(|| Box::new(AccEcnSend::new()));
         if self.cc.needs_accecn() && self.accecn.is_none() {
             // Prague without AccECN: no ECN at all, Reno (the reference's `prague-reno`).
             self.ecn = EcnSend::Disabled;

@@ -188,16 +188,18 @@ pub(crate) trait CongestionControl {
 
 /// The registry: one line per congestion control, `Kind => Type`, with `(knobs)` when it has
 /// knobs of its own (a `TcpConfig` field of that name, the struct in its file):
-/// `Type::new(cfg, &cfg.knobs)`, else `Type::new(cfg)`.
+/// `Type::new(cfg, &cfg.knobs)`, else `Type::new(cfg)`. `[boxed]` before the type keeps a
+/// large state on the heap, so that every connection of the other controls does not carry
+/// its room (the enum is as large as its largest inline variant; per-flow state).
 macro_rules! registry {
-    ($($kind:ident => $ty:ident $(($knobs:ident))?),* $(,)?) => {
+    ($($kind:ident => $([$boxed:ident])? $ty:ident $(($knobs:ident))?),* $(,)?) => {
         /// Every congestion control, dispatched without a vtable.
         #[derive(Clone, Debug)]
-        pub(crate) enum AnyCc { $($kind($ty)),* }
+        pub(crate) enum AnyCc { $($kind(held!($([$boxed])? $ty))),* }
 
         impl AnyCc {
             pub(crate) fn new(cfg: &TcpConfig) -> Self {
-                match cfg.cc { $(CcKind::$kind => AnyCc::$kind($ty::new(cfg $(, &cfg.$knobs)?))),* }
+                match cfg.cc { $(CcKind::$kind => AnyCc::$kind(hold!($([$boxed])? $ty::new(cfg $(, &cfg.$knobs)?)))),* }
             }
         }
 
@@ -261,10 +263,26 @@ macro_rules! registry {
     };
 }
 
+/// A registry line's variant type: the control, or with `[boxed]` a box of it.
+macro_rules! held {
+    ([boxed] $ty:ident) => { Box<$ty> };
+    ($ty:ident) => { $ty };
+}
+
+/// A registry line's value: the control built, or with `[boxed]` boxed.
+macro_rules! hold {
+    ([boxed] $e:expr) => {
+        Box::new($e)
+    };
+    ($e:expr) => {
+        $e
+    };
+}
+
 registry! {
     Reno => Reno,
     Cubic => Cubic(cubic),
     Dctcp => Dctcp(dctcp),
-    Prague => Prague(prague),
-    Bbr => Bbr(bbr),
+    Prague => [boxed] Prague(prague),
+    Bbr => [boxed] Bbr(bbr),
 }
