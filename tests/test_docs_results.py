@@ -54,6 +54,18 @@ def test_a_text_table_is_fenced_and_the_provenance_line_follows() -> None:
     assert shown[5].endswith(" at the end).") and "(load average " in shown[5]
 
 
+def test_details_are_stored_but_only_named_on_the_page(tmp_path: Path) -> None:
+    (tmp_path / "results").mkdir()
+    path = tmp_path / "results" / "f.json"
+    write_record(path, ["bench", "fidelity"], "| a |\n|---|\n| 1 |", [], details="| run | x |\n|---|---|\n| 1 | 2 |")
+    doc = json.loads(path.read_text())
+    assert doc["details"] == "| run | x |\n|---|---|\n| 1 | 2 |"
+    shown = render(doc)
+    assert "| run | x |" not in shown and shown.endswith("Each run and the run-to-run spread: the stored file's `details`.")
+    write_record(path, ["bench", "fidelity"], "| a |", [])
+    assert "details" not in json.loads(path.read_text())
+
+
 def test_a_changed_table_is_found_and_rewritten(tmp_path: Path) -> None:
     _stored(tmp_path)
     page = "# P\n\n<!-- result: docs/results/r.json -->\n| a |\n|---|\n| 2 |\n<!-- /result -->\n\nAfter.\n"

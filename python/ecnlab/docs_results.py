@@ -9,7 +9,7 @@ A stored result (``docs/results/NAME.json``, written by ``ecnlab bench … --rec
 
 The lines between the markers are the result's rendering, and nothing else: its table (a
 ``text`` table fenced), a blank line, and one line naming the command, the commit, the machine,
-the date and the load average. The marker's path is relative to the checkout's root; markers inside a
+the date and the load average (and, where the result has ``details``, that they are in the file). The marker's path is relative to the checkout's root; markers inside a
 fenced code block (outside any result) are examples, not includes. ``--check`` (the default)
 prints every block that differs from its stored result and exits 1 if one does; ``--write``
 rewrites those blocks from the stored results and leaves the rest of each page as it is. A
@@ -59,7 +59,8 @@ def render(stored: dict[str, Any]) -> str:
         raise ResultError(f"format = {fmt!r}: must be markdown or text")
     shown = table if fmt == "markdown" else f"```text\n{table}\n```"
     load = f" (load average {stored['load']})" if "load" in stored else ""
-    return f"{shown}\n\nRecorded by `{command}` at ecnlab commit `{commit}` on {machine}, {date}{load}."
+    more = " Each run and the run-to-run spread: the stored file's `details`." if stored.get("details") else ""
+    return f"{shown}\n\nRecorded by `{command}` at ecnlab commit `{commit}` on {machine}, {date}{load}.{more}"
 
 
 def blocks(page: str, name: str = "page", *, begin: re.Pattern[str] = BEGIN, end: str = END) -> list[Block]:

@@ -282,10 +282,11 @@ def _pairs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _record(args: argparse.Namespace, table: str, data: Any, *, markdown: bool = True) -> None:
+def _record(args: argparse.Namespace, table: str, data: Any, *, markdown: bool = True, details: str = "") -> None:
     """``--record FILE``: the table stored with its command, commit, machine and date."""
     if args.record is not None:
-        write_record(args.record, getattr(args, "argv", sys.argv[1:]), table, data, markdown=markdown)
+        argv = getattr(args, "argv", sys.argv[1:])
+        write_record(args.record, argv, table, data, markdown=markdown, details=details)
         print(f"recorded {args.record}", file=sys.stderr)
 
 
@@ -459,7 +460,7 @@ def _fidelity(args: argparse.Namespace) -> int:
         print(f"\n{spread}")
     if args.markdown:
         args.markdown.write_text(table + "\n")
-    _record(args, table, rows)  # format_table ends with the count, the set-aside runs and the run-to-run table
+    _record(args, format_table(rows, spread=False), rows, details=spread)
     return 0
 
 

@@ -510,12 +510,14 @@ def format_row(row: dict[str, Any]) -> str:
     )
 
 
-def format_table(rows: list[dict[str, Any]]) -> str:
+def format_table(rows: list[dict[str, Any]], *, spread: bool = True) -> str:
+    """The grid's table, the count within targets, the disturbed runs and (``spread``) the
+    run-to-run table; a stored result keeps the last as its ``details``."""
     ok = sum(r["verdict"] == "ok" for r in rows)
     lines = [HEADER, *(format_row(r) for r in rows), "", f"{ok} of {len(rows)} points within their targets."]
     disturbed = format_disturbed(rows)
-    spread = format_spread(rows)
-    return "\n".join(lines + (["", disturbed] if disturbed else []) + (["", spread] if spread else []))
+    runs = format_spread(rows) if spread else ""
+    return "\n".join(lines + (["", disturbed] if disturbed else []) + (["", runs] if runs else []))
 
 
 def _labelled_linux_runs(row: dict[str, Any]) -> list[tuple[str, Measure]]:

@@ -13,6 +13,8 @@
   shared machine's load moves timings; the ratios of interleaved runs move less);
 - ``format``: ``markdown`` (the table is Markdown) or ``text`` (fixed-width, shown fenced);
 - ``table``: what the bench prints as its result;
+- ``details`` (where a bench has them): what it prints below the table that pages leave out
+  (``bench fidelity``: each run of a point and the run-to-run spread);
 - ``data``: the bench's numbers behind the table (JSON), for other tools.
 
 The file is written whole (a temporary file beside it, then renamed), so an interrupted bench
@@ -107,9 +109,13 @@ def provenance(argv: Sequence[str], checkout: Path = CHECKOUT) -> dict[str, str]
     }
 
 
-def write_record(path: Path, argv: Sequence[str], table: str, data: Any, *, markdown: bool = True) -> None:
-    """Stores ``table`` (and ``data``) with its provenance at ``path``, whole or not at all."""
+def write_record(
+    path: Path, argv: Sequence[str], table: str, data: Any, *, markdown: bool = True, details: str = ""
+) -> None:
+    """Stores ``table`` (``details``, ``data``) with its provenance at ``path``, whole or not at all."""
     doc = {**provenance(argv), "format": "markdown" if markdown else "text", "table": table.strip("\n"), "data": data}
+    if details:
+        doc["details"] = details.strip("\n")
     part = path.with_name(path.name + ".part")
     part.write_text(json.dumps(doc, indent=1, sort_keys=True, default=_plain) + "\n")
     os.replace(part, path)
