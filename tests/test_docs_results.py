@@ -61,7 +61,8 @@ def test_details_are_stored_but_only_named_on_the_page(tmp_path: Path) -> None:
     doc = json.loads(path.read_text())
     assert doc["details"] == "| run | x |\n|---|---|\n| 1 | 2 |"
     shown = render(doc)
-    assert "| run | x |" not in shown and shown.endswith("Each run and the run-to-run spread: the stored file's `details`.")
+    assert "| run | x |" not in shown
+    assert shown.endswith("Each run and the run-to-run spread: the stored file's `details`.")
     write_record(path, ["bench", "fidelity"], "| a |", [])
     assert "details" not in json.loads(path.read_text())
 

@@ -9,8 +9,9 @@ A stored result (``docs/results/NAME.json``, written by ``ecnlab bench … --rec
 
 The lines between the markers are the result's rendering, and nothing else: its table (a
 ``text`` table fenced), a blank line, and one line naming the command, the commit, the machine,
-the date and the load average (and, where the result has ``details``, that they are in the file). The marker's path is relative to the checkout's root; markers inside a
-fenced code block (outside any result) are examples, not includes. ``--check`` (the default)
+the date and the load average (and, where the result has ``details``, that they are in the
+file). The marker's path is relative to the checkout's root; markers inside a fenced code
+block (outside any result) are examples, not includes. ``--check`` (the default)
 prints every block that differs from its stored result and exits 1 if one does; ``--write``
 rewrites those blocks from the stored results and leaves the rest of each page as it is. A
 marker without its end, a nested marker or a missing or unreadable result file is one error
