@@ -180,6 +180,7 @@ def ns3_params(p: Point, ours: dict[str, Any]) -> dict[str, Any]:
         "warmup": ours["warmup_s"],
         "cwnd_sample_s": CWND_SAMPLE_S,
         "flow_starts": ours["starts_s"],
+        "ack_elapsed_fix": False,  # stock TcpBbr (the program's diagnostic off)
     }
     if p.queue == "fq_codel":
         params.update(fq_flows=q["flows"], quantum=q["quantum"], target_s=q["target"], interval_s=q["interval"])

@@ -23,6 +23,12 @@
 // the queue disc's drops (before enqueue and after dequeue), the senders'
 // retransmitted data segments, and each sender's mean cwnd in segments sampled
 // every cwnd_sample_s.
+//
+// ack_elapsed_fix (a diagnostic, false in the bench) hands TcpBbr each rate sample
+// with its ACK phase measured as Linux's tcp_rate_gen does, from the delivered
+// segment's own delivered-time stamp (ns-3.37's TcpRateLinux::SkbDelivered takes
+// the previous sample's, 0 after an invalid sample; ns-3 bug 1026, fixed in
+// ns-3.41), and an interval below the min RTT as no sample, as bbr_update_bw skips it.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -141,12 +147,77 @@ SampleCwnd(double every, double mss)
     Simulator::Schedule(Seconds(every), &SampleCwnd, every, mss);
 }
 
+} // namespace
+
+namespace ns3
+{
+
+bool g_ack_elapsed_fix = false;
+
+// TcpBbr, stock unless ack_elapsed_fix (the header).
+class EcnlabBbr : public TcpBbr
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::EcnlabBbr")
+                                .SetParent<TcpBbr>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<EcnlabBbr>();
+        return tid;
+    }
+
+    EcnlabBbr() = default;
+
+    EcnlabBbr(const EcnlabBbr& other) = default;
+
+    std::string GetName() const override
+    {
+        return "EcnlabBbr";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<EcnlabBbr>(this);
+    }
+
+    void CongControl(Ptr<TcpSocketState> tcb,
+                     const TcpRateOps::TcpRateConnection& rc,
+                     const TcpRateOps::TcpRateSample& rs) override
+    {
+        if (!g_ack_elapsed_fix)
+        {
+            TcpBbr::CongControl(tcb, rc, rs);
+            return;
+        }
+        TcpRateOps::TcpRateSample r = rs;
+        r.m_deliveryRate = DataRate(0); // TcpBbr (ns-3.37) skips a sample of rate 0
+        if (rs.m_delivered > 0 && !rs.m_priorTime.IsZero())
+        {
+            r.m_ackElapsed = Simulator::Now() - rs.m_priorTime;
+            r.m_interval = std::max(rs.m_sendElapsed, r.m_ackElapsed);
+            if (r.m_interval >= tcb->m_minRtt)
+            {
+                r.m_deliveryRate = DataRate(uint64_t(double(rs.m_delivered) * 8.0 / r.m_interval.GetSeconds()));
+            }
+        }
+        TcpBbr::CongControl(tcb, rc, r);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(EcnlabBbr);
+
+} // namespace ns3
+
+namespace
+{
+
 // ---- scenario ------------------------------------------------------------------------
 
 void
 SetTcpDefaults(const Params& P)
 {
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpBbr"));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::EcnlabBbr"));
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(P.Num("mss")));
@@ -288,6 +359,7 @@ main(int argc, char** argv)
         return 2;
     }
     Params P = ReadParams("ns3_bbr", argv[1]);
+    g_ack_elapsed_fix = P.Flag("ack_elapsed_fix");
     Built b = Build(P);
     double warmup = P.Num("warmup");
     double span = P.Num("duration") - warmup;
