@@ -9,7 +9,11 @@ queues drop). ecnlab runs the ``linux`` personality with ``cc = "bbr"`` (``tcp_b
 paced), SACK and no TSO bursts (ns-3 sends segment by segment); ns-3 runs
 ``scripts/ns3_bbr.cc`` (Debian libns3-dev, ns-3.37): ``TcpBbr`` with its defaults,
 pacing on, SACK, timestamps off, with ecnlab's resolved MSS, initial window, delayed-ACK
-timeout, RTO bounds and receive window, and ecnlab's realised start times.
+timeout, RTO bounds and receive window, and ecnlab's realised start times. ns-3 runs each
+point twice: stock, and with the program's ``ack_elapsed_fix``, which hands TcpBbr each
+delivery-rate sample with its ACK phase measured as Linux's ``tcp_rate_gen`` does (ns-3.37's
+``TcpRateLinux`` measures it from the previous sample's stamp, zero after an invalid sample,
+so after a loss a sample can span the whole run: ns-3 bug 1026, fixed in ns-3.41).
 
 Measured on both sides after the same warm-up: each flow's goodput and their sum, Jain's
 index, the bottleneck's drops, and its packets' sojourn, mean and 99th percentile, from
@@ -44,6 +48,7 @@ __all__ = [
     "run_ns3",
     "jain",
     "side",
+    "SIDES",
     "compare",
     "format_table",
     "ns3_missing",
@@ -55,6 +60,8 @@ PACKET_BYTES = 1500
 CWND_SAMPLE_S = 0.01
 START_SPREAD_S = 0.5
 ACCESS_BPS = 1e9
+#: The columns of each cell: ecnlab, stock ns-3, ns-3 with ack_elapsed_fix.
+SIDES = ("ecnlab", "ns3", "ns3_fixed")
 #: (duration, warm-up) in seconds: the full grid and --quick.
 FULL_RUN = (40.0, 10.0)
 QUICK_RUN = (10.0, 3.0)
@@ -155,8 +162,9 @@ def run_ecnlab(p: Point, quick: bool = False) -> dict[str, Any]:
     }
 
 
-def ns3_params(p: Point, ours: dict[str, Any]) -> dict[str, Any]:
-    """PARAMS.txt for scripts/ns3_bbr.cc from ecnlab's resolved [tcp], queue and the point."""
+def ns3_params(p: Point, ours: dict[str, Any], fix: bool = False) -> dict[str, Any]:
+    """PARAMS.txt for scripts/ns3_bbr.cc from ecnlab's resolved [tcp], queue and the point;
+    ``fix``: the program's ack_elapsed_fix (the module doc)."""
     t, q = ours["tcp"], ours["queue"]
     params: dict[str, Any] = {
         "pairs": p.flows,
@@ -180,18 +188,18 @@ def ns3_params(p: Point, ours: dict[str, Any]) -> dict[str, Any]:
         "warmup": ours["warmup_s"],
         "cwnd_sample_s": CWND_SAMPLE_S,
         "flow_starts": ours["starts_s"],
-        "ack_elapsed_fix": False,  # stock TcpBbr (the program's diagnostic off)
+        "ack_elapsed_fix": fix,
     }
     if p.queue == "fq_codel":
         params.update(fq_flows=q["flows"], quantum=q["quantum"], target_s=q["target"], interval_s=q["interval"])
     return params
 
 
-def run_ns3(p: Point, ours: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """ns-3's numbers for one point (raises PeerFailed when it cannot run)."""
+def run_ns3(p: Point, ours: dict[str, Any], workdir: Path, fix: bool = False) -> dict[str, Any]:
+    """ns-3's numbers for one point, stock or with ``fix`` (raises PeerFailed when it cannot run)."""
     binary = ns3cxx_binary(NS3_BBR_SOURCE, NS3_LIBS)
     workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "params.txt").write_text(params_text(ns3_params(p, ours)))
+    (workdir / "params.txt").write_text(params_text(ns3_params(p, ours, fix)))
     m = run_measured([str(binary), "params.txt"], cwd=workdir, timeout_s=1800, env=clean_env())
     return last_json_line(m.stdout, "ns-3 TcpBbr")
 
@@ -215,11 +223,15 @@ def side(r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def compare(ours: dict[str, Any], ns3: dict[str, Any]) -> dict[str, Any]:
-    """Both sides' numbers and, per scalar metric, the ratio ecnlab / ns-3 (NaN where ns-3's is 0)."""
-    a, b = side(ours), side(ns3)
-    ratios = {k: a[k] / b[k] if b[k] else math.nan for k in a if k != "flows_mbit"}
-    return {"ecnlab": a, "ns3": b, "ratio": ratios}
+def compare(ours: dict[str, Any], ns3: dict[str, Any], fixed: dict[str, Any]) -> dict[str, Any]:
+    """Each side's numbers (``SIDES``) and, per scalar metric, the ratios ecnlab / ns-3 (``ratio``)
+    and ecnlab / ns-3 with the fix (``ratio_fixed``); NaN where the divisor is 0."""
+    a, b, c = side(ours), side(ns3), side(fixed)
+
+    def ratios(x: dict[str, Any]) -> dict[str, float]:
+        return {k: a[k] / x[k] if x[k] else math.nan for k in a if k != "flows_mbit"}
+
+    return {"ecnlab": a, "ns3": b, "ns3_fixed": c, "ratio": ratios(b), "ratio_fixed": ratios(c)}
 
 
 def _goodput_cell(s: dict[str, Any]) -> str:
@@ -228,19 +240,19 @@ def _goodput_cell(s: dict[str, Any]) -> str:
 
 
 def format_table(rows: list[tuple[Point, dict[str, Any]]]) -> str:
-    """Markdown: one line per point, each cell ``ecnlab / ns-3``."""
+    """Markdown: one line per point, each cell ``ecnlab / ns-3 / ns-3 with the fix``."""
     out = [
         "| point | goodput Mbit/s (per flow) | Jain | sojourn mean (ms) | sojourn p99 (ms) | drops |",
         "|---|---|---|---|---|---|",
     ]
     for p, cmp in rows:
-        a, b = cmp["ecnlab"], cmp["ns3"]
+        sides = [cmp[k] for k in SIDES]
         cells = [
-            f"{_goodput_cell(a)} / {_goodput_cell(b)}",
-            f"{a['jain']:.3f} / {b['jain']:.3f}",
-            f"{a['sojourn_mean_ms']:.1f} / {b['sojourn_mean_ms']:.1f}",
-            f"{a['sojourn_p99_ms']:.1f} / {b['sojourn_p99_ms']:.1f}",
-            f"{a['drops']} / {b['drops']}",
+            " / ".join(_goodput_cell(s) for s in sides),
+            " / ".join(f"{s['jain']:.2f}" for s in sides),
+            " / ".join(f"{s['sojourn_mean_ms']:.1f}" for s in sides),
+            " / ".join(f"{s['sojourn_p99_ms']:.1f}" for s in sides),
+            " / ".join(str(s["drops"]) for s in sides),
         ]
         out.append(f"| {p.name} | " + " | ".join(cells) + " |")
     return "\n".join(out)

@@ -24,7 +24,7 @@
 // retransmitted data segments, and each sender's mean cwnd in segments sampled
 // every cwnd_sample_s.
 //
-// ack_elapsed_fix (a diagnostic, false in the bench) hands TcpBbr each rate sample
+// ack_elapsed_fix (the bench runs each point without and with it) hands TcpBbr each rate sample
 // with its ACK phase measured as Linux's tcp_rate_gen does, from the delivered
 // segment's own delivered-time stamp (ns-3.37's TcpRateLinux::SkbDelivered takes
 // the previous sample's, 0 after an invalid sample; ns-3 bug 1026, fixed in
@@ -154,7 +154,10 @@ namespace ns3
 
 bool g_ack_elapsed_fix = false;
 
-// TcpBbr, stock unless ack_elapsed_fix (the header).
+// TcpBbr, stock unless ack_elapsed_fix (the header): then each sample's rate is
+// recomputed from its delivered bytes and the corrected interval, or set to 0, which
+// ns-3.37's TcpBbr::UpdateBtlBw takes as no sample (skipping the round count too, as
+// Linux's bbr_update_bw does for an invalid one).
 class EcnlabBbr : public TcpBbr
 {
   public:
