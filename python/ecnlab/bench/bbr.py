@@ -13,7 +13,8 @@ timeout, RTO bounds and receive window, and ecnlab's realised start times. ns-3 
 point twice: stock, and with the program's ``ack_elapsed_fix``, which hands TcpBbr each
 delivery-rate sample with its ACK phase measured as Linux's ``tcp_rate_gen`` does (ns-3.37's
 ``TcpRateLinux`` measures it from the previous sample's stamp, zero after an invalid sample,
-so after a loss a sample can span the whole run: ns-3 bug 1026, fixed in ns-3.41).
+so after a loss a sample can span all the simulated time before it: ns-3 bug 1026, fixed in
+ns-3.41).
 
 Measured on both sides after the same warm-up: each flow's goodput and their sum, Jain's
 index, the bottleneck's drops, and its packets' sojourn, mean and 99th percentile, from
@@ -23,7 +24,7 @@ inside, and the ns-3 FIFO is one packet shorter to hold the same ``limit``). Als
 not tabled: retransmitted segments and each sender's mean cwnd (sampled every 10 ms).
 docs/model.md ("BBR against ns-3's TcpBbr") has the table and why the numbers differ.
 
-Runs: 40 s, 10 s of warm-up (so each run holds two PROBE_RTT episodes after it);
+Runs: 40 s, 10 s of warm-up (PROBE_RTT comes every 10 s, so each run measures two or three);
 ``--quick``: two 10 Mbit/s, 20 ms points, 10 s with 3 s of warm-up.
 """
 
