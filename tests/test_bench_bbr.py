@@ -95,6 +95,7 @@ def test_compare_gives_each_side_and_ratios_and_one_table_row_per_point() -> Non
             '"10M-20ms-2f-fifo"? (allowed: 10M-20ms-1f-fifo, ',
         ),  # fmt: skip
         (["--record", "out/bbr.txt"], "--record = 'out/bbr.txt': must end in .json"),
+        (["--json", "no-such-dir/bbr.json"], "--json = 'no-such-dir/bbr.json': the directory 'no-such-dir' does not "),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(

@@ -364,6 +364,10 @@ def _bbr_ns3(args: argparse.Namespace) -> int:
     names = _case_names(args.points or default, bbr.POINTS, "--points")
     if names is None:
         return 2
+    if args.json is not None and not args.json.parent.is_dir():
+        print(f"ecnlab: error: --json = {str(args.json)!r}: the directory {str(args.json.parent)!r} does not exist",
+              file=sys.stderr)  # fmt: skip
+        return 2
     if _missing(bbr.ns3_missing()):
         return 2
     rows, raw = [], {}
