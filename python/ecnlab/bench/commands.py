@@ -49,6 +49,11 @@ def add_parsers(sub: Any) -> None:
     dctcp.add_argument("--quick", action="store_true", help="half the durations")
     dctcp.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
     add_record_option(dctcp)
+    bbr = bsub.add_parser("bbr-ns3", help="BBRv1 in ecnlab and ns-3's TcpBbr on a dumbbell (drop-tail FIFO, FQ-CoDel)")
+    bbr.add_argument("--points", help="comma-separated point names (e.g. 10M-20ms-2f-fifo; default: all 16)")
+    bbr.add_argument("--quick", action="store_true", help="two 10 Mbit/s, 20 ms points, 10 s runs")
+    bbr.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
+    add_record_option(bbr)
     fidelity = bsub.add_parser("fidelity", help="the linux TCP personality against real Linux through emulate (root)")
     fidelity.add_argument("--cc", default="reno", metavar="CC", help="grid: reno (default), cubic, dctcp or bbr")
     fidelity.add_argument("--quick", action="store_true", help="10 Mbit/s, 20 ms points only, 10 s runs")
@@ -119,6 +124,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _ns2_ecn(args)
     if args.bench_command == "dctcp-ns3":
         return _dctcp_ns3(args)
+    if args.bench_command == "bbr-ns3":
+        return _bbr_ns3(args)
     if args.bench_command == "fidelity":
         return _fidelity(args)
     if args.bench_command == "paths":
@@ -290,12 +297,12 @@ def _record(args: argparse.Namespace, table: str, data: Any, *, markdown: bool =
         print(f"recorded {args.record}", file=sys.stderr)
 
 
-def _case_names(arg: str | None, known: Mapping[str, Any]) -> list[str] | None:
-    """``--cases a,b`` checked against ``known`` (all of them when absent); None after the error."""
+def _case_names(arg: str | None, known: Mapping[str, Any], option: str = "--cases") -> list[str] | None:
+    """``--cases a,b`` (or ``option``) checked against ``known`` (all of them when absent); None after the error."""
     names = [c.strip() for c in arg.split(",")] if arg else list(known)
     for n in names:
         if n not in known:
-            print(f"ecnlab: error: {unknown_name('--cases', n, known)}", file=sys.stderr)
+            print(f"ecnlab: error: {unknown_name(option, n, known)}", file=sys.stderr)
             return None
     return names
 
@@ -385,6 +392,47 @@ def _dctcp_ns3(args: argparse.Namespace) -> int:
         args.json.write_text(json.dumps(raw, indent=1) + "\n")
     echoes = "\n".join("- " + dctcp.format_echo(n, raw[n]["ns3"]) for n in names)
     _record(args, dctcp.format_table(rows) + "\n\n" + echoes, raw)
+    return 0
+
+
+def _bbr_ns3(args: argparse.Namespace) -> int:
+    import json
+    import tempfile
+
+    from ecnlab.bench import bbr
+    from ecnlab.bench.measure import PeerFailed
+
+    default = ",".join(bbr.QUICK) if args.quick else None
+    names = _case_names(args.points or default, bbr.POINTS, "--points")
+    if names is None:
+        return 2
+    if args.json is not None and not args.json.parent.is_dir():
+        print(f"ecnlab: error: --json = {str(args.json)!r}: the directory {str(args.json.parent)!r} does not exist",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if _missing(bbr.ns3_missing()):
+        return 2
+    rows, raw = [], {}
+    with tempfile.TemporaryDirectory(prefix="ecnlab-bbr-") as tmp:
+        for n in names:
+            point = bbr.POINTS[n]
+            ours = bbr.run_ecnlab(point, args.quick)
+            try:
+                theirs = bbr.run_ns3(point, ours, Path(tmp) / n)
+                fixed = bbr.run_ns3(point, ours, Path(tmp) / f"{n}-fixed", fix=True)
+            except PeerFailed as e:
+                print(f"ecnlab: error: point {n}: {e}", file=sys.stderr)
+                return 1
+            rows.append((point, bbr.compare(ours, theirs, fixed)))
+            mine = {k: v for k, v in ours.items() if k not in ("tcp", "queue")}
+            raw[n] = {"ecnlab": mine, "ns3": theirs, "ns3_fixed": fixed}
+            print(f"  point {n}: ns-3 ran {theirs['run_s']:.1f} s and {fixed['run_s']:.1f} s", file=sys.stderr,
+                  flush=True)  # fmt: skip
+    table = bbr.format_table(rows)
+    print(table)
+    if args.json:
+        args.json.write_text(json.dumps(raw, indent=1) + "\n")
+    _record(args, table, raw)
     return 0
 
 

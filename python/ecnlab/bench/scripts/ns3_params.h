@@ -1,4 +1,4 @@
-// PARAMS.txt for ecnlab's ns-3 peer programs (ns3_dumbbell.cc, ns3_dctcp.cc):
+// PARAMS.txt for ecnlab's ns-3 peer programs (ns3_dumbbell.cc, ns3_dctcp.cc, ns3_bbr.cc):
 // one "key value..." line per parameter, lists as space-separated values,
 // '#' lines ignored. Written by ecnlab.bench.ns3cxx.params_text; a missing key
 // or an unreadable file ends the program with exit status 2.

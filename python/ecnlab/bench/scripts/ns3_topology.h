@@ -1,5 +1,5 @@
 // The benchmark dumbbell for ecnlab's ns-3 peer programs (ns3_dumbbell.cc,
-// ns3_dctcp.cc): pairs s_i -> R1 -> R2 -> r_i, the bottleneck R1 -> R2 (rate_bps,
+// ns3_dctcp.cc, ns3_bbr.cc): pairs s_i -> R1 -> R2 -> r_i, the bottleneck R1 -> R2 (rate_bps,
 // delay_s) with device queues of one packet, access links (access_rate_bps,
 // access_delay_s, device queues of access_qlen packets), every default queue
 // disc uninstalled. The caller's `bottleneckQueues` installs the queue discs of
