@@ -21,9 +21,9 @@
  *     W * (1 - alpha/2) rounded without bias, at most once per round (Linux's CWR state) and, once
  *     RTT-independent, at most once per target RTT [prague_enter_cwr, cwr_stamp].
  *   - growth on every ACK, in CWR too, by its unmarked segments only (acked - CE-marked delivered):
- *     slow start by them (frac_cwnd restarts from the grown cwnd), then frac_cwnd += max(acked,
- *     acked * ai / cwnd), ai = 2^20 (one segment per round) [prague_update_cwnd], only while the
- *     window limits the sender and outside loss recovery.
+ *     slow start by them (cwnd itself, as tcp_slow_start, up to ssthresh; frac_cwnd restarts from
+ *     it), then frac_cwnd += max(acked, acked * ai / cwnd), ai = 2^20 (one segment per round)
+ *     [prague_update_cwnd], only while the window limits the sender and outside loss recovery.
  *   - RTT independence (RTT_CONTROL_RATE, the reference's default): once out of slow start for
  *     4 rounds (0.7's DEFAULT_RTT_TRANSITION), ai = 2^20 * (srtt / 25 ms)^2 while srtt < 25 ms
  *     [prague_rate_scaled_ai_ack_increase, prague_rtt_target], so a flow with a shorter RTT grows
@@ -169,7 +169,8 @@ void BPF_PROG(ecnlab_prague_like_init, struct sock *sk)
 	ca->prior_rcv_nxt = tp->rcv_nxt;
 	ca->acked_delivered = tp->delivered;
 	ca->acked_delivered_ce = tp->delivered_ce;
-	sk->sk_pacing_status = SK_PACING_NEEDED;
+	if (sk->sk_pacing_status == SK_PACING_NONE) /* an fq qdisc's SK_PACING_FQ stays */
+		sk->sk_pacing_status = SK_PACING_NEEDED;
 	new_round(tp, ca);
 }
 
@@ -200,27 +201,30 @@ static inline bool should_update_alpha(struct tcp_sock *tp, struct ecnlab_prague
 	return !rtt_indep(tp, ca) || tp->tcp_mstamp - ca->alpha_stamp >= RTT_TARGET_US;
 }
 
-/* The unmarked segments of this ACK grow frac_cwnd: slow start, then additive increase. */
-static inline void grow(struct tcp_sock *tp, struct ecnlab_prague_like *ca, __s64 acked)
+/* The unmarked segments of this ACK grow the window: slow start sets cwnd itself (tcp_slow_start)
+ * and restarts frac_cwnd from it, what is left grows frac_cwnd additively. True when slow start
+ * took every segment (then cwnd is not walked toward frac_cwnd on this ACK). */
+static inline bool grow(struct tcp_sock *tp, struct ecnlab_prague_like *ca, __s64 acked)
 {
-	__u64 increase, room;
-	__u32 cwnd;
+	__u64 cwnd, increase;
+	__u32 w;
 
 	if (acked <= 0 || ca->in_loss || !cwnd_limited(tp))
-		return;
+		return false;
 	if (in_slow_start(tp)) {
-		cwnd = frac_to_cwnd(ca);
-		room = tp->snd_ssthresh > cwnd ? tp->snd_ssthresh - cwnd : 0;
-		if ((__u64)acked <= room) {
-			ca->frac_cwnd = (__u64)(cwnd + acked) << CWND_UNIT;
-			return;
-		}
-		ca->frac_cwnd = (__u64)(cwnd + room) << CWND_UNIT;
-		acked -= room;
+		cwnd = (__u64)tp->snd_cwnd + acked;
+		if (cwnd > tp->snd_ssthresh)
+			cwnd = tp->snd_ssthresh;
+		acked -= cwnd - tp->snd_cwnd;
+		tp->snd_cwnd = cwnd < tp->snd_cwnd_clamp ? (__u32)cwnd : tp->snd_cwnd_clamp;
+		ca->frac_cwnd = (__u64)tp->snd_cwnd << CWND_UNIT;
+		if (acked <= 0)
+			return true;
 	}
-	cwnd = frac_to_cwnd(ca);
-	increase = ((__u64)acked * ca->ai_ack_increase + (cwnd >> 1)) / cwnd;
+	w = frac_to_cwnd(ca);
+	increase = ((__u64)acked * ca->ai_ack_increase + (w >> 1)) / w;
 	ca->frac_cwnd += increase > (__u64)acked ? increase : (__u64)acked;
+	return false;
 }
 
 /* cwnd one segment toward ceil(frac_cwnd), at least MIN_CWND (prague_update_cwnd's adjust). */
@@ -264,8 +268,8 @@ void BPF_PROG(ecnlab_prague_like_cong_control, struct sock *sk, __u32 ack, int f
 	ca->acked_delivered_ce = tp->delivered_ce;
 	if (marked > 0)
 		ca->saw_ce = 1;
-	grow(tp, ca, acked - marked);
-	adjust(tp, ca);
+	if (!grow(tp, ca, acked - marked))
+		adjust(tp, ca);
 	if (should_update_alpha(tp, ca))
 		update_alpha(tp, ca);
 	set_pacing_rate(sk, tp, ca);
