@@ -101,7 +101,7 @@ def test_plan_sets_tcp_ecn_fallback_from_the_syn_fallback_rule(override: str | N
         ),
         (
             'tcp={cc="prague", prague_rtt_target="10ms"}',
-            "tcp.prague_rtt_target = 10000000: the Prague-like has only the reference's 25000000",
+            "tcp.prague_rtt_target = \"0.01 s\": the Prague-like has only the reference's '0.025 s'",
         ),
     ],
 )

@@ -17,6 +17,7 @@ from typing import Any
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec
 from ecnlab.model import Flow, Scenario, TcpSpec
+from ecnlab.units import ns_to_s
 
 __all__ = [
     "HostPlan",
@@ -187,9 +188,12 @@ def _check_prague_like(f: Flow) -> None:
     summary warns)."""
     default = TcpSpec()
     for knob in PRAGUE_LIKE_KNOBS:
-        if getattr(f.tcp, knob) != getattr(default, knob):
-            what = f"the Prague-like has only the reference's {getattr(default, knob)!r}"
-            raise ScenarioError(f"flows.{f.id}.tcp.{knob.removesuffix('_ns')}", what, getattr(f.tcp, knob))
+        ours, theirs = getattr(default, knob), getattr(f.tcp, knob)
+        if theirs != ours:
+            if knob.endswith("_ns"):  # a duration: shown in seconds, as the scenario writes it
+                ours, theirs = f"{ns_to_s(ours):g} s", f"{ns_to_s(theirs):g} s"
+            what = f"the Prague-like has only the reference's {ours!r}"
+            raise ScenarioError(f"flows.{f.id}.tcp.{knob.removesuffix('_ns')}", what, theirs)
 
 
 def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:
