@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* prague_like (ecnlab_prague_like.bpf.c): a "Prague-like" scalable congestion control as a BPF struct_ops, for a
- * kernel that has no TCP Prague, cannot negotiate AccECN (net.ipv4.tcp_ecn <= 2) and cannot
- * send ECT(1). It is TCP Prague's congestion response (the L4S team's tcp_prague.c, the
+/* prague_like (ecnlab_prague_like.bpf.c): a "Prague-like" scalable congestion control as a BPF
+ * struct_ops, for a kernel that has no TCP Prague, cannot negotiate AccECN (net.ipv4.tcp_ecn <= 2)
+ * and cannot send ECT(1). It is TCP Prague's congestion response (the L4S team's tcp_prague.c, the
  * L4STeam/linux tree, MODULE_VERSION 0.7; RFC 9331 §4.3) driven by DCTCP's classic-ECN feedback
  * (RFC 8257 §3.2) instead of AccECN. It is not TCP Prague: call it "Prague-like".
  *
@@ -12,8 +12,8 @@
  *       alpha <- alpha - alpha/16 + F/16,  F = delivered_ce / delivered in the round
  *     kept as upscaled_alpha = 16 * alpha in units of 2^-20 (the 0.6 module's 20 bits; 0.7 keeps
  *     24). alpha starts at 0 and is not updated before the first CE mark ("do not update alpha
- *     before we have proof that there's an AQM on the path"); that first mark halves the window
- *     instead (0.7's default prague_alpha_mode 0).
+ *     before we have proof that there's an AQM on the path"); the ACK of that first mark halves
+ *     frac_cwnd instead (0.7's default prague_alpha_mode 0, in prague_update_cwnd).
  *   - the window as a fraction, frac_cwnd = W * 2^20 [CWND_UNIT]; cwnd walks one segment per ACK
  *     toward ceil(frac_cwnd), down to 2 segments, ssthresh following it down (the reference's
  *     "step-wise" adjust in prague_update_cwnd; RFC 9331 §4.3 minimum window 2).
@@ -22,8 +22,9 @@
  *     RTT-independent, at most once per target RTT [prague_enter_cwr, cwr_stamp].
  *   - growth on every ACK, in CWR too, by its unmarked segments only (acked - CE-marked delivered):
  *     slow start by them (cwnd itself, as tcp_slow_start, up to ssthresh; frac_cwnd restarts from
- *     it), then frac_cwnd += max(acked, acked * ai / cwnd), ai = 2^20 (one segment per round)
- *     [prague_update_cwnd], only while the window limits the sender and outside loss recovery.
+ *     it), then frac_cwnd += max(acked, acked * ai * 2^20 / frac_cwnd), ai = 2^20 (one segment
+ *     per round) [prague_update_cwnd], only while the window limits the sender and outside loss
+ *     recovery.
  *   - RTT independence (RTT_CONTROL_RATE, the reference's default): once out of slow start for
  *     4 rounds (0.7's DEFAULT_RTT_TRANSITION), ai = 2^20 * (srtt / 25 ms)^2 while srtt < 25 ms
  *     [prague_rate_scaled_ai_ack_increase, prague_rtt_target], so a flow with a shorter RTT grows
@@ -32,8 +33,9 @@
  *     response, RFC 9331 §4.3); undo restores the window before it [prague_enter_loss,
  *     prague_cwnd_undo].
  *   - pacing: sk_pacing_status = SK_PACING_NEEDED (without an fq qdisc TCP's internal pacing),
- *     sk_pacing_rate = MTU * frac_cwnd / srtt per second, twice that while cwnd < ssthresh / 2
- *     [prague_update_pacing_rate]; it never exceeds sk_max_pacing_rate.
+ *     sk_pacing_rate = MTU * max(frac_cwnd, packets in flight) / srtt per second, at least
+ *     100 kbit/s, twice that while cwnd < ssthresh / 2, at most sk_max_pacing_rate
+ *     [prague_update_pacing_rate outside the rate-based mode].
  *   - TCP_CONG_NEEDS_ECN: every connection negotiates ECN and sends ECT(0).
  *
  * What it cannot have here, and what it has instead:
@@ -47,9 +49,9 @@
  *     or classifies it by another rule.
  *   - the fallback to Reno when AccECN is not negotiated (prague-reno): here classic ECN is the
  *     feedback; without ECN negotiated the flow still runs these rules on losses alone.
- *   - 0.7's rate-based mode below a window of 4 * 1500 B, its 24-bit alpha, its pacing from
- *     max(frac_cwnd, in flight) with a 100 kbit/s floor, the GSO burst bound (prague_tso_segs:
- *     this kernel's struct_ops has min_tso_segs only) and the classic-ECN-AQM detection of 0.6.
+ *   - not kept: 0.7's rate-based mode below a window of 4 * 1500 B (and its MTU reduction), its
+ *     24-bit alpha, the GSO burst bound (prague_tso_segs: this kernel's struct_ops has
+ *     min_tso_segs only) and 0.6's classic-ECN-AQM detection.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -70,6 +72,7 @@ char _license[] SEC("license") = "GPL";
 #define RTT_TRANSITION 4U
 #define USEC_PER_SEC 1000000ULL
 #define IPV4_HEADER 20U
+#define MINIMUM_RATE 12500ULL /* bytes/s: 100 kbit/s */
 
 struct ecnlab_prague_like {
 	__u64 frac_cwnd;
@@ -207,7 +210,6 @@ static inline bool should_update_alpha(struct tcp_sock *tp, struct ecnlab_prague
 static inline bool grow(struct tcp_sock *tp, struct ecnlab_prague_like *ca, __s64 acked)
 {
 	__u64 cwnd, increase;
-	__u32 w;
 
 	if (acked <= 0 || ca->in_loss || !cwnd_limited(tp))
 		return false;
@@ -221,8 +223,9 @@ static inline bool grow(struct tcp_sock *tp, struct ecnlab_prague_like *ca, __s6
 		if (acked <= 0)
 			return true;
 	}
-	w = frac_to_cwnd(ca);
-	increase = ((__u64)acked * ca->ai_ack_increase + (w >> 1)) / w;
+	increase = (__u64)acked * ca->ai_ack_increase;
+	if (ca->frac_cwnd)
+		increase = ((increase << CWND_UNIT) + (ca->frac_cwnd >> 1)) / ca->frac_cwnd;
 	ca->frac_cwnd += increase > (__u64)acked ? increase : (__u64)acked;
 	return false;
 }
@@ -241,16 +244,27 @@ static inline void adjust(struct tcp_sock *tp, struct ecnlab_prague_like *ca)
 	set_ai_increase(tp, ca);
 }
 
+/* tcp_packets_in_flight() of include/net/tcp.h */
+static inline __u32 in_flight(struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
 static inline void set_pacing_rate(struct sock *sk, struct tcp_sock *tp, struct ecnlab_prague_like *ca)
 {
 	__u64 mtu = tp->mss_cache + tp->tcp_header_len + IPV4_HEADER;
 	__u64 rate = (USEC_PER_SEC << 3) * mtu;
+	__u64 flight = ca->frac_cwnd >> CWND_UNIT;
 
-	if (tp->snd_cwnd < tp->snd_ssthresh / 2)
-		rate <<= 1;
+	if (in_flight(tp) > flight)
+		flight = in_flight(tp);
 	if (tp->srtt_us)
 		rate /= tp->srtt_us;
-	rate = (rate * ca->frac_cwnd + (ONE_CWND >> 1)) >> CWND_UNIT;
+	rate *= flight;
+	if (rate < MINIMUM_RATE)
+		rate = MINIMUM_RATE;
+	if (tp->snd_cwnd < tp->snd_ssthresh / 2)
+		rate <<= 1;
 	if (rate > sk->sk_max_pacing_rate)
 		rate = sk->sk_max_pacing_rate;
 	sk->sk_pacing_rate = rate;
@@ -266,8 +280,10 @@ void BPF_PROG(ecnlab_prague_like_cong_control, struct sock *sk, __u32 ack, int f
 
 	ca->acked_delivered = tp->delivered;
 	ca->acked_delivered_ce = tp->delivered_ce;
-	if (marked > 0)
+	if (marked > 0 && !ca->saw_ce) { /* the first mark: no alpha yet, halve */
+		ca->frac_cwnd = (ca->frac_cwnd + 1) >> 1;
 		ca->saw_ce = 1;
+	}
 	if (!grow(tp, ca, acked - marked))
 		adjust(tp, ca);
 	if (should_update_alpha(tp, ca))
@@ -282,11 +298,6 @@ static inline void enter_cwr(struct tcp_sock *tp, struct ecnlab_prague_like *ca)
 	if (rtt_indep(tp, ca) && tp->tcp_mstamp - ca->cwr_stamp < RTT_TARGET_US)
 		return;
 	ca->cwr_stamp = tp->tcp_mstamp;
-	if (!ca->saw_ce) { /* the first mark: no alpha yet, halve */
-		ca->saw_ce = 1;
-		ca->frac_cwnd -= ca->frac_cwnd >> 1;
-		return;
-	}
 	reduction = ((ca->upscaled_alpha >> SHIFT_G) * ca->frac_cwnd + MAX_ALPHA) >> (ALPHA_BITS + 1U);
 	ca->frac_cwnd -= reduction;
 }
@@ -358,6 +369,7 @@ __u32 BPF_PROG(ecnlab_prague_like_undo_cwnd, struct sock *sk)
 	struct ecnlab_prague_like *ca = ca_of(sk);
 	__u32 cwnd = tp_of(sk)->snd_cwnd;
 
+	ca->in_loss = 0;
 	if (ca->loss_frac_cwnd > ca->frac_cwnd)
 		ca->frac_cwnd = ca->loss_frac_cwnd;
 	return ca->loss_cwnd > cwnd ? ca->loss_cwnd : cwnd;
