@@ -250,7 +250,8 @@ static inline __u32 in_flight(struct tcp_sock *tp)
 	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
 }
 
-static inline void set_pacing_rate(struct sock *sk, struct tcp_sock *tp, struct ecnlab_prague_like *ca)
+static inline void set_pacing_rate(struct sock *sk, struct tcp_sock *tp,
+				   struct ecnlab_prague_like *ca)
 {
 	__u64 mtu = tp->mss_cache + tp->tcp_header_len + IPV4_HEADER;
 	__u64 rate = (USEC_PER_SEC << 3) * mtu;
@@ -271,7 +272,8 @@ static inline void set_pacing_rate(struct sock *sk, struct tcp_sock *tp, struct 
 }
 
 SEC("struct_ops")
-void BPF_PROG(ecnlab_prague_like_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
+void BPF_PROG(ecnlab_prague_like_cong_control, struct sock *sk, __u32 ack, int flag,
+	      const struct rate_sample *rs)
 {
 	struct tcp_sock *tp = tp_of(sk);
 	struct ecnlab_prague_like *ca = ca_of(sk);
