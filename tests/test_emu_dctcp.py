@@ -62,18 +62,19 @@ def test_an_older_build_left_registered_is_replaced(monkeypatch: pytest.MonkeyPa
     calls: list[list[str]] = []
     registered = {"reno", "cubic", bpf.BPF_NAME}
     obj = tmp_path / "ecnlab_dctcp-0123456789abcdef.bpf.o"
-    monkeypatch.setattr(bpf, "REGISTERED", tmp_path / "run" / "ecnlab_dctcp.registered")
+    monkeypatch.setattr(bpf, "REGISTERED_DIR", tmp_path / "run")
     monkeypatch.setattr(bpf, "why_not", lambda: None)
     monkeypatch.setattr(bpf, "available", lambda: set(registered))
     monkeypatch.setattr(bpf, "_build", lambda cache, source: obj)
     monkeypatch.setattr(bpf, "_run", lambda argv, what: calls.append(argv[2:4]) or "")
     assert bpf.ensure_dctcp() == bpf.BPF_NAME  # no record of which build: replaced
     assert calls == [["unregister", "name"], ["register", str(obj)]]
-    assert bpf.REGISTERED.read_text().strip() == obj.name
+    record = tmp_path / "run" / "ecnlab_dctcp.registered"
+    assert record.read_text().strip() == obj.name
     calls.clear()
     assert bpf.ensure_dctcp() == bpf.BPF_NAME  # this build: kept
     assert calls == []
-    bpf.REGISTERED.write_text("ecnlab_dctcp-fedcba9876543210.bpf.o\n")
+    record.write_text("ecnlab_dctcp-fedcba9876543210.bpf.o\n")
     assert bpf.ensure_dctcp() == bpf.BPF_NAME  # another build: replaced
     assert calls == [["unregister", "name"], ["register", str(obj)]]
 

@@ -48,6 +48,20 @@ def test_bbr_runs_as_the_kernels_bbrv1_pacing_itself() -> None:
     assert {h.sysctls["net.ipv4.tcp_congestion_control"] for h in plan.hosts} == {"reno"}
 
 
+def test_prague_runs_as_the_bpf_prague_like_over_classic_ecn() -> None:
+    """cc = "prague" turns on AccECN and pacing; emulate gives the flow ecnlab's Prague-like, which
+    negotiates classic ECN (tcp_ecn = 1) and paces itself, and names it in the run's warnings."""
+    from ecnlab.emu import bpf
+    from ecnlab.emu.summary import PRAGUE_LIKE_NOTE
+
+    sc = load_scenario(SCENARIO, ['tcp={cc="prague"}'])
+    assert sc.flows[0].tcp.accecn and sc.flows[0].tcp.pacing
+    plan = make_plan(sc)
+    assert {h.sysctls["net.ipv4.tcp_ecn"] for h in plan.hosts} == {"1"}
+    assert bpf.linux_cc("prague") == "prague_like" and bpf.programs_needed({"prague"}) == [bpf.PROGRAMS["prague"]]
+    assert "ECT(0)" in PRAGUE_LIKE_NOTE and "Prague-like" in PRAGUE_LIKE_NOTE
+
+
 @pytest.mark.parametrize(
     ("override", "sysctl"),
     [(None, "0"), ("tcp.syn_ecn_fallback=off", "0"), ("tcp.syn_ecn_fallback=retransmissions", "1"),
@@ -79,11 +93,15 @@ def test_plan_sets_tcp_ecn_fallback_from_the_syn_fallback_rule(override: str | N
         ),
         (
             "tcp.pacing=true",
-            "tcp.pacing = true: emulate cannot pace Linux reno here (no fq qdisc; only bbr paces itself)",
+            "tcp.pacing = true: emulate cannot pace Linux reno here (no fq qdisc; only bbr and prague pace themselves)",
         ),
         (
-            'tcp={cc="prague"}',
-            'tcp.cc = "prague": Linux here has no such congestion control; emulate supports reno, cubic, dctcp, bbr',
+            'tcp={cc="prague", prague_version="v0.6"}',
+            "tcp.prague_version = \"v0.6\": the Prague-like has only the reference's 'v0.7'",
+        ),
+        (
+            'tcp={cc="prague", prague_rtt_target="10ms"}',
+            "tcp.prague_rtt_target = \"0.01 s\": the Prague-like has only the reference's '0.025 s'",
         ),
     ],
 )

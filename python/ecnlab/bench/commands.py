@@ -82,6 +82,24 @@ def add_parsers(sub: Any) -> None:
         "the runs set aside are listed under the table (default 0: keep every run)",
     )
     add_record_option(fidelity)
+    l4s = bsub.add_parser(
+        "l4s-live",
+        help="real CUBIC beside a real DCTCP or Prague-like sender through ecnlab's DualPI2, and the simulator (root)",
+    )
+    l4s.add_argument("--quick", action="store_true", help="10 Mbit/s, 10 ms points only, one 10 s run each")
+    l4s.add_argument(
+        "--runs", type=int, default=None, metavar="N", help="runs per point and side (default 3; 1 with --quick)"
+    )
+    l4s.add_argument("--seconds", type=float, default=None, help="run length (default 30; 10 with --quick)")
+    l4s.add_argument("--points", metavar="TEXT", help="only the points whose name contains TEXT (e.g. prague-like)")
+    l4s.add_argument(
+        "--redo-disturbed",
+        type=int,
+        default=0,
+        metavar="K",
+        help="run a Linux run again, up to K times, while the hypervisor disturbed it (CPU steal)",
+    )
+    add_record_option(l4s)
     paths = bsub.add_parser(
         "paths", help="real Linux through path impairments (SYN blackhole, bleaching, CE on all), beside the simulator"
     )
@@ -130,6 +148,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return _fidelity(args)
     if args.bench_command == "paths":
         return _paths(args)
+    if args.bench_command == "l4s-live":
+        return _l4s_live(args)
     if args.bench_command == "sweep-rate":
         return _sweep_rate(args)
     if args.bench_command == "pairs":
@@ -539,5 +559,40 @@ def _paths(args: argparse.Namespace) -> int:
         print(format_row(row), flush=True)
     table = format_table(rows)
     print(table.rsplit("\n", 1)[-1])
+    _record(args, table, rows)
+    return 0
+
+
+def _l4s_live(args: argparse.Namespace) -> int:
+    import os
+
+    from ecnlab.bench.fidelity import run_length
+    from ecnlab.bench.l4slive import HEADER, format_row, format_table, points, run_l4s_live
+
+    runs = args.runs if args.runs is not None else (1 if args.quick else 3)
+    bad = None
+    if not 1 <= runs <= 100:
+        bad = f"--runs = {runs}: must be between 1 and 100"
+    elif args.seconds is not None and not 5 <= args.seconds <= 3600:
+        bad = f"--seconds = {args.seconds}: must be between 5 and 3600"
+    elif not 0 <= args.redo_disturbed <= 10:
+        bad = f"--redo-disturbed = {args.redo_disturbed}: must be between 0 and 10"
+    names = [p.name for p in points(args.quick)]
+    if bad is None and args.points is not None and not any(args.points in n for n in names):
+        bad = unknown_name("--points", args.points, names, "matches no point" + (" of --quick" if args.quick else ""))
+    if bad is None and os.geteuid() != 0:
+        bad = "bench l4s-live emulates through network namespaces: run it as root"
+    if bad is not None:
+        print(f"ecnlab: error: {bad}", file=sys.stderr)
+        return 2
+    secs, warm = run_length(args.seconds, args.quick)
+    print(HEADER, flush=True)
+    rows = []
+    for row in run_l4s_live(args.quick, lambda msg: print(msg, file=sys.stderr, flush=True), seconds=secs,
+                            warmup=warm, runs=runs, redo=args.redo_disturbed, only=args.points):  # fmt: skip
+        rows.append(row)
+        print(format_row(row), flush=True)
+    table = format_table(rows)
+    print(table.split("\n\n", 1)[1] if "\n\n" in table else "")
     _record(args, table, rows)
     return 0

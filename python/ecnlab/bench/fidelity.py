@@ -65,7 +65,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ecnlab.analysis.regain import Reduction, frame_reductions, median_regain_s
 from ecnlab.emu.steal import PEAK_WARN_S, Steal
@@ -327,15 +327,24 @@ def measure_emu(
     return _with_sojourn(Measure(goodput, signals, rtx, tos, float(q["avg_qlen_pkts"]), reds, steal=steal), q)
 
 
-def linux_run(
-    measure: Callable[[Path | None], Measure], keep: Path | None, redo: int, log: Callable[[str], None]
-) -> Measure:
+class Disturbable(Protocol):
+    """A Linux run's measure as :func:`linux_run` handles it: a dataclass with its CPU steal and
+    a ``set_aside`` field (:class:`Measure`, ``l4slive.Measure``)."""
+
+    @property
+    def steal(self) -> Steal | None: ...
+
+
+M = TypeVar("M", bound=Disturbable)
+
+
+def linux_run(measure: Callable[[Path | None], M], keep: Path | None, redo: int, log: Callable[[str], None]) -> M:
     """One Linux run by ``measure(series_path)``; while the hypervisor disturbed it
     (:attr:`Steal.disturbed`) and ``redo`` allows, it is set aside and run again. Kept: the
     first undisturbed attempt, else the least disturbed; chosen by the steal alone. The kept
     one's series is written to ``keep``, a set-aside one's to ``keep`` with ``-set-aside-J``
     before the suffix; the attempts set aside ride on the kept measure (``set_aside``)."""
-    tries: list[tuple[Measure, Path | None]] = []
+    tries: list[tuple[M, Path | None]] = []
     for attempt in range(redo + 1):
         path = None if keep is None else keep.with_name(f"{keep.stem}-attempt-{attempt}{keep.suffix}")
         m = measure(path)
@@ -350,14 +359,14 @@ def linux_run(
         for j, (_, path) in enumerate(aside, start=1):
             _move(path, keep.with_name(f"{keep.stem}-set-aside-{j}{keep.suffix}"))
         _move(tries[best][1], keep)
-    return replace(tries[best][0], set_aside=tuple(m for m, _ in aside))
+    return replace(tries[best][0], set_aside=tuple(m for m, _ in aside))  # type: ignore[type-var]  # M is a dataclass (Disturbable)
 
 
 def _say(log: Callable[[str], None], name: str, msg: str) -> None:
     log(f"  {name}: {msg}")
 
 
-def _peak(m: Measure) -> float:
+def _peak(m: Disturbable) -> float:
     """The most CPU stolen in one second of a Linux run (0 where unknown)."""
     return 0.0 if m.steal is None else m.steal.peak_s
 

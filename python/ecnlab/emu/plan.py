@@ -17,8 +17,19 @@ from typing import Any
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_spec
 from ecnlab.model import Flow, Scenario, TcpSpec
+from ecnlab.units import ns_to_s
 
-__all__ = ["HostPlan", "Plan", "make_plan", "flow_start_ns", "LINUX_CC", "ECN_FALLBACK", "KERNEL_CCS", "SELF_PACED_CCS"]
+__all__ = [
+    "HostPlan",
+    "Plan",
+    "make_plan",
+    "flow_start_ns",
+    "LINUX_CC",
+    "ECN_FALLBACK",
+    "KERNEL_CCS",
+    "SELF_PACED_CCS",
+    "PRAGUE_LIKE_KNOBS",
+]
 
 #: scenario ``tcp.recovery`` → (the namespace's default congestion control, net.ipv4.tcp_sack).
 #: Linux recovers with NewReno partial-ACK handling (RFC 6582) even without SACK; Tahoe has
@@ -33,9 +44,11 @@ LINUX_CC: dict[str, tuple[str, int]] = {
 #: ``tcp.cc`` values emulate can give Linux: reno and cubic (``net/ipv4/tcp_cong.c``, ``tcp_cubic.c``),
 #: ``dctcp``, the kernel's own (``tcp_dctcp.c``, ``CONFIG_TCP_CONG_DCTCP``) where it has one, else
 #: ecnlab's BPF DCTCP, loaded when the emulation starts (``ecnlab.emu.bpf``), and ``bbr``, mainline's
-#: BBRv1 (``net/ipv4/tcp_bbr.c``). TCP Prague is out of tree (L4STeam/linux ``net/ipv4/tcp_prague.c``),
-#: and so is BBRv3 (google/bbr branch v3).
-KERNEL_CCS = ("reno", "cubic", "dctcp", "bbr")
+#: BBRv1 (``net/ipv4/tcp_bbr.c``), and ``prague``, ecnlab's BPF Prague-like: TCP Prague is out of tree
+#: (L4STeam/linux ``net/ipv4/tcp_prague.c``) and needs AccECN, which this kernel cannot negotiate, so the
+#: Prague-like runs Prague's congestion response over classic ECN feedback (``ecnlab.emu.bpf``). BBRv3
+#: is out of tree too (google/bbr branch v3).
+KERNEL_CCS = ("reno", "cubic", "dctcp", "bbr", "prague")
 
 #: The congestion controls that pace themselves in Linux: BBR asks for pacing in ``bbr_init``
 #: (``sk_pacing_status = SK_PACING_NEEDED``) and sets ``sk_pacing_rate`` on every ACK
@@ -43,7 +56,18 @@ KERNEL_CCS = ("reno", "cubic", "dctcp", "bbr")
 #: (``tcp_needs_internal_pacing`` → ``tcp_internal_pacing`` in ``net/ipv4/tcp_output.c``, an hrtimer
 #: per socket), with fq, fq does (``net/sched/sch_fq.c``). The TUN devices have no fq, so the kernel's
 #: internal pacing it is: ``tcp.pacing`` of such a flow is the kernel's own, not a setting emulate makes.
-SELF_PACED_CCS = ("bbr",)
+#: The Prague-like asks for pacing as TCP Prague does (``prague_init``) and sets its rate on every ACK.
+SELF_PACED_CCS = ("bbr", "prague")
+
+#: The Prague knobs whose reference values the Prague-like has fixed (``ecnlab_prague_like.bpf.c``:
+#: tcp_prague.c 0.7's RTT target and transition, no classic-AQM fallback).
+PRAGUE_LIKE_KNOBS = (
+    "prague_rtt_target_ns",
+    "prague_rtt_transition",
+    "prague_classic_fallback",
+    "prague_version",
+    "prague_fallback_fix",
+)
 
 #: scenario ``tcp.syn_ecn_fallback`` → ``net.ipv4.tcp_ecn_fallback``: with 1 (Linux's default) a
 #: retransmitted SYN carries no ECN setup (``__tcp_retransmit_skb`` → ``tcp_ecn_clear_syn`` in
@@ -145,15 +169,31 @@ def _check_supported(sc: Scenario) -> None:
             # Linux paces Reno, CUBIC and DCTCP only under the fq qdisc (net/sched/sch_fq.c; TCP's own
             # pacing is for congestion controls that ask for it, SELF_PACED_CCS), and emulate installs none
             # (nor can it where CONFIG_NET_SCH_FQ is unset).
-            paced = "/".join(SELF_PACED_CCS)
-            what = f"emulate cannot pace Linux {f.tcp.cc} here (no fq qdisc; only {paced} paces itself)"
+            paced = " and ".join(SELF_PACED_CCS)
+            what = f"emulate cannot pace Linux {f.tcp.cc} here (no fq qdisc; only {paced} pace themselves)"
             raise ScenarioError(f"flows.{f.id}.tcp.pacing", what, True)
-        if f.tcp.ecn and f.tcp.accecn:
+        if f.tcp.cc == "prague":
+            _check_prague_like(f)
+        elif f.tcp.ecn and f.tcp.accecn:
             # AccECN negotiation is net.ipv4.tcp_ecn = 3..5, which a kernel before "tcp: accecn: enable
             # AccECN" refuses with EINVAL (tcp_ecn_mode_max = 2 in net/ipv4/sysctl_net_ipv4.c).
             raise ScenarioError(
                 f"flows.{f.id}.tcp.ecn", "emulate cannot negotiate AccECN (this kernel has none)", "accecn"
             )
+
+
+def _check_prague_like(f: Flow) -> None:
+    """What the Prague-like cannot do: Prague knobs other than the reference values it has. The
+    AccECN that ``cc = "prague"`` needs becomes classic ECN negotiation with DCTCP's feedback (the
+    summary warns)."""
+    default = TcpSpec()
+    for knob in PRAGUE_LIKE_KNOBS:
+        ours, theirs = getattr(default, knob), getattr(f.tcp, knob)
+        if theirs != ours:
+            if knob.endswith("_ns"):  # a duration: shown in seconds, as the scenario writes it
+                ours, theirs = f"{ns_to_s(ours):g} s", f"{ns_to_s(theirs):g} s"
+            what = f"the Prague-like has only the reference's {ours!r}"
+            raise ScenarioError(f"flows.{f.id}.tcp.{knob.removesuffix('_ns')}", what, theirs)
 
 
 def _host_plan(sc: Scenario, name: str, i: int) -> HostPlan:

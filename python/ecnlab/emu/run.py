@@ -94,8 +94,8 @@ def emulate(
 def emulate_scenario(sc: Scenario, out: Path) -> RunResult:
     plan = make_plan(sc)
     require_root()
-    if bpf.needed({f.tcp.cc for f in sc.flows}):
-        bpf.ensure_dctcp()  # before any namespace exists: a failure leaves nothing behind
+    for prog in bpf.programs_needed({f.tcp.cc for f in sc.flows}):
+        bpf.ensure(prog)  # before any namespace exists: a failure leaves nothing behind
     for cc in sorted({f.tcp.cc for f in sc.flows} & set(MODULE_CCS)):
         ensure_loaded(cc)  # likewise
     router = router_command()
@@ -253,7 +253,7 @@ def _end_config(
         "warmup_s": sc.warmup_ns / 1e9,
         "drain_s": DRAIN_S,
         "sample_s": sc.sample_interval_ns / 1e9 if sends and _sampled(sc, f) else 0.0,
-        # set per socket (TCP_CONGESTION): a namespace may not default to cubic; dctcp may be ecnlab's BPF one
+        # set per socket (TCP_CONGESTION): a namespace may not default to cubic; dctcp may be, prague is, ecnlab's BPF
         "cc": bpf.linux_cc(f.tcp.cc),
     }
 

@@ -98,16 +98,26 @@ def _final_impairments(links: list[dict[str, Any]]) -> dict[str, Any]:
     return {"final_impairments": found} if found else {}
 
 
+#: The note an emulation with ``tcp.cc = "prague"`` carries: what Linux ran instead.
+PRAGUE_LIKE_NOTE = (
+    "tcp.cc = prague ran as ecnlab's Prague-like (flows {flows}; ecnlab_prague_like.bpf.c): TCP Prague's "
+    "congestion response over classic ECN negotiation and DCTCP's ECE feedback, sending ECT(0) (this kernel has "
+    "no AccECN and cannot send ECT(1)); the simulator's Prague uses AccECN and ECT(1)"
+)
+
+
 def warnings(sc: Scenario, summary: dict[str, Any]) -> list[str]:
     """What suggests the emulation did not keep up: drops at links that touch
     a host, where the scenario's bottleneck is between routers, a router delivery
     lateness whose p99 exceeds ``LATENESS_WARN_US``, and CPU steal beyond
     :data:`~ecnlab.emu.steal.PEAK_WARN_S` within one second; and, as ``ecnlab run`` says it,
-    congestion signals that happened away from the configured bottleneck (``bottleneck.py``)."""
+    congestion signals that happened away from the configured bottleneck (``bottleneck.py``); and
+    what ``tcp.cc = "prague"`` ran as (:data:`PRAGUE_LIKE_NOTE`)."""
+    prague = [f.id for f in sc.flows if f.tcp.cc == "prague"]
+    out = [PRAGUE_LIKE_NOTE.format(flows=", ".join(prague))] if prague else []
     hosts = {n.name for n in sc.topology.nodes if n.kind == "host"}
     access = {link.name for link in sc.topology.links if link.src in hosts or link.dst in hosts}
     core = any(link.name not in access for link in sc.topology.links)
-    out = []
     drops = {
         q["link"]: q["early_drops"] + q["forced_drops"] + q["overflow_drops"]
         for q in summary["queues"]
