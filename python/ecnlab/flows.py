@@ -178,10 +178,10 @@ class EntryReader:
             ft.check_keys(_COMMON_KEYS + _KIND_KEYS[kind], context=f'for kind = "{kind}"')
         else:
             kind = shape.kind
-        name = ft.get("name", string, None)
-        if name is None:
-            name = f"{kind}{index}"
-        elif not NAME_RE.match(name):
+        name = ft.data["name"] if ft.has("name") else f"{kind}{index}"
+        if type(name) is not str:
+            name = string(name, ft.at("name"))  # not a string: raises
+        if not NAME_RE.match(name):
             raise ScenarioError(ft.at("name"), "must be letters, digits, '_', '.' or '-'", name)
         src, dst = self._pairs(ft)
         start, spread = self._start(ft)
@@ -261,16 +261,19 @@ def _parse_shape(ft: Table, kind: str, base_tcp: TcpSpec) -> _Shape:
 def _shape_key(data: Mapping[str, Any]) -> Hashable:
     """An entry's keys other than :data:`ENTRY_OWN_KEYS` with their values, in order, each value
     with its type (``1``, ``1.0`` and ``true`` are equal in Python but not as TOML values)."""
-    return tuple((k, _frozen(v)) for k, v in data.items() if k not in ENTRY_OWN_KEYS)
+    return tuple([(k, _frozen(v)) for k, v in data.items() if k not in ENTRY_OWN_KEYS])
 
 
 def _frozen(value: Any) -> Hashable:
     """A TOML value as a hashable one that equals another only for the same TOML value."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool:
+        return (kind, value)
     if isinstance(value, Mapping):
-        return (dict, tuple((k, _frozen(v)) for k, v in value.items()))
+        return (dict, tuple([(k, _frozen(v)) for k, v in value.items()]))
     if isinstance(value, list):
-        return (list, tuple(_frozen(v) for v in value))
-    return (type(value), value)
+        return (list, tuple([_frozen(v) for v in value]))
+    return (kind, value)
 
 
 def _all_str(value: Any) -> bool:
