@@ -15,13 +15,15 @@ def run(spec_json: str) -> str:
 
 def run_split(
     spec_json: str,
-) -> tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, str, bytes, bytes | None, bytes | None]] | None]:
-    """As ``run``, with the time series apart as columns: (result JSON without
-    ``timeseries``, queue columns, flow columns, flow table); each column set has ``names``,
-    ``counts`` and every column as little-endian f64 bytes (null = NaN). The flow table is None
-    unless an entry makes more than 1000 flows: then every flow's results as
-    ``(name, arrow type, data, offsets, valid)`` (``flowtable.py``) and the JSON holds only the
-    smaller entries' flow records."""
+) -> tuple[
+    dict[str, Any], dict[str, Any], dict[str, Any], list[tuple[str, str, bytes, bytes | None, bytes | None]] | None
+]:
+    """As ``run``, with the time series apart as columns: (the result without ``timeseries``, as
+    the dict ``json.loads`` makes of ``run``'s JSON, built without the text; queue columns, flow
+    columns, flow table); each column set has ``names``, ``counts`` and every column as
+    little-endian f64 bytes (null = NaN). The flow table is None unless an entry makes more than
+    1000 flows: then every flow's results as ``(name, arrow type, data, offsets, valid)``
+    (``flowtable.py``) and the result holds only the smaller entries' flow records."""
 
 def default_tcp_config(personality: str | None = None) -> str:
     """The engine's ``TcpConfig`` of a personality with no field set (``rfc`` by default) as JSON."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ecnlab._table import Table, choice, integer, string
@@ -17,6 +19,8 @@ from ecnlab.web import WEB_KEYS, parse_web
 
 __all__ = [
     "parse_flows",
+    "EntryReader",
+    "ENTRY_OWN_KEYS",
     "FlowIds",
     "parse_faults",
     "parse_pcap",
@@ -58,9 +62,9 @@ def parse_flows(tables: list[Table], topo: Topology, tcp: TcpSpec, duration_ns: 
     have are checked unique here from the entries' names and sizes (:class:`FlowIds`)."""
     groups: list[FlowGroup] = []
     ids = FlowIds()
-    reach = Reachability(topo)
+    entries = EntryReader(topo, tcp, duration_ns)
     for index, ft in enumerate(tables):
-        group = _parse_group(index, ft, topo, reach, tcp, duration_ns)
+        group = entries.read(index, ft)
         total = ids.total + group.size
         if total > MAX_FLOWS:  # checked before anything per flow: 10^10 flows must not take minutes to refuse
             why = f"makes {total} flows in all; a scenario has at most {MAX_FLOWS}"
@@ -130,46 +134,150 @@ def _numbered(flow_id: str) -> tuple[str, int | None]:
     return stem, int(k) if stem and k.isdecimal() and k.isascii() and k[0] != "0" else None
 
 
-def _parse_group(
-    index: int, ft: Table, topo: Topology, reach: Reachability, base_tcp: TcpSpec, duration_ns: int
-) -> FlowGroup:
-    kind = ft.get("kind", choice(FLOW_KINDS), "bulk")
-    ft.check_keys(_COMMON_KEYS + _KIND_KEYS[kind], context=f'for kind = "{kind}"')
-    name = ft.get("name", string, f"{kind}{index}")
-    if not NAME_RE.match(name):
-        raise ScenarioError(ft.at("name"), "must be letters, digits, '_', '.' or '-'", name)
-    src = _endpoints(ft, "from", topo)
-    dst = _endpoints(ft, "to", topo)
-    if len(src) != len(dst) and len(src) != 1 and len(dst) != 1:
-        raise ScenarioError(
-            ft.at("to"),
-            f"names {len(dst)} hosts but from names {len(src)} (lists and globs pair up in order; "
-            "give equal lengths or a single host on one side)",
-            ft.raw("to"),
+#: The keys read entry by entry. A generator writes thousands of entries that differ only in
+#: these; the rest of an entry (its shape: kind, count, initiator, the application's keys, tcp)
+#: makes the same values wherever it recurs, so each distinct shape is checked once.
+ENTRY_OWN_KEYS = frozenset(("name", "from", "to", "start"))
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What an entry's keys other than :data:`ENTRY_OWN_KEYS` make."""
+
+    kind: str
+    app: AppSpec
+    count: int
+    initiator: str
+    tcp: TcpSpec
+
+
+class EntryReader:
+    """``[[flows]]`` entries to :class:`FlowGroup`s. Each distinct shape (``_shape_key``: the
+    entry's other keys and values, types included) is checked once and its values shared (one
+    ``AppSpec`` and ``TcpSpec`` object per shape); endpoints, host pairs and starts are looked
+    up by value once checked. Every error is raised as a first reading raises it: the first
+    entry of a shape reads it whole, in the order of the checks, and what is looked up is only
+    what has passed."""
+
+    def __init__(self, topo: Topology, base_tcp: TcpSpec, duration_ns: int) -> None:
+        self.topo = topo
+        self.reach = Reachability(topo)
+        self.base_tcp = base_tcp
+        self.duration_ns = duration_ns
+        self.shapes: dict[Hashable, _Shape] = {}
+        self.hosts: dict[Hashable, tuple[str, ...]] = {}  # (key, raw value) -> hosts
+        self.pairs: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self.starts: dict[Hashable, tuple[int, int]] = {}
+
+    def read(self, index: int, ft: Table) -> FlowGroup:
+        """Entry ``index`` (its table ``ft``)."""
+        key = _shape_key(ft.data)
+        shape = self.shapes.get(key)
+        if shape is None:
+            kind = ft.get("kind", choice(FLOW_KINDS), "bulk")
+            ft.check_keys(_COMMON_KEYS + _KIND_KEYS[kind], context=f'for kind = "{kind}"')
+        else:
+            kind = shape.kind
+        name = ft.data["name"] if ft.has("name") else f"{kind}{index}"
+        if type(name) is not str:
+            name = string(name, ft.at("name"))  # not a string: raises
+        if not NAME_RE.match(name):
+            raise ScenarioError(ft.at("name"), "must be letters, digits, '_', '.' or '-'", name)
+        src, dst = self._pairs(ft)
+        start, spread = self._start(ft)
+        if shape is None:
+            shape = self.shapes[key] = _parse_shape(ft, kind, self.base_tcp)
+        return FlowGroup(
+            index=index,
+            name=name,
+            app=shape.app,
+            src=src,
+            dst=dst,
+            count=shape.count,
+            start_ns=start,
+            start_spread_ns=spread,
+            initiator=shape.initiator,
+            tcp=shape.tcp,
         )
-    n = max(len(src), len(dst))
-    src, dst = (src * n if len(src) == 1 else src), (dst * n if len(dst) == 1 else dst)
-    for a, b in zip(src, dst, strict=False):
-        if a == b:
-            raise ScenarioError(ft.at("to"), f'pairs host "{a}" with itself', ft.raw("to"))
-        if not (reach.ok(a, b) and reach.ok(b, a)):
-            raise ScenarioError(ft.path, f'no route between "{a}" and "{b}" in both directions')
-    start, spread = ft.get("start", parse_duration_range, (0, 0))
-    if start + spread >= duration_ns:
-        raise ScenarioError(ft.at("start"), "must be before the end of the run (duration)", ft.raw("start"))
+
+    def _hosts(self, ft: Table, key: str) -> tuple[str, ...]:
+        raw = ft.raw(key)
+        value = (key, raw) if isinstance(raw, str) else (key, tuple(raw)) if _all_str(raw) else None
+        hosts = self.hosts.get(value) if value is not None else None
+        if hosts is None:
+            hosts = tuple(_endpoints(ft, key, self.topo))
+            if value is not None:
+                self.hosts[value] = hosts
+        return hosts
+
+    def _pairs(self, ft: Table) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``from`` and ``to`` as the hosts of each pair, in order (one side's single host paired
+        with every host of the other); each pair a route both ways between two hosts."""
+        src, dst = self._hosts(ft, "from"), self._hosts(ft, "to")
+        paired = self.pairs.get((src, dst))
+        if paired is not None:
+            return paired
+        if len(src) != len(dst) and len(src) != 1 and len(dst) != 1:
+            raise ScenarioError(
+                ft.at("to"),
+                f"names {len(dst)} hosts but from names {len(src)} (lists and globs pair up in order; "
+                "give equal lengths or a single host on one side)",
+                ft.raw("to"),
+            )
+        n = max(len(src), len(dst))
+        a_side, b_side = (src * n if len(src) == 1 else src), (dst * n if len(dst) == 1 else dst)
+        for a, b in zip(a_side, b_side, strict=False):
+            if a == b:
+                raise ScenarioError(ft.at("to"), f'pairs host "{a}" with itself', ft.raw("to"))
+            if not (self.reach.ok(a, b) and self.reach.ok(b, a)):
+                raise ScenarioError(ft.path, f'no route between "{a}" and "{b}" in both directions')
+        paired = self.pairs[(src, dst)] = (a_side, b_side)
+        return paired
+
+    def _start(self, ft: Table) -> tuple[int, int]:
+        """``start`` as (start, spread) in ns, before the end of the run."""
+        raw = ft.raw("start")
+        value = (type(raw), raw) if isinstance(raw, str | int | float) else None
+        known = self.starts.get(value) if value is not None else None
+        if known is not None:
+            return known
+        start, spread = ft.get("start", parse_duration_range, (0, 0))
+        if start + spread >= self.duration_ns:
+            raise ScenarioError(ft.at("start"), "must be before the end of the run (duration)", ft.raw("start"))
+        if value is not None:
+            self.starts[value] = (start, spread)
+        return start, spread
+
+
+def _parse_shape(ft: Table, kind: str, base_tcp: TcpSpec) -> _Shape:
+    """The keys of an entry other than :data:`ENTRY_OWN_KEYS`, in the order they are checked."""
     tcp_table = ft.table("tcp")
-    return FlowGroup(
-        index=index,
-        name=name,
-        app=_parse_app(kind, ft),
-        src=tuple(src),
-        dst=tuple(dst),
-        count=ft.get("count", integer(1, 100_000), 1),
-        start_ns=start,
-        start_spread_ns=spread,
-        initiator=ft.get("initiator", choice(("src", "dst")), _DEFAULT_INITIATOR[kind]),
-        tcp=parse_tcp(tcp_table, base_tcp),
-    )
+    app = _parse_app(kind, ft)
+    count = ft.get("count", integer(1, 100_000), 1)
+    initiator = ft.get("initiator", choice(("src", "dst")), _DEFAULT_INITIATOR[kind])
+    return _Shape(kind=kind, app=app, count=count, initiator=initiator, tcp=parse_tcp(tcp_table, base_tcp))
+
+
+def _shape_key(data: Mapping[str, Any]) -> Hashable:
+    """An entry's keys other than :data:`ENTRY_OWN_KEYS` with their values, in order, each value
+    with its type (``1``, ``1.0`` and ``true`` are equal in Python but not as TOML values)."""
+    return tuple([(k, _frozen(v)) for k, v in data.items() if k not in ENTRY_OWN_KEYS])
+
+
+def _frozen(value: Any) -> Hashable:
+    """A TOML value as a hashable one that equals another only for the same TOML value."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool:
+        return (kind, value)
+    if isinstance(value, Mapping):
+        return (dict, tuple([(k, _frozen(v)) for k, v in value.items()]))
+    if isinstance(value, list):
+        return (list, tuple([_frozen(v) for v in value]))
+    return (kind, value)
+
+
+def _all_str(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def _parse_app(kind: str, ft: Table) -> AppSpec:

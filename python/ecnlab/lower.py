@@ -8,6 +8,7 @@ configuration; nanoseconds, bits per second and bytes.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 from typing import Any
 
@@ -156,7 +157,7 @@ def _flow_entry(g: FlowGroup, tcp: dict[str, Any]) -> dict[str, Any]:
 
 def _hosts(names: tuple[str, ...]) -> str | list[str]:
     """One name for a side that is one host (paired with every host of the other), else the list."""
-    return names[0] if len(set(names)) == 1 else list(names)
+    return names[0] if len(names) == 1 or len(set(names)) == 1 else list(names)
 
 
 def _sampled_flows(sc: Scenario) -> list[str] | None:
@@ -226,6 +227,7 @@ def _pi(p: PiSpec, rate_bps: int) -> dict[str, Any]:
     return {"q_ref": p.q_ref, "a": a, "b": b, "sample_hz": p.sample_hz, "ecn": p.ecn}
 
 
+@functools.lru_cache(maxsize=1024)  # entries written by a generator repeat a few starts
 def _start(start_ns: int, spread_ns: int) -> float | str:
     """Seconds, or ``"As..Bs"`` for a start drawn per flow from a range."""
     if spread_ns == 0:

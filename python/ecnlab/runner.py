@@ -7,7 +7,6 @@ a temporary directory beside ``out`` and renamed into place at the end.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -40,7 +39,10 @@ class Engine(Protocol):
     def run_split(
         self, spec_json: str
     ) -> tuple[
-        str, dict[str, Any], dict[str, Any], list[tuple[str, str, bytes, bytes | None, bytes | None]] | None
+        dict[str, Any],
+        dict[str, Any],
+        dict[str, Any],
+        list[tuple[str, str, bytes, bytes | None, bytes | None]] | None,
     ]: ...
 
     def version(self) -> str: ...
@@ -167,11 +169,10 @@ def _run_engine(
     prep = _start_output_prep(sc)
     t0 = time.perf_counter()
     try:
-        text, queues, flows, columns = core.run_split(spec)
+        engine, queues, flows, columns = core.run_split(spec)
     finally:
         wall = time.perf_counter() - t0
         prep.join()
-    engine = json.loads(text)
     series = timeseries.from_columns(queues, flows) if sc.sample_interval_ns else {}
     series.update(distributions.from_engine(engine.pop("sojourn_histograms", [])))
     table = flowtable.from_engine(columns) if columns is not None else None

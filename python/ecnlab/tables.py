@@ -23,22 +23,22 @@ def _after(record: Mapping[str, Any], key: str) -> Any:
 
 
 def _table(headers: Sequence[str], rows: list[Sequence[Any]]) -> list[str]:
-    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = []
-    for r in cells:
-        first = r[0].ljust(widths[0])
-        rest = [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=False)]
-        lines.append("  ".join([first, *rest]).rstrip())
-    return lines
+    """Aligned text rows: the first column left-aligned, the others right-aligned, two spaces apart."""
+    return _column_table(headers, list(zip(*rows, strict=True)) if rows else [() for _ in headers])
 
 
-def _cell(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.3f}"
-    return str(v)
+def _column_table(headers: Sequence[str], values: Sequence[Sequence[Any]]) -> list[str]:
+    """:func:`_table` of its columns, built column by column (a run's flow table has a row per flow)."""
+    columns = [[str(h), *_cells(column)] for h, column in zip(headers, values, strict=True)]
+    widths = [max(map(len, column)) for column in columns]
+    padded = [[c.ljust(widths[0]) for c in columns[0]]]
+    padded += [[c.rjust(w) for c in column] for column, w in zip(columns[1:], widths[1:], strict=True)]
+    return ["  ".join(cells).rstrip() for cells in zip(*padded, strict=True)]
+
+
+def _cells(values: Sequence[Any]) -> list[str]:
+    """A column's cells: ``-`` for None, floats to 3 decimals, anything else as ``str``."""
+    return ["-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v) for v in values]
 
 
 def _node_kinds(summary: dict[str, Any]) -> dict[str, str]:
@@ -172,19 +172,12 @@ def format_report(summary: dict[str, Any], node_kinds: Mapping[str, str] | None 
         note = "goodput, counts and sojourn times (whole-run counts in summary.json)"
         out.append(f"after the {warmup:g} s warm-up: {note}")
         out.append("")
-    if summary["flows"]:  # none when every flow is in a large group
-        out += _table(
+    flows = summary["flows"]
+    if flows:  # none when every flow is in a large group
+        counts = [[f.get(key + AFTER) for f in flows] for key in ("retransmits", "timeouts", "ecn_reductions")]
+        out += _column_table(
             ["flow", "goodput Mbit/s", "retransmits", "timeouts", "ECN reductions"],
-            [
-                [
-                    f["id"],
-                    f["goodput_bps"] / 1e6,
-                    _after(f, "retransmits"),
-                    _after(f, "timeouts"),
-                    _after(f, "ecn_reductions"),
-                ]
-                for f in summary["flows"]
-            ],
+            [[f["id"] for f in flows], [f["goodput_bps"] / 1e6 for f in flows], *counts],
         )
     groups = _groups(summary.get("groups", []))
     out += ([""] if groups and summary["flows"] else []) + groups

@@ -44,9 +44,10 @@ fn newline(out: &mut String, depth: usize) {
 }
 
 fn write_value(v: &Bound<'_, PyAny>, out: &mut String, depth: usize) -> PyResult<()> {
-    if let Some(text) = scalar(v)? {
-        out.push_str(&text);
-    } else if let Ok(d) = v.cast::<PyDict>() {
+    if write_scalar(v, out)? {
+        return Ok(());
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
         write_object(d, out, depth)?;
     } else if let Ok(l) = v.cast::<PyList>() {
         write_array(l.iter(), l.len(), out, depth)?;
@@ -105,59 +106,57 @@ fn write_key(k: &Bound<'_, PyAny>, out: &mut String) -> PyResult<()> {
         write_string(&s.to_cow()?, out);
         return Ok(());
     }
-    match scalar(k)? {
-        Some(text) => {
-            write_string(&text, out);
-            Ok(())
-        }
-        None => {
-            let name = k.get_type().name()?;
-            Err(PyTypeError::new_err(format!("keys must be str, int, float, bool or None, not {name}")))
-        }
+    let mut text = String::new();
+    if write_scalar(k, &mut text)? {
+        write_string(&text, out); // True -> "true", 1.5 -> "1.5"
+        return Ok(());
     }
+    let name = k.get_type().name()?;
+    Err(PyTypeError::new_err(format!("keys must be str, int, float, bool or None, not {name}")))
 }
 
-/// The text of a scalar, or None for anything else.
-fn scalar(v: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+/// Writes the text of a scalar and returns true, or returns false for anything else.
+fn write_scalar(v: &Bound<'_, PyAny>, out: &mut String) -> PyResult<bool> {
     if let Ok(s) = v.cast::<PyString>() {
-        let text = s.to_cow()?;
-        let mut out = String::with_capacity(text.len() + 2);
-        write_string(&text, &mut out);
-        return Ok(Some(out));
+        write_string(&s.to_cow()?, out);
+    } else if v.is_none() {
+        out.push_str("null");
+    } else if let Ok(b) = v.cast_exact::<PyBool>() {
+        out.push_str(if b.is_true() { "true" } else { "false" });
+    } else if let Ok(i) = v.cast::<PyInt>() {
+        match i.extract::<i64>() {
+            Ok(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Err(_) => out.push_str(&PyInt::type_object(v.py()).call_method1("__repr__", (i,))?.extract::<String>()?),
+        }
+    } else if let Ok(f) = v.cast::<PyFloat>() {
+        out.push_str(&float_text(f.value())?);
+    } else {
+        return Ok(false);
     }
-    if v.is_none() {
-        return Ok(Some("null".into()));
-    }
-    if let Ok(b) = v.cast_exact::<PyBool>() {
-        return Ok(Some(if b.is_true() { "true" } else { "false" }.into()));
-    }
-    if let Ok(i) = v.cast::<PyInt>() {
-        return Ok(Some(match i.extract::<i64>() {
-            Ok(n) => n.to_string(),
-            Err(_) => PyInt::type_object(v.py()).call_method1("__repr__", (i,))?.extract()?,
-        }));
-    }
-    if let Ok(f) = v.cast::<PyFloat>() {
-        return float_text(f.value()).map(Some);
-    }
-    Ok(None)
+    Ok(true)
 }
 
 fn write_string(s: &str, out: &mut String) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s); // the common case: nothing to escape
+    } else {
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => out.push(c),
             }
-            c => out.push(c),
         }
     }
     out.push('"');

@@ -6,6 +6,7 @@
 //! engine's JSON result. Python never sees per-packet callbacks.
 
 mod json_text;
+mod to_python;
 mod toml_read;
 
 use pyo3::create_exception;
@@ -45,8 +46,9 @@ fn run(py: Python<'_>, spec_json: String) -> PyResult<String> {
     }
 }
 
-/// As [`run`], with the time series apart: returns (result JSON without
-/// `timeseries`, queue columns, flow columns, flow table). Each column set is a
+/// As [`run`], with the time series apart: returns (the result without
+/// `timeseries`, as the dict `json.loads` makes of [`run`]'s JSON, built
+/// directly: `to_python.rs`; queue columns, flow columns, flow table). Each column set is a
 /// dict with `names` (one per series), `counts` (samples per series) and every
 /// column as little-endian f64 bytes concatenated over the series (null = NaN),
 /// which the front turns into Parquet without parsing millions of JSON numbers.
@@ -67,11 +69,12 @@ fn run_split(py: Python<'_>, spec_json: String) -> PyResult<Split> {
         (r, _) => r.map_err(|e| EngineError::new_err(e.to_string()))?,
     };
     let table = out.flow_table.as_deref().map(|t| flow_table_list(py, t)).transpose()?;
-    Ok((out.json, columns_dict(py, &out.queues)?, columns_dict(py, &out.flows)?, table))
+    let result = to_python::to_python(py, &out.out)?.unbind();
+    Ok((result, columns_dict(py, &out.queues)?, columns_dict(py, &out.flows)?, table))
 }
 
-/// What `run_split` returns: (JSON, queue columns, flow columns, flow table).
-type Split = (String, Py<PyDict>, Py<PyDict>, Option<Py<PyList>>);
+/// What `run_split` returns: (result, queue columns, flow columns, flow table).
+type Split = (Py<PyAny>, Py<PyDict>, Py<PyDict>, Option<Py<PyList>>);
 
 fn columns_dict(py: Python<'_>, c: &ecnlab_sim::series::Columns) -> PyResult<Py<PyDict>> {
     let d = PyDict::new(py);

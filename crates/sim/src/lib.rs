@@ -42,6 +42,7 @@ pub mod schema;
 pub mod series;
 pub mod sim;
 pub mod spec;
+mod spec_flows;
 pub mod tail;
 pub mod tcplib;
 pub mod telnet;
@@ -63,11 +64,11 @@ pub fn run_json(spec_json: &str) -> Result<String, Error> {
     run_json_until(spec_json, u32::MAX, || false)
 }
 
-/// What the columnar path returns: the result JSON (without time series, and
+/// What the columnar path returns: the result (without time series, and
 /// without the flow records of large groups), the queue and flow time series,
 /// and, when the run has a large group, every flow's results as columns.
 pub struct SplitOutput {
-    pub json: String,
+    pub out: output::RunOutput,
     pub queues: series::Columns,
     pub flows: series::Columns,
     pub flow_table: Option<Vec<flow_table::Column>>,
@@ -89,7 +90,7 @@ pub fn run_json_split_until(spec_json: &str, every: u32, stop: impl FnMut() -> b
         out.flows.retain(|_| *keep.next().expect("one per flow"));
         table
     });
-    Ok(SplitOutput { json: serde_json::to_string(&out)?, queues, flows, flow_table })
+    Ok(SplitOutput { out, queues, flows, flow_table })
 }
 
 /// As [`run_json`], asking `stop()` every `every` events (`Simulation::run_until`).

@@ -34,6 +34,8 @@ pub struct SimSpec {
     pub timeseries_flows: Option<Vec<String>>,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
+    /// Each distinct `tcp` table is read once (`spec_flows.rs`).
+    #[serde(deserialize_with = "crate::spec_flows::read")]
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
@@ -263,10 +265,11 @@ impl AppSpec {
 /// pair, expanded here in the engine (never in the front) into flows numbered pair
 /// by pair: `id` when the entry makes one flow, else `id_1` … `id_n`. Each flow
 /// draws from its own stream (`rng::stream(seed, App, flow index)`), so a group
-/// gives exactly the flows its entries written one by one would.
+/// gives exactly the flows its entries written one by one would. `T` is the TCP
+/// configuration: `TcpConfig`, or its JSON text while the spec is read (`spec_flows.rs`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FlowSpec {
+pub struct FlowEntry<T> {
     /// Flow id (used by faults and in results), or the group's name.
     pub id: String,
     /// Data source host(s).
@@ -285,8 +288,11 @@ pub struct FlowSpec {
     pub initiator: Initiator,
     pub app: AppSpec,
     /// Both endpoints use this configuration (ECN is negotiated only when it says so).
-    pub tcp: TcpConfig,
+    pub tcp: T,
 }
+
+/// A `[[flows]]` entry with its TCP configuration read.
+pub type FlowSpec = FlowEntry<TcpConfig>;
 
 fn one_flow() -> u32 {
     1
@@ -332,7 +338,7 @@ impl From<String> for Hosts {
     }
 }
 
-impl FlowSpec {
+impl<T> FlowEntry<T> {
     /// (src, dst) pairs: the longer list's length (the check refuses unequal lists).
     pub fn pairs(&self) -> usize {
         self.src.names().len().max(self.dst.names().len())
