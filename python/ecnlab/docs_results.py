@@ -24,12 +24,12 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Block", "ResultError", "blocks", "render", "rewrite", "stale", "pages", "main"]
+__all__ = ["Block", "ResultError", "blocks", "render", "rewrite", "stale", "pages", "page_command", "main"]
 
 BEGIN = re.compile(r"^<!-- result: (\S+) -->$")
 END = "<!-- /result -->"
@@ -136,15 +136,21 @@ def pages(root: Path) -> list[Path]:
     return sorted([*root.glob("*.md"), *(root / "docs").rglob("*.md")])
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m ecnlab.docs_results",
-        description="check (default) or rewrite the stored results that pages include between "
-        "<!-- result: FILE --> and <!-- /result -->",
-    )
+def page_command(
+    argv: Sequence[str] | None,
+    prog: str,
+    blocks_are: str,
+    differs: Callable[[str, Path, str], list[str]],
+    fresh: Callable[[str, Path, str], str],
+    all_match: str,
+) -> int:
+    """``PROG [--check | --write] [--root DIR]`` over every page: ``differs(text, root, name)`` lists
+    a page's generated blocks that are stale, ``fresh`` rewrites them; one error line (exit 2) on a
+    broken page, nothing written then. Shared by this module and ``ecnlab.docs_schema``."""
+    p = argparse.ArgumentParser(prog=prog, description=f"check (default) or rewrite {blocks_are}")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--check", action="store_true", help="list the blocks that differ (exit 1 if any)")
-    how.add_argument("--write", action="store_true", help="rewrite the blocks from their stored results")
+    how.add_argument("--write", action="store_true", help="rewrite the blocks")
     p.add_argument("--root", type=Path, default=Path.cwd(), help="the checkout's root (default: here)")
     args = p.parse_args(argv)
     if not (args.root / "docs").is_dir():
@@ -156,20 +162,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in pages(args.root):
             text = path.read_text()
             name = str(path.relative_to(args.root))
-            differ += [f"{name}:{b.start + 1}: differs from {b.result}" for b in stale(text, args.root, name)]
-            fresh = rewrite(text, args.root, name)
-            if fresh != text:
-                new[path] = fresh
+            differ += differs(text, args.root, name)
+            rewritten = fresh(text, args.root, name)
+            if rewritten != text:
+                new[path] = rewritten
     except ResultError as e:
         print(f"ecnlab: error: {e}", file=sys.stderr)
         return 2
     if not args.write:
-        print("\n".join(differ) if differ else "every included result matches its stored file")
+        print("\n".join(differ) if differ else all_match)
         return 1 if differ else 0
     for path, text in new.items():
         path.write_text(text)
         print(f"rewrote {path.relative_to(args.root)}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return page_command(
+        argv,
+        "python -m ecnlab.docs_results",
+        "the stored results that pages include between <!-- result: FILE --> and <!-- /result -->",
+        lambda text, root, name: [f"{name}:{b.start + 1}: differs from {b.result}" for b in stale(text, root, name)],
+        rewrite,
+        "every included result matches its stored file",
+    )
 
 
 if __name__ == "__main__":

@@ -16,14 +16,12 @@ rewrites them. A marker naming another table, or without its end, is one error l
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from ecnlab.docs_results import ResultError, blocks, pages
+from ecnlab.docs_results import ResultError, blocks, page_command
 from ecnlab.scenario_schema import KeyRow, queue_kind_doc, queue_kinds, queue_rows, tcp_rows
 
 __all__ = ["TABLES", "render", "rewrite", "stale", "main"]
@@ -165,39 +163,14 @@ def _render_at(table: str, name: str, start: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m ecnlab.docs_schema",
-        description="check (default) or rewrite the key tables that pages show between "
-        "<!-- keys: TABLE --> and <!-- /keys --> from the engine's schema",
+    return page_command(
+        argv,
+        "python -m ecnlab.docs_schema",
+        "the key tables that pages show between <!-- keys: TABLE --> and <!-- /keys --> from the engine's schema",
+        lambda text, _root, name: stale(text, name),
+        lambda text, _root, name: rewrite(text, name),
+        "every key table matches the engine's schema",
     )
-    how = p.add_mutually_exclusive_group()
-    how.add_argument("--check", action="store_true", help="list the tables that differ (exit 1 if any)")
-    how.add_argument("--write", action="store_true", help="rewrite the tables from the schema")
-    p.add_argument("--root", type=Path, default=Path.cwd(), help="the checkout's root (default: here)")
-    args = p.parse_args(argv)
-    if not (args.root / "docs").is_dir():
-        print(f"ecnlab: error: --root = {str(args.root)!r}: has no docs/ directory", file=sys.stderr)
-        return 2
-    new: dict[Path, str] = {}
-    differ: list[str] = []
-    try:
-        for path in pages(args.root):
-            text = path.read_text()
-            name = str(path.relative_to(args.root))
-            differ += stale(text, name)
-            fresh = rewrite(text, name)
-            if fresh != text:
-                new[path] = fresh
-    except ResultError as e:
-        print(f"ecnlab: error: {e}", file=sys.stderr)
-        return 2
-    if not args.write:
-        print("\n".join(differ) if differ else "every key table matches the engine's schema")
-        return 1 if differ else 0
-    for path, text in new.items():
-        path.write_text(text)
-        print(f"rewrote {path.relative_to(args.root)}")
-    return 0
 
 
 if __name__ == "__main__":
