@@ -152,7 +152,7 @@ def _fmt(v: Any) -> str:
     if v is None:
         return "-"
     if isinstance(v, float) and not v.is_integer():
-        return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.0f}"
+        return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
     return f"{int(v)}"
 
 
@@ -160,26 +160,28 @@ def _pair(t: dict[str, Any], key: str) -> str:
     return f"{_fmt(t['ecnlab'][key])} / {_fmt(t['htsim'][key])}"
 
 
+COLUMNS = (
+    ("wall s", "wall_s"),
+    ("engine s", "run_s"),
+    ("engine ns / bottleneck packet", "ns_per_packet"),
+    ("bottleneck packets", "bottleneck_packets"),
+    ("peak MiB", "peak_rss_mib"),
+    ("utilisation", "utilisation"),
+    ("Jain", "jain"),
+    ("mean queue (packets)", "avg_qlen_pkts"),
+    ("marks", "marks"),
+    ("timeouts", "timeouts"),
+    ("fast recoveries", "fast_recoveries"),
+)
+
+
 def format_table(rows: list[dict[str, Any]]) -> str:
-    """Markdown: speed, then behaviour (each cell ecnlab / htsim)."""
-    speed = [
-        "| flows | s simulated | wall s | engine s | engine speed-up | engine ns / bottleneck packet "
-        "| bottleneck packets | peak MiB |",
-        "|---:|---:|---|---|---:|---|---|---|",
-    ]
-    behaviour = [
-        "| flows | utilisation | Jain | mean queue (packets) | marks | timeouts | fast recoveries |",
-        "|---:|---|---|---|---|---|---|",
-    ]
+    """Markdown, one line per case: each cell ecnlab / htsim; the engine speed-up is htsim's time / ecnlab's."""
+    head = ["flows", "s", *(title for title, _ in COLUMNS[:2]), "engine speed-up", *(t for t, _ in COLUMNS[2:])]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---:|" * 2 + "---|" * 2 + "---:|" + "---|" * (len(COLUMNS) - 2)]
     for r in rows:
         t = r["tools"]
-        speed.append(
-            f"| {r['flows']} | {r['duration_s']:g} | {_pair(t, 'wall_s')} | {_pair(t, 'run_s')} "
-            f"| {_fmt(r['speedup'])}x | {_pair(t, 'ns_per_packet')} | {_pair(t, 'bottleneck_packets')} "
-            f"| {_pair(t, 'peak_rss_mib')} |"
-        )
-        behaviour.append(
-            f"| {r['flows']} | {_pair(t, 'utilisation')} | {_pair(t, 'jain')} | {_pair(t, 'avg_qlen_pkts')} "
-            f"| {_pair(t, 'marks')} | {_pair(t, 'timeouts')} | {_pair(t, 'fast_recoveries')} |"
-        )
-    return "\n".join(speed) + "\n\n" + "\n".join(behaviour)
+        cells = [str(r["flows"]), f"{r['duration_s']:g}", *(_pair(t, k) for _, k in COLUMNS[:2])]
+        cells += [f"{_fmt(r['speedup'])}x", *(_pair(t, k) for _, k in COLUMNS[2:])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
