@@ -150,7 +150,7 @@ Snapshot snapshot(const std::vector<Flow>& flows, const MeasuredQueue<Q>& q) {
     return s;
 }
 
-// Takes the warm-up snapshot when the event loop reaches `at`.
+// Takes the warm-up snapshot: run() schedules it at the end of the warm-up.
 template <class Q>
 class WarmupMark : public EventSource {
 public:
