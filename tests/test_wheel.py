@@ -82,6 +82,7 @@ def test_the_wheel_carries_the_package_data_and_the_router(installed: Installed)
         "ecnlab/bench/scripts/ns3_dumbbell.cc",
         "ecnlab/bench/scripts/ns3_dumbbell.py",
         "ecnlab/bench/scripts/ns3_queue_trace.cc",
+        "ecnlab/bench/scripts/htsim_dumbbell.cc",
         "ecnlab/experiments/rfc2884/bulk-quick.toml",
         "ecnlab/emu/router.py",
     ):

@@ -31,6 +31,18 @@ def add_parsers(sub: Any) -> None:
     peers.add_argument("--json", type=Path, metavar="FILE", help="also write the full report as JSON")
     peers.add_argument("--markdown", type=Path, metavar="FILE", help="also write the summary table (README format)")
     add_record_option(peers)
+    htsim = bsub.add_parser("htsim", help="ecnlab and htsim (Broadcom/csg-htsim, built from your checkout), DCTCP")
+    htsim.add_argument(
+        "--htsim-src",
+        type=Path,
+        metavar="DIR",
+        help="an htsim checkout (its root or sim/); default: $ECNLAB_HTSIM_SRC",
+    )
+    htsim.add_argument("--quick", action="store_true", help="10 and 1 000 flows, 3 s each (under two minutes)")
+    htsim.add_argument("--cases", help="comma-separated flow counts (10,1000,10000; default: all)")
+    htsim.add_argument("--reps", type=int, default=None, help="repetitions per tool (default 3; 2 with --quick)")
+    htsim.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers as JSON")
+    add_record_option(htsim)
     queues = bsub.add_parser("queues", help="each queue's cost per packet, side by side (ratios to RED)")
     queues.add_argument("--flows", default="10,10000", help="comma-separated flow counts (default 10,10000)")
     queues.add_argument("--packets", type=int, default=2_000_000, help="arrivals per measurement (default 2000000)")
@@ -136,6 +148,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return 2
     if args.bench_command == "queues":
         return _queues(args)
+    if args.bench_command == "htsim":
+        return _htsim(args)
     if args.bench_command == "aqm-diff":
         return _aqm_diff(args)
     if args.bench_command == "ns2-ecn":
@@ -188,6 +202,62 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.markdown:
         args.markdown.write_text(f"Machine: {report['machine']}; medians of {reps} runs.\n\n" + format_markdown(report))
     _record(args, f"Medians of {reps} runs.\n\n" + format_markdown(report), report)
+    return 0
+
+
+def _htsim(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from ecnlab.bench import htsimbench
+    from ecnlab.bench.htsim import ENV_VAR, compiler_version, htsim_binary, htsim_commit
+    from ecnlab.bench.measure import PeerFailed
+
+    cases = htsimbench.QUICK if args.quick else htsimbench.CASES
+    names = _case_names(args.cases, cases)
+    if names is None:
+        return 2
+    reps = args.reps if args.reps is not None else (2 if args.quick else 3)
+    src = args.htsim_src or (Path(os.environ[ENV_VAR]) if os.environ.get(ENV_VAR) else None)
+    bad = None
+    if reps < 1:
+        bad = f"--reps = {reps}: must be >= 1"
+    elif args.json is not None and not args.json.parent.is_dir():
+        bad = f"--json = {str(args.json)!r}: the directory {str(args.json.parent)!r} does not exist"
+    elif src is None:
+        bad = (f"bench htsim needs an htsim checkout (https://github.com/Broadcom/csg-htsim): "
+               f"--htsim-src DIR or {ENV_VAR}=DIR")  # fmt: skip
+    if bad is not None:
+        print(f"ecnlab: error: {bad}", file=sys.stderr)
+        return 2
+    assert src is not None
+    try:
+        commit = htsim_commit(src)  # names a directory that is not htsim's in one line
+    except PeerFailed as e:
+        print(f"ecnlab: error: {e}", file=sys.stderr)
+        return 2
+    print(f"building htsim {commit} from {src} (cached after the first build)", file=sys.stderr, flush=True)
+    try:
+        binary = htsim_binary(src)
+    except PeerFailed as e:
+        print(f"ecnlab: error: {e}", file=sys.stderr)
+        return 1
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    try:
+        rows = htsimbench.run_bench(names, cases, binary, reps, log)
+    except PeerFailed as e:
+        print(f"ecnlab: error: {e}", file=sys.stderr)
+        return 1
+    built = f"htsim commit `{commit}` (Broadcom/csg-htsim), `-O3`, {compiler_version()}"
+    table = f"Medians of {reps} runs; {built}.\n\n" + htsimbench.format_table(rows)
+    print(table)
+    data = {"htsim_commit": commit, "compiler": compiler_version(), "reps": reps, "cases": rows}
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=1) + "\n")
+    _record(args, table, data)
     return 0
 
 

@@ -61,5 +61,7 @@ def behaviour_of_summary(summary: dict[str, Any]) -> dict[str, Any]:
         "overflow_drops": q["overflow_drops"],
         "retransmits": sum(f["retransmits"] for f in flows),
         "timeouts": sum(f["timeouts"] for f in flows),
+        "fast_recoveries": sum(f["fast_retransmits"] for f in flows),
+        "avg_qlen_pkts": q["avg_qlen_pkts"],
         "bottleneck_packets": q["dequeued"],
     }

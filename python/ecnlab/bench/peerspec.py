@@ -16,7 +16,7 @@ from ecnlab.lower import resolved_scenario
 from ecnlab.model import Scenario
 from ecnlab.resolve import flow_tcp
 
-__all__ = ["peer_params"]
+__all__ = ["peer_params", "require", "flow_pairs", "limit_of"]
 
 _PERSONALITY_OF = {"ns-2": "ns2", "ns-3": "ns3"}
 # The window an ECN reduction leaves: ns-2 halves cwnd (down to half a
@@ -29,51 +29,41 @@ def peer_params(sc: Scenario, tool: str) -> dict[str, Any]:
     """Flat parameters for ``tool`` (``ns-2`` or ``ns-3``); the bottleneck RED must have its personality."""
     r = resolved_scenario(sc)
     topo, tcp = r["topology"], r["tcp"]
-    _require(topo["kind"] == "dumbbell", "topology.kind", topo["kind"], "the peer scripts build a dumbbell")
+    require(topo["kind"] == "dumbbell", "topology.kind", topo["kind"], "the peer scripts build a dumbbell")
     q = topo["bottleneck_queue"]
-    _require(q["kind"] == "red", "topology.bottleneck_queue.kind", q["kind"], "the peers run kind red")
+    require(q["kind"] == "red", "topology.bottleneck_queue.kind", q["kind"], "the peers run kind red")
     want = _PERSONALITY_OF[tool]
-    _require(
+    require(
         q.get("personality") == want,
         "topology.bottleneck_queue.personality",
         q.get("personality"),
         f"{tool} needs {want}",
     )
-    _require(q["mode"] == "packet", "topology.bottleneck_queue.mode", q["mode"], "the peer scripts use packet mode")
-    _require(r["faults"] == [], "faults", r["faults"], "the peers have no scripted faults")
-    _require(topo["access_loss"] == 0 and topo["access_corrupt"] == 0, "topology.access_loss", topo["access_loss"], "0")
-    _require(
+    require(q["mode"] == "packet", "topology.bottleneck_queue.mode", q["mode"], "the peer scripts use packet mode")
+    require(r["faults"] == [], "faults", r["faults"], "the peers have no scripted faults")
+    require(topo["access_loss"] == 0 and topo["access_corrupt"] == 0, "topology.access_loss", topo["access_loss"], "0")
+    require(
         tcp["recovery"] == "newreno" and tcp["cc"] == "reno" and not tcp["ecn_plus"],
         "tcp.recovery",
         tcp["recovery"],
         "newreno (Reno congestion control) without ECN+",
     )
     want_floor = _ECN_MIN_CWND_OF[tool]
-    _require(
+    require(
         tcp["ecn_min_cwnd"] == want_floor,
         "tcp.ecn_min_cwnd",
         tcp["ecn_min_cwnd"],
         f"{want_floor}: {tool}'s ECN response (docs/performance.md)",
     )
-    pairs, starts = [], []
-    for i, f in enumerate(r["flows"]):
-        where = f"flows[{i}]"
-        _require(f["kind"] == "bulk" and "bytes" not in f, f"{where}.kind", f["kind"], "unbounded bulk flows")
-        _require(flow_tcp(r, f) == tcp, f"{where}.tcp", "per-flow tcp", "the [tcp] table for every flow")
-        _require(f["initiator"] == "src", f"{where}.initiator", f["initiator"], "src")
-        for src, dst in zip(f["from"], f["to"], strict=True):
-            _require(src[1:] == dst[1:], f"{where}.to", dst, f"the receiver of {src} (r{src[1:]})")
-            for _ in range(f["count"]):
-                pairs.append(int(src[1:]) - 1)
-                starts.append(float(f["start"]))
+    pairs, starts = flow_pairs(r)
     return {
         "pairs": topo["pairs"],
         "rate_bps": topo["bottleneck_rate"],
         "delay_s": topo["bottleneck_delay"],
         "access_rate_bps": topo["access_rate"],
         "access_delay_s": topo["access_delay"],
-        "access_limit": _limit(topo["default_queue"], "topology.default_queue"),
-        "reverse_limit": _limit(topo["reverse_queue"], "topology.reverse_queue"),
+        "access_limit": limit_of(topo["default_queue"], "topology.default_queue"),
+        "reverse_limit": limit_of(topo["reverse_queue"], "topology.reverse_queue"),
         "limit": q["limit"],
         "min_th": q["min_th"],
         "max_th": q["max_th"],
@@ -105,11 +95,32 @@ def peer_params(sc: Scenario, tool: str) -> dict[str, Any]:
     }
 
 
-def _limit(queue: dict[str, Any], where: str) -> int:
-    _require(queue["kind"] == "droptail" and "limit" in queue, f"{where}.kind", queue["kind"], "droptail with limit")
+def flow_pairs(r: dict[str, Any], who: str = "the peer scripts") -> tuple[list[int], list[float]]:
+    """Each flow's host pair (0-based: s1 -> r1 is 0) and start time, from resolved scenario ``r``;
+    refuses what is not an unbounded bulk flow with the [tcp] table from s_i to r_i at one start time."""
+    pairs, starts = [], []
+    for i, f in enumerate(r["flows"]):
+        where = f"flows[{i}]"
+        require(f["kind"] == "bulk" and "bytes" not in f, f"{where}.kind", f["kind"], "unbounded bulk flows", who)
+        require(flow_tcp(r, f) == r["tcp"], f"{where}.tcp", "per-flow tcp", "the [tcp] table for every flow", who)
+        require(f["initiator"] == "src", f"{where}.initiator", f["initiator"], "src", who)
+        require(isinstance(f["start"], (int, float)), f"{where}.start", f["start"], "one start time", who)
+        for src, dst in zip(f["from"], f["to"], strict=True):
+            require(src[1:] == dst[1:], f"{where}.to", dst, f"the receiver of {src} (r{src[1:]})", who)
+            for _ in range(f["count"]):
+                pairs.append(int(src[1:]) - 1)
+                starts.append(float(f["start"]))
+    return pairs, starts
+
+
+def limit_of(queue: dict[str, Any], where: str, who: str = "the peer scripts") -> int:
+    """The packet limit of a drop-tail queue table."""
+    ok = queue["kind"] == "droptail" and "limit" in queue
+    require(ok, f"{where}.kind", queue["kind"], "droptail with limit", who)
     return int(queue["limit"])
 
 
-def _require(ok: bool, field: str, value: Any, allowed: str) -> None:
+def require(ok: bool, field: str, value: Any, allowed: str, who: str = "the peer scripts") -> None:
+    """Raises the one-line :class:`ScenarioError` naming ``field``, ``value`` and what ``who`` supports."""
     if not ok:
-        raise ScenarioError(field, f"not supported by the peer scripts: {allowed}", value)
+        raise ScenarioError(field, f"not supported by {who}: {allowed}", value)
