@@ -1,5 +1,6 @@
-"""The engine's indented JSON writer (``crates/py/src/json_text.rs``) gives the same text as
-``json.dumps(indent=2, ensure_ascii=False, allow_nan=False)``, and refuses what it refuses."""
+"""The engine's JSON writer (``crates/py/src/json_text.rs``) gives the same text as
+``json.dumps(indent=2, ensure_ascii=False, allow_nan=False)`` (and, compact, as ``json.dumps`` with
+the separators ``,`` and ``:``), and refuses what it refuses."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ecnlab._core import dumps_indented
+from ecnlab._core import dumps_compact, dumps_indented, dumps_indented_file
 
 scalars = (
     st.none()
@@ -37,10 +38,21 @@ def stdlib(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
 
 
+def stdlib_compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 @settings(max_examples=200, deadline=None)
 @given(values)
 def test_text_equals_the_standard_library(value: Any) -> None:
     assert dumps_indented(value) == stdlib(value)
+    assert dumps_compact(value) == stdlib_compact(value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(values)
+def test_file_bytes_are_the_text_and_a_newline_in_utf8(value: Any) -> None:
+    assert dumps_indented_file(value) == (stdlib(value) + "\n").encode("utf-8")
 
 
 class Level(enum.IntEnum):
@@ -60,13 +72,15 @@ def test_subclasses_are_written_as_their_base_type() -> None:
 def test_non_finite_floats_are_refused(bad: Any) -> None:
     with pytest.raises(ValueError):
         stdlib(bad)
-    with pytest.raises(ValueError):
-        dumps_indented(bad)
+    for dumps in (dumps_indented, dumps_compact, dumps_indented_file):
+        with pytest.raises(ValueError):
+            dumps(bad)
 
 
 @pytest.mark.parametrize("bad", [{1, 2}, {"a": object()}, {(1, 2): 3}, [b"bytes"]])
 def test_values_json_cannot_write_are_refused(bad: Any) -> None:
     with pytest.raises(TypeError):
         stdlib(bad)
-    with pytest.raises(TypeError):
-        dumps_indented(bad)
+    for dumps in (dumps_indented, dumps_compact, dumps_indented_file):
+        with pytest.raises(TypeError):
+            dumps(bad)

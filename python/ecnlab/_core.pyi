@@ -7,6 +7,12 @@ class EngineError(Exception):
 
 def parse_toml(text: str) -> dict[str, Any] | None: ...
 def dumps_indented(value: Any) -> str: ...
+def dumps_compact(value: Any) -> str:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)``."""
+
+def dumps_indented_file(value: Any) -> bytes:
+    """``dumps_indented(value) + "\\n"`` as UTF-8 bytes: a JSON file's contents."""
+
 def version() -> str:
     """The ecnlab version the extension was built from."""
 

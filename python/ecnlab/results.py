@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecnlab import distributions, flowtable, timeseries
-from ecnlab._core import dumps_indented
+from ecnlab._core import dumps_indented, dumps_indented_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,6 +21,7 @@ __all__ = [
     "build_summary",
     "jain",
     "dumps",
+    "summary_bytes",
     "write_summary",
     "RunResult",
     "load_result",
@@ -101,11 +102,17 @@ def dumps(summary: dict[str, Any]) -> str:
     return dumps_indented(summary) + "\n"
 
 
+def summary_bytes(summary: dict[str, Any]) -> bytes:
+    """:func:`dumps` as UTF-8, the bytes of ``summary.json``, made without the text object between
+    (a summary of ten thousand flows is megabytes)."""
+    return dumps_indented_file(summary)
+
+
 def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
     """Write ``directory/summary.json`` (whole, or not at all: ``files.py``)."""
-    from ecnlab.files import write_text
+    from ecnlab.files import write_bytes
 
-    return write_text(directory / SUMMARY_FILE, dumps(summary))
+    return write_bytes(directory / SUMMARY_FILE, summary_bytes(summary))
 
 
 @dataclass
