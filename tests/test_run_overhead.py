@@ -111,3 +111,26 @@ def test_a_run_without_parquet_output_imports_neither_numpy_nor_pyarrow(tmp_path
 def test_a_run_through_a_router_writes_its_sojourn_histograms(tmp_path: Path) -> None:
     _modules_after_run(tmp_path, ["sample_interval=0", "output.pcap=[]"], "False")
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["sojourn.parquet", "summary.json"]
+
+
+def _blas_threads_after_run(tmp_path: Path, env: dict[str, str]) -> str:
+    """``OPENBLAS_NUM_THREADS`` in a fresh ``ecnlab run`` of the RED+ECN example (whose router queue
+    makes it import numpy for sojourn.parquet), after the run."""
+    args = ["run", str(SCENARIOS / "dumbbell-red-ecn.toml"), "--out", "r", "-q", "--set", "duration=1s"]
+    code = (
+        "import os, sys\n"
+        "from ecnlab.cli import main\n"
+        f"assert main({args!r}) == 0 and 'numpy' in sys.modules\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'])\n"
+    )
+    base = {"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                       env=base | env, timeout=120)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+@pytest.mark.engine
+def test_a_run_starts_no_blas_thread_pool_unless_the_user_asks(tmp_path: Path) -> None:
+    assert _blas_threads_after_run(tmp_path, {}) == "1"
+    assert _blas_threads_after_run(tmp_path, {"OPENBLAS_NUM_THREADS": "3"}) == "3"

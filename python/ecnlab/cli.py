@@ -109,6 +109,8 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _sigterm_as_interrupt()
     core = bool(argv) and argv[0] in CORE_COMMANDS
+    if core:
+        _one_blas_thread()
     args = _parser(core_only=core).parse_args(argv)
     args.argv = argv  # as typed: a stored result names the command that wrote it (bench --record)
     if args.version:
@@ -134,6 +136,15 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("ecnlab: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_blas_thread() -> None:
+    """``run`` and ``validate`` do no linear algebra, so numpy's OpenBLAS (imported for the Parquet
+    output while the engine runs) starts no thread pool: its threads, one per core, spin after the
+    import and take CPU from the engine. A value the user set is kept."""
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _sigterm_as_interrupt() -> None:
