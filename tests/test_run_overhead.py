@@ -134,3 +134,39 @@ def _blas_threads_after_run(tmp_path: Path, env: dict[str, str]) -> str:
 def test_a_run_starts_no_blas_thread_pool_unless_the_user_asks(tmp_path: Path) -> None:
     assert _blas_threads_after_run(tmp_path, {}) == "1"
     assert _blas_threads_after_run(tmp_path, {"OPENBLAS_NUM_THREADS": "3"}) == "3"
+
+
+def _command(tmp_path: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    """``ecnlab ARGS`` as the command runs (``cli.entry``) in a fresh interpreter whose exit handler
+    (``atexit``) prints ``teardown``: the interpreter's own exit ran iff it prints that."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('teardown'))\n"
+        f"sys.argv = ['ecnlab'] + {args!r}\n"
+        "from ecnlab.cli import entry\n"
+        "entry()\n"
+    )
+    env = {"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=120)  # fmt: skip
+
+
+@pytest.mark.engine
+def test_run_and_validate_end_without_the_interpreters_teardown_output_complete(tmp_path: Path) -> None:
+    scenario = str(SCENARIOS / "dumbbell-red-ecn.toml")
+    r = _command(tmp_path, ["run", scenario, "--out", "r", "--set", "duration=1s"])
+    assert r.returncode == 0, r.stderr
+    assert "teardown" not in r.stdout and (tmp_path / "r" / "summary.json").is_file()
+    assert r.stdout.splitlines()[-1] == "wrote r/summary.json, r/R1-R2.pcap"  # the last line, flushed
+    v = _command(tmp_path, ["validate", scenario])
+    assert (v.returncode, v.stdout) == (0, f"{scenario}: ok (22 nodes, 42 links, 10 flows, 0 faults)\n")
+
+
+def test_a_refused_scenario_still_exits_with_status_2_and_one_line(tmp_path: Path) -> None:
+    r = _command(tmp_path, ["run", str(SCENARIOS / "dumbbell-red-ecn.toml"), "--out", "r", "--set", "duration=-1s"])
+    assert (r.returncode, r.stdout, len(r.stderr.splitlines())) == (2, "", 1)
+
+
+def test_other_commands_exit_as_python_does(tmp_path: Path) -> None:
+    r = _command(tmp_path, ["--version"])
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "teardown"
