@@ -113,15 +113,18 @@ def test_a_run_through_a_router_writes_its_sojourn_histograms(tmp_path: Path) ->
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["sojourn.parquet", "summary.json"]
 
 
-def _blas_threads_after_run(tmp_path: Path, env: dict[str, str]) -> str:
-    """``OPENBLAS_NUM_THREADS`` in a fresh ``ecnlab run`` of the RED+ECN example (whose router queue
-    makes it import numpy for sojourn.parquet), after the run."""
+def _process_after_run(tmp_path: Path, env: dict[str, str]) -> str:
+    """``OPENBLAS_NUM_THREADS`` and whether the cyclic garbage collector is on, in a fresh process
+    set up as the ``ecnlab`` command sets it up, after ``run`` of the RED+ECN example (whose router
+    queue makes it import numpy for sojourn.parquet)."""
     args = ["run", str(SCENARIOS / "dumbbell-red-ecn.toml"), "--out", "r", "-q", "--set", "duration=1s"]
     code = (
-        "import os, sys\n"
-        "from ecnlab.cli import main\n"
-        f"assert main({args!r}) == 0 and 'numpy' in sys.modules\n"
-        "print(os.environ['OPENBLAS_NUM_THREADS'])\n"
+        "import gc, os, sys\n"
+        "from ecnlab import cli\n"
+        f"sys.argv = ['ecnlab'] + {args!r}\n"
+        "cli.command_process()\n"
+        "assert cli.main() == 0 and 'numpy' in sys.modules\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], gc.isenabled())\n"
     )
     base = {"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
@@ -131,9 +134,20 @@ def _blas_threads_after_run(tmp_path: Path, env: dict[str, str]) -> str:
 
 
 @pytest.mark.engine
-def test_a_run_starts_no_blas_thread_pool_unless_the_user_asks(tmp_path: Path) -> None:
-    assert _blas_threads_after_run(tmp_path, {}) == "1"
-    assert _blas_threads_after_run(tmp_path, {"OPENBLAS_NUM_THREADS": "3"}) == "3"
+def test_a_run_starts_no_blas_thread_pool_unless_the_user_asks_and_collects_no_cycles(tmp_path: Path) -> None:
+    assert _process_after_run(tmp_path, {}) == "1 False"
+    assert _process_after_run(tmp_path, {"OPENBLAS_NUM_THREADS": "3"}) == "3 False"
+
+
+def test_main_leaves_its_callers_process_as_it_was(tmp_path: Path) -> None:
+    import gc
+    import os
+
+    from ecnlab.cli import main
+
+    blas, collecting = os.environ.get("OPENBLAS_NUM_THREADS"), gc.isenabled()
+    assert main(["validate", str(SCENARIOS / "dumbbell-red-ecn.toml")]) == 0
+    assert (os.environ.get("OPENBLAS_NUM_THREADS"), gc.isenabled()) == (blas, collecting)
 
 
 def _command(tmp_path: Path, args: list[str]) -> subprocess.CompletedProcess[str]:

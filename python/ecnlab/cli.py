@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, NoReturn
 if TYPE_CHECKING:
     from ecnlab.model import Scenario
 
-__all__ = ["main", "entry", "exit_with"]
+__all__ = ["main", "entry", "command_process", "exit_with"]
 
 EXIT_ERROR = 2
 # Commands that need none of the other commands' modules: `main` builds only
@@ -77,9 +77,26 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by 
 
 
 def entry() -> NoReturn:
-    """The ``ecnlab`` command (``[project.scripts]``, ``python -m ecnlab``): :func:`main`, then
-    :func:`exit_with` its status."""
+    """The ``ecnlab`` command (``[project.scripts]``, ``python -m ecnlab``): :func:`main` in a process
+    set up for it (:func:`command_process`), then :func:`exit_with` its status."""
+    command_process()
     exit_with(main())
+
+
+def command_process() -> None:
+    """Set up a process that runs one ``run`` or ``validate`` (``sys.argv``) and ends. No cyclic
+    garbage collection: such a command makes next to no cyclic garbage, and the collector's passes
+    over a heap growing by ten thousand flow entries' tables, groups and records cost tens of
+    milliseconds. No BLAS thread pool: nothing does linear algebra, and numpy's OpenBLAS (imported
+    for the Parquet output while the engine runs) would start threads, one per core, that spin
+    after the import and take CPU from the engine (``OPENBLAS_NUM_THREADS=1``; a value the user set
+    is kept). Other commands (pools, Dask, live emulation) run as Python does."""
+    import gc
+    import os
+
+    if sys.argv[1:2] and sys.argv[1] in CORE_COMMANDS:
+        gc.disable()
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def exit_with(status: int) -> NoReturn:
@@ -133,8 +150,6 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _sigterm_as_interrupt()
     core = bool(argv) and argv[0] in CORE_COMMANDS
-    if core:
-        _one_blas_thread()
     args = _parser(core_only=core).parse_args(argv)
     args.argv = argv  # as typed: a stored result names the command that wrote it (bench --record)
     if args.version:
@@ -160,15 +175,6 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("ecnlab: interrupted", file=sys.stderr)
         return 130
-
-
-def _one_blas_thread() -> None:
-    """``run`` and ``validate`` do no linear algebra, so numpy's OpenBLAS (imported for the Parquet
-    output while the engine runs) starts no thread pool: its threads, one per core, spin after the
-    import and take CPU from the engine. A value the user set is kept."""
-    import os
-
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _sigterm_as_interrupt() -> None:

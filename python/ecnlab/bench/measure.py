@@ -38,12 +38,13 @@ def vmhwm_from_stderr(stderr: str) -> float | None:
     return int(lines[-1].split()[0]) / 1024.0 if lines else None
 
 
-# Runs `ecnlab ARGS` as the command does (`cli.entry`: `main`, then `exit_with` its status) and
-# prints its VmHWM to stderr as the last line before it exits.
+# Runs `ecnlab ARGS` as the command does (`cli.entry`: `main` in a process set up for it, then
+# `exit_with` its status) and prints its VmHWM to stderr as the last line before it exits.
 ECNLAB_WITH_VMHWM = (
     "import sys\n"
     "from ecnlab import cli\n"
     "sys.argv = ['ecnlab'] + sys.argv[1:]\n"
+    "cli.command_process()\n"
     "try:\n"
     "    status = cli.main()\n"
     "finally:\n"
