@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +45,8 @@ def jain(values: list[float]) -> float | None:
 @functools.cache
 def git_commit() -> tuple[str, bool | None]:
     """(HEAD commit, dirty?) of the source tree ecnlab runs from; ("unknown", None) outside one."""
+    import subprocess  # here: a run asks git on its output thread (runner.py), which imports it there
+
     root = Path(__file__).resolve().parents[2]
     if not (root / "Cargo.toml").is_file() or not (root / "crates" / "sim").is_dir():
         return "unknown", None
