@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecnlab import distributions, flowtable, timeseries
-from ecnlab._core import dumps_indented, dumps_indented_file
+from ecnlab._core import dumps_indented, dumps_indented_file, write_indented_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -110,10 +110,11 @@ def summary_bytes(summary: dict[str, Any]) -> bytes:
 
 
 def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
-    """Write ``directory/summary.json`` (whole, or not at all: ``files.py``)."""
-    from ecnlab.files import write_bytes
+    """Write ``directory/summary.json`` (whole, or not at all: ``files.py``): :func:`summary_bytes`,
+    written into the file a piece at a time as they are made."""
+    from ecnlab.files import write_atomic
 
-    return write_bytes(directory / SUMMARY_FILE, summary_bytes(summary))
+    return write_atomic(directory / SUMMARY_FILE, lambda tmp: write_indented_file(tmp, summary))
 
 
 @dataclass

@@ -23,41 +23,94 @@
 //!
 //! Why here: with `indent` set the standard library encodes in pure Python, which costs about
 //! a third of the engine's time on a summary of ten thousand flows. Numbers are formatted in
-//! place (no text allocated per number), and [`dumps_indented_file`] hands the file's bytes
-//! over in one object, so a summary of many megabytes is not copied again as `str`, `str +
-//! "\n"` and its UTF-8 encoding. `tests/test_jsontext.py` holds this equal to `json.dumps` on
-//! generated values.
+//! place (no text allocated per number); [`write_indented_file`] writes a summary of many
+//! megabytes into its file in pieces, never holding it whole nor copying it as `str`, `str +
+//! "\n"` and its UTF-8 encoding; [`dumps_compact`] writes a dict that recurs in its value (the
+//! one `tcp` table of every flow entry of a shape) once and copies its text.
+//! `tests/test_jsontext.py` holds this equal to `json.dumps` on generated values.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use pyo3::PyTypeInfo;
-use std::fmt::Write;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::ops::Range;
 
 /// `value` as `json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)` writes it.
 #[pyfunction]
 pub fn dumps_indented(value: &Bound<'_, PyAny>) -> PyResult<String> {
-    let mut out = String::new();
+    let mut out = Out::default();
     write_value(value, &mut out, Some(0))?;
-    Ok(out)
+    Ok(out.text)
 }
 
 /// `value` as `json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)`
 /// writes it.
 #[pyfunction]
 pub fn dumps_compact(value: &Bound<'_, PyAny>) -> PyResult<String> {
-    let mut out = String::new();
+    let mut out = Out { written: Some(HashMap::new()), ..Out::default() };
     write_value(value, &mut out, None)?;
-    Ok(out)
+    Ok(out.text)
 }
 
 /// The text of [`dumps_indented`] and a final newline, as UTF-8 bytes: a JSON file's contents.
 #[pyfunction]
 pub fn dumps_indented_file<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-    let mut out = String::new();
+    let mut out = Out::default();
     write_value(value, &mut out, Some(0))?;
-    out.push('\n');
-    Ok(PyBytes::new(py, out.as_bytes()))
+    out.text.push('\n');
+    Ok(PyBytes::new(py, out.text.as_bytes()))
+}
+
+/// Writes [`dumps_indented_file`]'s bytes into the file `path` (created, or emptied first). An
+/// operating-system error raises `OSError` with its `errno` and `strerror`, as Python's own writes
+/// do (a full disk: `OSError(ENOSPC, "No space left on device")`).
+#[pyfunction]
+pub fn write_indented_file(path: std::path::PathBuf, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let mut file = std::fs::File::create(&path).map_err(os_error)?;
+    let mut out = Out { file: Some(&mut file), ..Out::default() };
+    write_value(value, &mut out, Some(0))?;
+    out.text.push('\n');
+    out.spill(0)
+}
+
+/// The bytes of a file's text held before they are written to it.
+const PIECE: usize = 1 << 20;
+
+/// The text being written and what writing it needs beside it.
+#[derive(Default)]
+struct Out<'f> {
+    text: String,
+    /// [`dumps_compact`]: the span of `text` of each dict written so far, by its address (each
+    /// stays alive, held by the value being written, and none changes while it is written).
+    written: Option<HashMap<usize, Range<usize>>>,
+    /// [`write_indented_file`]: where `text` goes, a piece at a time.
+    file: Option<&'f mut std::fs::File>,
+}
+
+impl Out<'_> {
+    /// Moves `text` into the file once it holds `at_least` bytes (without a file, keeps it).
+    fn spill(&mut self, at_least: usize) -> PyResult<()> {
+        if let Some(file) = self.file.as_mut().filter(|_| self.text.len() >= at_least) {
+            file.write_all(self.text.as_bytes()).map_err(os_error)?;
+            self.text.clear();
+        }
+        Ok(())
+    }
+}
+
+/// `OSError(errno, strerror)` (Python picks the subclass of the errno), or the error's text.
+fn os_error(e: std::io::Error) -> PyErr {
+    match e.raw_os_error() {
+        Some(code) => {
+            let text = e.to_string();
+            let strerror = text.strip_suffix(&format!(" (os error {code})")).unwrap_or(&text).to_owned();
+            PyOSError::new_err((code, strerror))
+        }
+        None => PyOSError::new_err(e.to_string()),
+    }
 }
 
 /// A line break and the indent of `depth` (the nesting level; None: compact, no break).
@@ -75,8 +128,8 @@ fn inner(depth: Option<usize>) -> Option<usize> {
     depth.map(|d| d + 1)
 }
 
-fn write_value(v: &Bound<'_, PyAny>, out: &mut String, depth: Option<usize>) -> PyResult<()> {
-    if write_scalar(v, out)? {
+fn write_value(v: &Bound<'_, PyAny>, out: &mut Out<'_>, depth: Option<usize>) -> PyResult<()> {
+    if write_scalar(v, &mut out.text)? {
         return Ok(());
     }
     if let Ok(d) = v.cast::<PyDict>() {
@@ -92,44 +145,55 @@ fn write_value(v: &Bound<'_, PyAny>, out: &mut String, depth: Option<usize>) -> 
     Ok(())
 }
 
-fn write_object(d: &Bound<'_, PyDict>, out: &mut String, depth: Option<usize>) -> PyResult<()> {
+fn write_object(d: &Bound<'_, PyDict>, out: &mut Out<'_>, depth: Option<usize>) -> PyResult<()> {
+    let address = d.as_ptr() as usize;
+    if let Some(span) = out.written.as_ref().and_then(|w| w.get(&address)).cloned() {
+        out.text.extend_from_within(span); // the same dict, written before
+        return Ok(());
+    }
+    let start = out.text.len();
     if d.is_empty() {
-        out.push_str("{}");
+        out.text.push_str("{}");
         return Ok(());
     }
     let mut first = true;
     for (k, v) in d.iter() {
-        out.push_str(if first { "{" } else { "," });
+        out.text.push_str(if first { "{" } else { "," });
         first = false;
-        newline(out, inner(depth));
-        write_key(&k, out)?;
-        out.push_str(if depth.is_some() { ": " } else { ":" });
+        newline(&mut out.text, inner(depth));
+        write_key(&k, &mut out.text)?;
+        out.text.push_str(if depth.is_some() { ": " } else { ":" });
         write_value(&v, out, inner(depth))?;
+        out.spill(PIECE)?;
     }
-    newline(out, depth);
-    out.push('}');
+    newline(&mut out.text, depth);
+    out.text.push('}');
+    if let Some(written) = out.written.as_mut() {
+        written.insert(address, start..out.text.len());
+    }
     Ok(())
 }
 
 fn write_array<'py>(
     items: impl Iterator<Item = Bound<'py, PyAny>>,
     len: usize,
-    out: &mut String,
+    out: &mut Out<'_>,
     depth: Option<usize>,
 ) -> PyResult<()> {
     if len == 0 {
-        out.push_str("[]");
+        out.text.push_str("[]");
         return Ok(());
     }
     let mut first = true;
     for v in items {
-        out.push_str(if first { "[" } else { "," });
+        out.text.push_str(if first { "[" } else { "," });
         first = false;
-        newline(out, inner(depth));
+        newline(&mut out.text, inner(depth));
         write_value(&v, out, inner(depth))?;
+        out.spill(PIECE)?;
     }
-    newline(out, depth);
-    out.push(']');
+    newline(&mut out.text, depth);
+    out.text.push(']');
     Ok(())
 }
 
@@ -283,7 +347,7 @@ impl StackText {
     }
 }
 
-impl Write for StackText {
+impl std::fmt::Write for StackText {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         let end = self.len + s.len();
         self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?.copy_from_slice(s.as_bytes());
