@@ -19,9 +19,10 @@ class EngineError(Exception):
 class FakeCore:
     """``run`` returns deterministic numbers derived from the spec; ``fail`` makes it raise.
 
-    The parameter checks (``check_tcp``, ``check_queue``, ``check_spec``), ``summary_schema`` and
-    the TCP tables (``default_tcp_config``, ``tcp_personalities``) are the real engine's: they are
-    the scenario front's validation, its defaults and the result's key list, not a simulation."""
+    The parameter checks (``check_tcp``, ``check_queue``, ``check_spec``), ``summary_schema``, the
+    TCP tables (``default_tcp_config``, ``tcp_personalities``) and the JSON writer
+    (``dumps_compact``) are the real engine's: they are the scenario front's validation, its
+    defaults, the result's key list and the engine input's text, not a simulation."""
 
     EngineError = EngineError
 
@@ -33,6 +34,7 @@ class FakeCore:
         self.check_tcp = real.check_tcp
         self.check_queue = real.check_queue
         self.check_spec = real.check_spec
+        self.dumps_compact = real.dumps_compact
         self.summary_schema = real.summary_schema
         self.default_tcp_config = real.default_tcp_config
         self.tcp_personalities = real.tcp_personalities

@@ -111,3 +111,76 @@ def test_a_run_without_parquet_output_imports_neither_numpy_nor_pyarrow(tmp_path
 def test_a_run_through_a_router_writes_its_sojourn_histograms(tmp_path: Path) -> None:
     _modules_after_run(tmp_path, ["sample_interval=0", "output.pcap=[]"], "False")
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["sojourn.parquet", "summary.json"]
+
+
+def _process_after_run(tmp_path: Path, env: dict[str, str]) -> str:
+    """``OPENBLAS_NUM_THREADS`` and whether the cyclic garbage collector is on, in a fresh process
+    set up as the ``ecnlab`` command sets it up, after ``run`` of the RED+ECN example (whose router
+    queue makes it import numpy for sojourn.parquet)."""
+    args = ["run", str(SCENARIOS / "dumbbell-red-ecn.toml"), "--out", "r", "-q", "--set", "duration=1s"]
+    code = (
+        "import gc, os, sys\n"
+        "from ecnlab import cli\n"
+        f"sys.argv = ['ecnlab'] + {args!r}\n"
+        "cli.command_process()\n"
+        "assert cli.main() == 0 and 'numpy' in sys.modules\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], gc.isenabled())\n"
+    )
+    base = {"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                       env=base | env, timeout=120)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+@pytest.mark.engine
+def test_a_run_starts_no_blas_thread_pool_unless_the_user_asks_and_collects_no_cycles(tmp_path: Path) -> None:
+    assert _process_after_run(tmp_path, {}) == "1 False"
+    assert _process_after_run(tmp_path, {"OPENBLAS_NUM_THREADS": "3"}) == "3 False"
+
+
+def test_main_leaves_its_callers_process_as_it_was(tmp_path: Path) -> None:
+    import gc
+    import os
+
+    from ecnlab.cli import main
+
+    blas, collecting = os.environ.get("OPENBLAS_NUM_THREADS"), gc.isenabled()
+    assert main(["validate", str(SCENARIOS / "dumbbell-red-ecn.toml")]) == 0
+    assert (os.environ.get("OPENBLAS_NUM_THREADS"), gc.isenabled()) == (blas, collecting)
+
+
+def _command(tmp_path: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    """``ecnlab ARGS`` as the command runs (``cli.entry``) in a fresh interpreter whose exit handler
+    (``atexit``) prints ``teardown``: the interpreter's own exit ran iff it prints that."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('teardown'))\n"
+        f"sys.argv = ['ecnlab'] + {args!r}\n"
+        "from ecnlab.cli import entry\n"
+        "entry()\n"
+    )
+    env = {"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=120)  # fmt: skip
+
+
+@pytest.mark.engine
+def test_run_and_validate_end_without_the_interpreters_teardown_output_complete(tmp_path: Path) -> None:
+    scenario = str(SCENARIOS / "dumbbell-red-ecn.toml")
+    r = _command(tmp_path, ["run", scenario, "--out", "r", "--set", "duration=1s"])
+    assert r.returncode == 0, r.stderr
+    assert "teardown" not in r.stdout and (tmp_path / "r" / "summary.json").is_file()
+    assert r.stdout.splitlines()[-1] == "wrote r/summary.json, r/R1-R2.pcap"  # the last line, flushed
+    v = _command(tmp_path, ["validate", scenario])
+    assert (v.returncode, v.stdout) == (0, f"{scenario}: ok (22 nodes, 42 links, 10 flows, 0 faults)\n")
+
+
+def test_a_refused_scenario_still_exits_with_status_2_and_one_line(tmp_path: Path) -> None:
+    r = _command(tmp_path, ["run", str(SCENARIOS / "dumbbell-red-ecn.toml"), "--out", "r", "--set", "duration=-1s"])
+    assert (r.returncode, r.stdout, len(r.stderr.splitlines())) == (2, "", 1)
+
+
+def test_other_commands_exit_as_python_does(tmp_path: Path) -> None:
+    r = _command(tmp_path, ["--version"])
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "teardown"

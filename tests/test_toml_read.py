@@ -81,7 +81,12 @@ def test_generated_documents_read_as_tomllib_reads_them(top: dict[str, Any], ent
     assert _same(_core.parse_toml(text), tomllib.loads(text))
 
 
-@pytest.mark.parametrize("text", ['a = "unterminated\n', "a = 1\na = 2\n", "[t]\n[t]\n", "a = 01\n", "= 1\n"])
+REFUSED = ['a = "unterminated\n', "a = 1\na = 2\n", "[t]\n[t]\n", "a = 01\n", "= 1\n", "a = 1_\n", "a = 0x\n"]
+# A table defined twice, or a value or inline table or static array extended afterwards.
+REFUSED += ["a = {b = 1}\na.c = 2\n", "a = []\n[[a]]\n", "[a]\nb = 1\n[a.b]\n", "a.b = 1\n[a]\n", "[[a]]\n[a]\n"]
+
+
+@pytest.mark.parametrize("text", REFUSED)
 def test_text_tomllib_refuses_is_left_to_tomllib(text: str, tmp_path: Path) -> None:
     with pytest.raises(tomllib.TOMLDecodeError):
         tomllib.loads(text)
@@ -98,3 +103,28 @@ def test_a_date_is_read_by_tomllib_as_a_datetime(tmp_path: Path) -> None:
     f = tmp_path / "date.toml"
     f.write_text(text, encoding="utf-8")
     assert read_toml(f) == tomllib.loads(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a = 9223372036854775808\n", "a = -9223372036854775809\n", "a = 0xffffffffffffffff\n", "a = 1e400\n"],
+)
+def test_numbers_beyond_64_bits_are_read_by_tomllib(text: str, tmp_path: Path) -> None:
+    assert _core.parse_toml(text) is None
+    f = tmp_path / "big.toml"
+    f.write_text(text, encoding="utf-8")
+    assert _same(read_toml(f), tomllib.loads(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["a = -nan\n", "a = +inf\n", "a = -inf\n", "a = 1.7976931348623157e308\n", "a = 5e-324\n"]
+)
+def test_extreme_floats_read_as_tomllib_reads_them(text: str) -> None:
+    assert _same(_core.parse_toml(text), tomllib.loads(text))
+
+
+def test_recurring_strings_are_one_object() -> None:
+    data = _core.parse_toml('[[flows]]\nkind = "bulk"\n[[flows]]\nkind = "bulk"\n')
+    assert data is not None
+    a, b = data["flows"]
+    assert next(iter(a)) is next(iter(b)) and a["kind"] is b["kind"]

@@ -1,7 +1,5 @@
 """``python -m ecnlab``."""
 
-import sys
+from ecnlab.cli import entry
 
-from ecnlab.cli import main
-
-sys.exit(main())
+entry()

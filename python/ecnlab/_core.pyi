@@ -1,5 +1,6 @@
 """Type stubs for the PyO3 extension ``ecnlab._core`` (crates/py)."""
 
+import os
 from typing import Any
 
 class EngineError(Exception):
@@ -7,6 +8,16 @@ class EngineError(Exception):
 
 def parse_toml(text: str) -> dict[str, Any] | None: ...
 def dumps_indented(value: Any) -> str: ...
+def dumps_compact(value: Any) -> str:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)``."""
+
+def dumps_indented_file(value: Any) -> bytes:
+    """``dumps_indented(value) + "\\n"`` as UTF-8 bytes: a JSON file's contents."""
+
+def write_indented_file(path: str | os.PathLike[str], value: Any) -> None:
+    """Write ``dumps_indented_file(value)`` into the file ``path`` (created or emptied), in pieces; an
+    operating-system error raises ``OSError`` with its ``errno``."""
+
 def version() -> str:
     """The ecnlab version the extension was built from."""
 

@@ -49,7 +49,7 @@ class Table:
     """
 
     def __init__(self, data: Any, path: str) -> None:
-        if not isinstance(data, Mapping):
+        if type(data) is not dict and not isinstance(data, Mapping):  # a dict skips the ABC check
             raise ScenarioError(path, f"must be a table, not {type_name(data)}", data)
         self.data: Mapping[str, Any] = data
         self.path = path
@@ -95,7 +95,8 @@ class Table:
         items = self.data[key]
         if not isinstance(items, list):
             raise ScenarioError(self.at(key), f"must be an array of tables, not {type_name(items)}", items)
-        return [Table(item, fmt_path(self.at(key), i)) for i, item in enumerate(items)]
+        prefix = self.at(key)
+        return [Table(item, f"{prefix}[{i}]") for i, item in enumerate(items)]  # fmt_path of an index
 
 
 def unknown_key(path: str, key: str, allowed: list[str], context: str = "") -> ScenarioError:

@@ -7,7 +7,6 @@ path, the value and what is allowed. See ``docs/scenario.md`` for the schema.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -53,14 +52,23 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         with open(path, "rb") as fh:
             raw = fh.read()
         text = raw.decode()
-        fast = _core.parse_toml(text)  # crates/py/src/toml_read.rs; None: tomllib's to read or refuse
-        return fast if fast is not None else tomllib.loads(text)
     except OSError as e:
         raise ScenarioError("", f"cannot read file: {e.strerror or e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError("", f"not valid TOML: {e}") from None
     except UnicodeDecodeError as e:
         raise ScenarioError("", f"not valid UTF-8 TOML: {e.reason}") from None
+    fast = _core.parse_toml(text)  # crates/py/src/toml_read.rs; None: tomllib's to read or refuse
+    return fast if fast is not None else _read_with_tomllib(text)
+
+
+def _read_with_tomllib(text: str) -> dict[str, Any]:
+    """What :func:`read_toml` leaves to Python's ``tomllib`` (imported only then): its values, or
+    its error."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError("", f"not valid TOML: {e}") from None
 
 
 def load_scenario(source: ScenarioSource, overrides: Overrides = None, *, seed: int | None = None) -> Scenario:

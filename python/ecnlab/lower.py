@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import json
 from typing import Any
 
 from ecnlab.flows import captured_links, pcap_stem
@@ -107,12 +106,15 @@ def engine_spec(sc: Scenario, *, pcap_dir: str | None = None) -> dict[str, Any]:
 
 
 def engine_json(sc: Scenario, *, pcap_dir: str | None = None) -> str:
-    """:func:`engine_spec` as the JSON text the engine reads. The last scenario's text is kept, so
-    the check before a run (``engine_check.py``) and the run lower a large scenario once."""
+    """:func:`engine_spec` as the JSON text the engine reads (compact, by the engine's writer:
+    ``crates/py/src/json_text.rs``). The last scenario's text is kept, so the check before a run
+    (``engine_check.py``) and the run lower a large scenario once."""
+    from ecnlab._core import dumps_compact
+
     last = _LAST_JSON.get("last")
     if last is not None and last[0] is sc and last[1] == pcap_dir:
         return last[2]
-    text = json.dumps(engine_spec(sc, pcap_dir=pcap_dir))
+    text = dumps_compact(engine_spec(sc, pcap_dir=pcap_dir))
     _LAST_JSON["last"] = (sc, pcap_dir, text)
     return text
 
@@ -130,28 +132,31 @@ def _add_impairments(out: dict[str, Any], sc: Scenario, *, engine: bool) -> None
 
 
 def _flow_entries(groups: tuple[FlowGroup, ...]) -> list[dict[str, Any]]:
-    """Every ``[[flows]]`` entry; entries without a ``[tcp]`` of their own share the scenario's
-    TcpSpec object, so its engine table is built once, not once per entry."""
-    lowered: dict[int, dict[str, Any]] = {}  # id(TcpSpec) -> its table; the groups keep each alive
+    """Every ``[[flows]]`` entry; entries of one shape share its TcpSpec and AppSpec objects
+    (``flows.py``, ``EntryReader``), so their engine tables are built once, not once per entry."""
+    tcps: dict[int, dict[str, Any]] = {}  # id(TcpSpec) -> its table; the groups keep each alive
+    apps: dict[int, dict[str, Any]] = {}  # id(AppSpec) -> its table, likewise
     entries = []
     for g in groups:
-        if id(g.tcp) not in lowered:
-            lowered[id(g.tcp)] = tcp_engine(g.tcp)
-        entries.append(_flow_entry(g, lowered[id(g.tcp)]))
+        if id(g.tcp) not in tcps:
+            tcps[id(g.tcp)] = tcp_engine(g.tcp)
+        if id(g.app) not in apps:
+            apps[id(g.app)] = _app(g.app)
+        entries.append(_flow_entry(g, apps[id(g.app)], tcps[id(g.tcp)]))
     return entries
 
 
-def _flow_entry(g: FlowGroup, tcp: dict[str, Any]) -> dict[str, Any]:
-    """One ``[[flows]]`` entry as the engine's ``FlowSpec`` (``tcp``: its TCP table, lowered):
-    the engine expands it into its flows (``count`` per pair, ids ``name_1`` … when it makes
-    more than one)."""
+def _flow_entry(g: FlowGroup, app: dict[str, Any], tcp: dict[str, Any]) -> dict[str, Any]:
+    """One ``[[flows]]`` entry as the engine's ``FlowSpec`` (``app``, ``tcp``: its application and
+    TCP tables, lowered): the engine expands it into its flows (``count`` per pair, ids ``name_1``
+    … when it makes more than one)."""
     entry: dict[str, Any] = {"id": g.name, "src": _hosts(g.src), "dst": _hosts(g.dst)}
     if g.count != 1:  # absent = 1: a single flow's JSON stays as it was
         entry["count"] = g.count
     entry["start_ns"] = g.start_ns
     if g.start_spread_ns:
         entry["start_spread_ns"] = g.start_spread_ns
-    entry.update(initiator=g.initiator, app=_app(g.app), tcp=tcp)
+    entry.update(initiator=g.initiator, app=app, tcp=tcp)
     return entry
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -26,6 +25,8 @@ _SEGMENT = re.compile(r"^([A-Za-z0-9_-]+|\"[^\"]*\")((?:\[\d+\])*)$")
 
 def parse_value(text: str) -> Any:
     """A TOML literal, or the text itself when it is not one."""
+    import tomllib  # here: a run without --set does not import it
+
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import functools
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecnlab import distributions, flowtable, timeseries
-from ecnlab._core import dumps_indented
+from ecnlab._core import dumps_indented, dumps_indented_file, write_indented_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,6 +20,7 @@ __all__ = [
     "build_summary",
     "jain",
     "dumps",
+    "summary_bytes",
     "write_summary",
     "RunResult",
     "load_result",
@@ -45,6 +45,8 @@ def jain(values: list[float]) -> float | None:
 @functools.cache
 def git_commit() -> tuple[str, bool | None]:
     """(HEAD commit, dirty?) of the source tree ecnlab runs from; ("unknown", None) outside one."""
+    import subprocess  # here: a run asks git on its output thread (runner.py), which imports it there
+
     root = Path(__file__).resolve().parents[2]
     if not (root / "Cargo.toml").is_file() or not (root / "crates" / "sim").is_dir():
         return "unknown", None
@@ -101,11 +103,18 @@ def dumps(summary: dict[str, Any]) -> str:
     return dumps_indented(summary) + "\n"
 
 
-def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
-    """Write ``directory/summary.json`` (whole, or not at all: ``files.py``)."""
-    from ecnlab.files import write_text
+def summary_bytes(summary: dict[str, Any]) -> bytes:
+    """:func:`dumps` as UTF-8, the bytes of ``summary.json``, made without the text object between
+    (a summary of ten thousand flows is megabytes)."""
+    return dumps_indented_file(summary)
 
-    return write_text(directory / SUMMARY_FILE, dumps(summary))
+
+def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
+    """Write ``directory/summary.json`` (whole, or not at all: ``files.py``): :func:`summary_bytes`,
+    written into the file a piece at a time as they are made."""
+    from ecnlab.files import write_atomic
+
+    return write_atomic(directory / SUMMARY_FILE, lambda tmp: write_indented_file(tmp, summary))
 
 
 @dataclass

@@ -23,7 +23,7 @@ from ecnlab.config import Overrides, ScenarioSource, load_scenario
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_json, resolved_scenario
 from ecnlab.model import Scenario
-from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, dumps, git_commit, write_summary
+from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, git_commit, summary_bytes, write_summary
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -103,7 +103,7 @@ def run_scenario_files(sc: Scenario) -> dict[str, bytes]:
             run_scenario(sc, out=out)
             return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     summary, series, table = _run_engine(_core, sc, resolved, None)
-    files = {SUMMARY_FILE: dumps(summary).encode("utf-8"), **timeseries.encode(series), **flowtable.encode(table)}
+    files = {SUMMARY_FILE: summary_bytes(summary), **timeseries.encode(series), **flowtable.encode(table)}
     return dict(sorted(files.items()))
 
 

@@ -303,6 +303,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(toml_read::parse_toml, m)?)?;
     m.add_function(wrap_pyfunction!(json_text::dumps_indented, m)?)?;
+    m.add_function(wrap_pyfunction!(json_text::dumps_indented_file, m)?)?;
+    m.add_function(wrap_pyfunction!(json_text::dumps_compact, m)?)?;
+    m.add_function(wrap_pyfunction!(json_text::write_indented_file, m)?)?;
     m.add_function(wrap_pyfunction!(flow_start_ns, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_split, m)?)?;

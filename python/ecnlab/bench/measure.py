@@ -38,14 +38,18 @@ def vmhwm_from_stderr(stderr: str) -> float | None:
     return int(lines[-1].split()[0]) / 1024.0 if lines else None
 
 
-# Runs `python -m ecnlab ARGS` and prints its VmHWM to stderr as the last line.
+# Runs `ecnlab ARGS` as the command does (`cli.entry`: `main` in a process set up for it, then
+# `exit_with` its status) and prints its VmHWM to stderr as the last line before it exits.
 ECNLAB_WITH_VMHWM = (
-    "import runpy, sys\n"
+    "import sys\n"
+    "from ecnlab import cli\n"
     "sys.argv = ['ecnlab'] + sys.argv[1:]\n"
+    "cli.command_process()\n"
     "try:\n"
-    "    runpy.run_module('ecnlab', run_name='__main__', alter_sys=True)\n"
+    "    status = cli.main()\n"
     "finally:\n"
     "    print(open('/proc/self/status').read().split('VmHWM:')[1].split()[0], 'kB VmHWM', file=sys.stderr)\n"
+    "cli.exit_with(status)\n"
 )
 
 
