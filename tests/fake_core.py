@@ -20,9 +20,11 @@ class FakeCore:
     """``run`` returns deterministic numbers derived from the spec; ``fail`` makes it raise.
 
     The parameter checks (``check_tcp``, ``check_queue``, ``check_spec``), ``summary_schema``, the
-    TCP tables (``default_tcp_config``, ``tcp_personalities``) and the JSON writer
-    (``dumps_compact``) are the real engine's: they are the scenario front's validation, its
-    defaults, the result's key list and the engine input's text, not a simulation."""
+    TCP tables (``default_tcp_config``, ``tcp_personalities``), the scenario keys
+    (``scenario_schema``) and the JSON writers (``dumps_compact`` and the rest) are the real
+    engine's: they are the scenario front's validation, its defaults, the result's key list and
+    the engine input's text, not a simulation; whatever the fake does not define is the real
+    engine's, so a test does not depend on another having filled a cache first."""
 
     EngineError = EngineError
 
@@ -38,6 +40,10 @@ class FakeCore:
         self.summary_schema = real.summary_schema
         self.default_tcp_config = real.default_tcp_config
         self.tcp_personalities = real.tcp_personalities
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
 
     def version(self) -> str:
         return "0.0.0-fake"
