@@ -104,7 +104,6 @@ impl Link {
 
     /// With per-flow sojourn histograms (`flow_sojourn`): the sojourn of the packet
     /// [`Self::start_next`] took last into the histogram of its `flow`.
-    #[inline(never)]
     pub fn record_flow_sojourn(&mut self, flow: u32) {
         let sojourn = self.queue.last_sojourn();
         if let Some(per_flow) = self.flow_sojourn.as_mut() {

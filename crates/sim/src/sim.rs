@@ -341,7 +341,19 @@ impl Simulation {
         }
         link.pipe.push_back(InFlight { at: arrive, seq: arrive_seq, idx: q.idx });
         if link.flow_sojourn.is_some() {
-            link.record_flow_sojourn(q.flow()); // last: nothing of the packet lives across the call
+            self.record_flow_sojourn(li);
+        }
+    }
+
+    /// Per-flow sojourn histograms (FQ-CoDel): the packet that just left link `li`'s queue,
+    /// the newest on its pipe, into its flow's histogram. Out of line, and reading the flow
+    /// from the slab, so that the dequeue path keeps nothing of the packet for it.
+    #[cold]
+    #[inline(never)]
+    fn record_flow_sojourn(&mut self, li: u32) {
+        let link = &mut self.links[li as usize];
+        if let Some(last) = link.pipe.back() {
+            link.record_flow_sojourn(self.pkts.get(last.idx).flow);
         }
     }
 
