@@ -412,7 +412,9 @@ impl Connection {
             return;
         }
         if seg.flags.ack() {
-            if self.ace_check || self.snd.accecn.is_some() {
+            // One test for both of its reasons: the first ACE check and the send half's
+            // AccECN counters come only with AccECN feedback.
+            if self.neg.fb == EcnFeedback::AccEcn {
                 self.check_accecn_ack(seg);
             }
             self.snd.on_ack(now, seg, &mut self.stats);
@@ -559,9 +561,10 @@ impl Connection {
         // (ns-2 `output()`, `SetCWRonRetransmit_`) a retransmission is ECT and
         // may carry the CWR.
         // With `ect_all_packets` (Linux and ns-3 DCTCP) every segment is ECT.
-        let new_data = self.cfg.ecn_on_retransmit.as_new_data(tx.len, tx.retransmit);
-        let ect = new_data || self.cfg.ect_all_packets == EctPackets::All;
-        let ecn = if ect && self.ect_allowed() { self.snd.cc.codepoint() } else { Ecn::NotEct };
+        let rules = self.snd.rules;
+        let new_data = rules.retransmit_ect.as_new_data(tx.len, tx.retransmit);
+        let ect = new_data || rules.ect_packets == EctPackets::All;
+        let ecn = if ect && self.ect_allowed() { self.snd.codepoint } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
             flags.insert(TcpFlags::CWR);
@@ -615,8 +618,8 @@ impl Connection {
 
     /// The codepoint of a pure ACK: Not-ECT (RFC 3168 §6.1.4) unless `ect_all_packets`.
     fn control_ecn(&self) -> Ecn {
-        if self.cfg.ect_all_packets == EctPackets::All && self.ect_allowed() {
-            self.snd.cc.codepoint()
+        if self.snd.rules.ect_packets == EctPackets::All && self.ect_allowed() {
+            self.snd.codepoint
         } else {
             Ecn::NotEct
         }

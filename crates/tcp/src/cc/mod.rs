@@ -136,7 +136,8 @@ pub(crate) trait CongestionControl {
     fn on_ack(&mut self, w: &mut Window, ack: &Ack);
     /// The ssthresh a congestion event of `kind` leaves, FlightSize `flight` bytes.
     fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32;
-    /// The ECN codepoint of new data when ECN is in use.
+    /// The ECN codepoint of new data when ECN is in use; fixed from construction (and
+    /// after `fall_back`): the sender reads it once.
     fn codepoint(&self) -> Ecn {
         Ecn::Ect0
     }
@@ -218,7 +219,8 @@ macro_rules! registry {
             fn codepoint(&self) -> Ecn {
                 match self { $(AnyCc::$kind(c) => c.codepoint()),* }
             }
-            #[inline]
+            // The dispatch inline (Reno's and NewReno's arm is empty), each body as it comes.
+            #[inline(always)]
             fn on_feedback(&mut self, fb: &Feedback) {
                 match self { $(AnyCc::$kind(c) => c.on_feedback(fb)),* }
             }
