@@ -40,6 +40,9 @@ pub struct Link {
     pub sojourn: bool,
     /// Per-flow queues (FQ-CoDel) with sojourns recorded: each flow's sojourn histogram, by flow index.
     pub flow_sojourn: Option<BTreeMap<u32, SojournHist>>,
+    /// Each departure is recorded beyond the counters (`Simulation::record_departure`): the
+    /// link has a pcap tap, or per-flow sojourn histograms. One flag for the dequeue path.
+    pub watched: bool,
     /// The queue's counters and the link's when the warm-up ended (zero without a warm-up).
     pub at_warmup: Option<Box<(QueueStats, LinkCounters)>>,
     /// Path impairments of packets entering the link (`impair_link.rs`), when the spec has any.
@@ -116,6 +119,7 @@ impl Link {
         self.queue.record_sojourn();
         if self.queue.is_per_flow() {
             self.flow_sojourn = Some(BTreeMap::new());
+            self.watched = true;
         }
     }
 }
