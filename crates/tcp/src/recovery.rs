@@ -268,9 +268,19 @@ impl Sender {
             }
             let ack_rtt = ack_rtt.filter(|_| self.hystart_rtt);
             let in_flight = self.in_flight();
-            let fb =
-                Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max, in_flight, now, rtt, srtt, ack_rtt };
-            self.cc.on_feedback(&fb);
+            let snd_nxt = self.max;
+            self.cc.on_feedback_with(|| Feedback {
+                acked: data,
+                ece,
+                marked,
+                una: ack,
+                snd_nxt,
+                in_flight,
+                now,
+                rtt,
+                srtt,
+                ack_rtt,
+            });
             // Prague grows on the unmarked bytes of every ACK, the one that reduced included.
             let grows = self.cc.grows_on_marked_acks();
             if ece && self.ece_allowed() {

@@ -202,6 +202,13 @@ macro_rules! registry {
             pub(crate) fn new(cfg: &TcpConfig) -> Self {
                 match cfg.cc { $(CcKind::$kind => AnyCc::$kind(hold!($([$boxed])? $ty::new(cfg $(, &cfg.$knobs)?)))),* }
             }
+
+            /// [`CongestionControl::on_feedback`] with the feedback built in each control's arm:
+            /// a control that ignores it (Reno) costs its ACK path no stores.
+            #[inline(always)]
+            pub(crate) fn on_feedback_with(&mut self, fb: impl FnOnce() -> Feedback) {
+                match self { $(AnyCc::$kind(c) => c.on_feedback(&fb())),* }
+            }
         }
 
         impl CongestionControl for AnyCc {
@@ -219,8 +226,7 @@ macro_rules! registry {
             fn codepoint(&self) -> Ecn {
                 match self { $(AnyCc::$kind(c) => c.codepoint()),* }
             }
-            // The dispatch inline (Reno's and NewReno's arm is empty), each body as it comes.
-            #[inline(always)]
+            #[inline]
             fn on_feedback(&mut self, fb: &Feedback) {
                 match self { $(AnyCc::$kind(c) => c.on_feedback(fb)),* }
             }
