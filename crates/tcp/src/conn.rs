@@ -344,6 +344,7 @@ impl Connection {
     /// reaction, no response to CE feedback either.
     fn accecn_fail(&mut self, why: AccEcnFailure) {
         self.accecn_failure.get_or_insert(why);
+        self.snd.codepoint = Ecn::NotEct;
         let answers = self.cfg.accecn_checks.answers_ce_after_ace_failure();
         if let Some(a) = self.snd.accecn.as_mut().filter(|_| why == AccEcnFailure::AceZeroed && !answers) {
             a.ignore_ce = true;
@@ -564,7 +565,7 @@ impl Connection {
         let rules = self.snd.rules;
         let new_data = rules.retransmit_ect.as_new_data(tx.len, tx.retransmit);
         let ect = new_data || rules.ect_packets == EctPackets::All;
-        let ecn = if ect && self.ect_allowed() { self.snd.codepoint } else { Ecn::NotEct };
+        let ecn = if ect && self.snd.ecn != EcnSend::Disabled { self.snd.codepoint } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
             flags.insert(TcpFlags::CWR);
@@ -611,14 +612,9 @@ impl Connection {
         seg
     }
 
-    /// Whether ECN is on and no test of the path has failed (`rules/accecn_checks.rs`).
-    fn ect_allowed(&self) -> bool {
-        self.snd.ecn != EcnSend::Disabled && self.accecn_failure.is_none()
-    }
-
     /// The codepoint of a pure ACK: Not-ECT (RFC 3168 §6.1.4) unless `ect_all_packets`.
     fn control_ecn(&self) -> Ecn {
-        if self.snd.rules.ect_packets == EctPackets::All && self.ect_allowed() {
+        if self.snd.rules.ect_packets == EctPackets::All && self.snd.ecn != EcnSend::Disabled {
             self.snd.codepoint
         } else {
             Ecn::NotEct

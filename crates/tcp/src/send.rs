@@ -97,8 +97,10 @@ pub(crate) struct Sender {
     /// SACK negotiated and the recovery is `Sack`.
     pub(crate) use_sack: bool,
     pub(crate) ecn: EcnSend,
-    /// The congestion control's ECT codepoint (`CongestionControl::codepoint`, fixed
-    /// for a connection), read once here rather than dispatched for every segment.
+    /// The codepoint of ECN-capable segments: the congestion control's
+    /// (`CongestionControl::codepoint`, fixed for a connection, read once here rather
+    /// than dispatched for every segment); Not-ECT once a test of the path failed
+    /// (`rules/accecn_checks.rs`: no ECT from then on).
     pub(crate) codepoint: Ecn,
     pub(crate) recovery: Recovery,
     /// The rules this sender asks (`rules/`): one small copy of the configuration's.

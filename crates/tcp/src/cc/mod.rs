@@ -219,6 +219,7 @@ macro_rules! registry {
             fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
                 match self { $(AnyCc::$kind(c) => c.on_ack(w, ack)),* }
             }
+            #[inline]
             fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32 {
                 match self { $(AnyCc::$kind(c) => c.ssthresh(w, kind, flight)),* }
             }
