@@ -412,13 +412,10 @@ impl Connection {
             self.rcv.ack_now(); // our handshake ACK was lost: acknowledge again
             return;
         }
-        if seg.flags.ack() {
-            // One test for both of its reasons: the first ACE check and the send half's
-            // AccECN counters come only with AccECN feedback.
-            if self.neg.fb == EcnFeedback::AccEcn {
-                self.check_accecn_ack(seg);
-            }
-            self.snd.on_ack(now, seg, &mut self.stats);
+        if seg.flags.ack() && self.snd.plain_acks {
+            self.snd.on_ack_window(now, seg, &mut self.stats);
+        } else if seg.flags.ack() {
+            self.on_ack_with_extras(now, seg);
         }
         if let Some(a) = self.rcv.accecn.as_mut() {
             a.on_segment(seg); // an AccECN option from the peer makes ours usable
@@ -435,6 +432,17 @@ impl Connection {
             }
         }
         self.update_close_state();
+    }
+
+    /// An ACK to a send half with AccECN counters or rate samples (BBR): AccECN's tests
+    /// first (the first ACE field, the first option), then the send half's reaction. A call
+    /// of its own, out of the ACK path of the other connections.
+    #[inline(never)]
+    fn on_ack_with_extras(&mut self, now: Instant, seg: &Segment) {
+        if self.neg.fb == EcnFeedback::AccEcn {
+            self.check_accecn_ack(seg);
+        }
+        self.snd.on_ack(now, seg, &mut self.stats);
     }
 
     fn update_close_state(&mut self) {

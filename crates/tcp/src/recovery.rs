@@ -109,7 +109,7 @@ impl Sender {
     /// The ACK's effect on the scoreboard, the phases and the window; returns whether it
     /// told of congestion (ECE, or new CE marks with AccECN).
     #[inline(always)]
-    fn on_ack_window(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) -> bool {
+    pub(crate) fn on_ack_window(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) -> bool {
         self.peer_rwnd = seg.window;
         let ack = seg.ack.min(self.max);
         let before_tlp = self.tlp.map(|_| (self.una, self.sb.sacked_bytes()));

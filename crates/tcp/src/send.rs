@@ -96,6 +96,9 @@ pub(crate) struct Sender {
     pub(crate) fin: FinState,
     /// SACK negotiated and the recovery is `Sack`.
     pub(crate) use_sack: bool,
+    /// Neither rate samples (`rate`) nor AccECN counters (`accecn`): an ACK takes the
+    /// window's path alone (`Connection::on_segment_open` tests this one flag).
+    pub(crate) plain_acks: bool,
     pub(crate) ecn: EcnSend,
     /// The codepoint of ECN-capable segments: the congestion control's
     /// (`CongestionControl::codepoint`, fixed for a connection, read once here rather
@@ -174,6 +177,7 @@ impl Sender {
             recovery: cfg.recovery,
             sb: Scoreboard::with_rack(cfg.rack == LossMarking::Rack),
             use_sack: false,
+            plain_acks: false,
             rtt: RttEstimator::new(cfg),
             timer: RtxTimer::Idle,
             ecn: EcnSend::Disabled,
@@ -212,6 +216,7 @@ impl Sender {
             self.cc.fall_back();
             self.codepoint = self.cc.codepoint();
         }
+        self.plain_acks = self.rate.is_none() && self.accecn.is_none();
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
         self.cc.on_established(&mut self.win, self.rtt.srtt());
