@@ -223,6 +223,9 @@ pub fn build(spec: SimSpec) -> Result<Simulation, Error> {
     let flows = build_flows(&spec, &topo)?;
     let faults = build_faults(&spec, &topo, &flow_ids);
     let (taps, tap_of) = open_taps(&spec)?;
+    for (link, tap) in links.iter_mut().zip(&tap_of) {
+        link.watched |= tap.is_some();
+    }
     let is_router = |name: &str| topo.index.get(name).is_some_and(|&n| topo.kinds[n as usize] == NodeKind::Router);
     let sampled: Vec<_> =
         sampled_links(&spec, is_router)?.into_iter().map(|li| (li, QueueSamples::default())).collect();
@@ -288,6 +291,7 @@ fn build_links(spec: &SimSpec, topo: &Topology) -> Result<Vec<Link>, Error> {
             tail: l.tail_threshold_bytes.map(|b| crate::tail::QueueTail::new(b, Instant(spec.warmup_ns))),
             sojourn,
             flow_sojourn: None,
+            watched: false,
             at_warmup: None,
             impair: None,
         };

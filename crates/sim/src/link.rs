@@ -40,6 +40,9 @@ pub struct Link {
     pub sojourn: bool,
     /// Per-flow queues (FQ-CoDel) with sojourns recorded: each flow's sojourn histogram, by flow index.
     pub flow_sojourn: Option<BTreeMap<u32, SojournHist>>,
+    /// Each departure is recorded beyond the counters (`Simulation::record_departure`): the
+    /// link has a pcap tap, or per-flow sojourn histograms. One flag for the dequeue path.
+    pub watched: bool,
     /// The queue's counters and the link's when the warm-up ended (zero without a warm-up).
     pub at_warmup: Option<Box<(QueueStats, LinkCounters)>>,
     /// Path impairments of packets entering the link (`impair_link.rs`), when the spec has any.
@@ -104,7 +107,6 @@ impl Link {
 
     /// With per-flow sojourn histograms (`flow_sojourn`): the sojourn of the packet
     /// [`Self::start_next`] took last into the histogram of its `flow`.
-    #[inline(never)]
     pub fn record_flow_sojourn(&mut self, flow: u32) {
         let sojourn = self.queue.last_sojourn();
         if let Some(per_flow) = self.flow_sojourn.as_mut() {
@@ -117,6 +119,7 @@ impl Link {
         self.queue.record_sojourn();
         if self.queue.is_per_flow() {
             self.flow_sojourn = Some(BTreeMap::new());
+            self.watched = true;
         }
     }
 }

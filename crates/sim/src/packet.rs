@@ -126,11 +126,6 @@ pub struct QueuedRef {
 }
 
 impl QueuedRef {
-    /// The packet's flow (its index in the run).
-    pub fn flow(&self) -> u32 {
-        self.flow
-    }
-
     /// The queue's view of packet `p`, kept at slab index `idx`.
     pub fn of(idx: u32, p: &Packet) -> Self {
         let dir = u8::from(matches!(p.to, End::Server)) | u8::from(p.quench.is_some()) << 1;

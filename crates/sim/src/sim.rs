@@ -322,12 +322,6 @@ impl Simulation {
                 Delivery { slot: p.slot, end: p.to, flow: p.flow, pkt: q.idx, data: p.seg.payload_len > 0 },
             );
         }
-        if let Some(t) = self.tap_of[li as usize] {
-            let tap = &mut self.taps[t as usize];
-            // Both ends of a flow share its TCP configuration, so both announce this shift.
-            let wscale = self.flows[p.flow as usize].tcp.wscale();
-            tap.record(now, p, wscale);
-        }
         // Sequence numbers in the order the events were always scheduled: TxDone, then Arrive.
         let tx_seq = self.sched.reserve();
         let arrive_seq = self.sched.reserve();
@@ -340,8 +334,28 @@ impl Simulation {
             self.sched.schedule_reserved(arrive, arrive_seq, Event::Arrive { link: li });
         }
         link.pipe.push_back(InFlight { at: arrive, seq: arrive_seq, idx: q.idx });
+        if link.watched {
+            self.record_departure(li, now);
+        }
+    }
+
+    /// A departure from a watched link (`Link::watched`): the packet that just left its
+    /// queue, the newest on its pipe, into the link's capture and its flow's sojourn
+    /// histogram. Out of line, and finding the packet from the pipe, so that the dequeue
+    /// path tests one flag and keeps nothing of the packet for it.
+    #[cold]
+    #[inline(never)]
+    fn record_departure(&mut self, li: u32, now: Instant) {
+        let link = &mut self.links[li as usize];
+        let Some(last) = link.pipe.back() else { return };
+        let p = self.pkts.get(last.idx);
+        if let Some(t) = self.tap_of[li as usize] {
+            // Both ends of a flow share its TCP configuration, so both announce this shift.
+            let wscale = self.flows[p.flow as usize].tcp.wscale();
+            self.taps[t as usize].record(now, p, wscale);
+        }
         if link.flow_sojourn.is_some() {
-            link.record_flow_sojourn(q.flow()); // last: nothing of the packet lives across the call
+            link.record_flow_sojourn(p.flow);
         }
     }
 

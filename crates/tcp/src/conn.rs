@@ -344,6 +344,7 @@ impl Connection {
     /// reaction, no response to CE feedback either.
     fn accecn_fail(&mut self, why: AccEcnFailure) {
         self.accecn_failure.get_or_insert(why);
+        self.snd.codepoint = Ecn::NotEct;
         let answers = self.cfg.accecn_checks.answers_ce_after_ace_failure();
         if let Some(a) = self.snd.accecn.as_mut().filter(|_| why == AccEcnFailure::AceZeroed && !answers) {
             a.ignore_ce = true;
@@ -411,11 +412,10 @@ impl Connection {
             self.rcv.ack_now(); // our handshake ACK was lost: acknowledge again
             return;
         }
-        if seg.flags.ack() {
-            if self.ace_check || self.snd.accecn.is_some() {
-                self.check_accecn_ack(seg);
-            }
-            self.snd.on_ack(now, seg, &mut self.stats);
+        if seg.flags.ack() && self.snd.plain_acks {
+            self.snd.on_ack_window(now, seg, &mut self.stats);
+        } else if seg.flags.ack() {
+            self.on_ack_with_extras(now, seg);
         }
         if let Some(a) = self.rcv.accecn.as_mut() {
             a.on_segment(seg); // an AccECN option from the peer makes ours usable
@@ -432,6 +432,17 @@ impl Connection {
             }
         }
         self.update_close_state();
+    }
+
+    /// An ACK to a send half with AccECN counters or rate samples (BBR): AccECN's tests
+    /// first (the first ACE field, the first option), then the send half's reaction. A call
+    /// of its own, out of the ACK path of the other connections.
+    #[inline(never)]
+    fn on_ack_with_extras(&mut self, now: Instant, seg: &Segment) {
+        if self.neg.fb == EcnFeedback::AccEcn {
+            self.check_accecn_ack(seg);
+        }
+        self.snd.on_ack(now, seg, &mut self.stats);
     }
 
     fn update_close_state(&mut self) {
@@ -559,9 +570,10 @@ impl Connection {
         // (ns-2 `output()`, `SetCWRonRetransmit_`) a retransmission is ECT and
         // may carry the CWR.
         // With `ect_all_packets` (Linux and ns-3 DCTCP) every segment is ECT.
-        let new_data = self.cfg.ecn_on_retransmit.as_new_data(tx.len, tx.retransmit);
-        let ect = new_data || self.cfg.ect_all_packets == EctPackets::All;
-        let ecn = if ect && self.ect_allowed() { self.snd.cc.codepoint() } else { Ecn::NotEct };
+        let rules = self.snd.rules;
+        let new_data = rules.retransmit_ect.as_new_data(tx.len, tx.retransmit);
+        let ect = new_data || rules.ect_packets == EctPackets::All;
+        let ecn = if ect && self.snd.ecn != EcnSend::Disabled { self.snd.codepoint } else { Ecn::NotEct };
         if new_data && self.snd.ecn == EcnSend::CwrPending {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
             flags.insert(TcpFlags::CWR);
@@ -608,15 +620,10 @@ impl Connection {
         seg
     }
 
-    /// Whether ECN is on and no test of the path has failed (`rules/accecn_checks.rs`).
-    fn ect_allowed(&self) -> bool {
-        self.snd.ecn != EcnSend::Disabled && self.accecn_failure.is_none()
-    }
-
     /// The codepoint of a pure ACK: Not-ECT (RFC 3168 §6.1.4) unless `ect_all_packets`.
     fn control_ecn(&self) -> Ecn {
-        if self.cfg.ect_all_packets == EctPackets::All && self.ect_allowed() {
-            self.snd.cc.codepoint()
+        if self.snd.rules.ect_packets == EctPackets::All && self.snd.ecn != EcnSend::Disabled {
+            self.snd.codepoint
         } else {
             Ecn::NotEct
         }

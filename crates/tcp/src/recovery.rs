@@ -84,12 +84,34 @@ use ecnlab_wire::{Instant, Segment};
 impl Sender {
     /// Processes the acknowledgment part of `seg` (established connections only).
     pub(crate) fn on_ack(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) {
+        if self.rate.is_some() {
+            return self.on_ack_with_rates(now, seg, st);
+        }
+        self.on_ack_window(now, seg, st);
+    }
+
+    /// [`Self::on_ack`] for a congestion control that sets cwnd from rate samples (BBR):
+    /// it does so after all of [`Self::on_ack_window`], from the window as it was (Linux's
+    /// `cong_control` replaces PRR and `cong_avoid`; `tcp_enter_recovery` and
+    /// `tcp_enter_cwr` leave cwnd to it). A call of its own, as [`Self::rate_control`],
+    /// out of every other control's ACK path.
+    #[inline(never)]
+    fn on_ack_with_rates(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) {
+        let (ack, cwnd, prior_in_flight) = (seg.ack.min(self.max), self.win.cwnd, self.in_flight());
+        if let Some(r) = self.rate.as_mut() {
+            r.on_ack(ack, seg.sack.as_slice());
+        }
+        let ece = self.on_ack_window(now, seg, st);
+        self.win.cwnd = cwnd;
+        self.rate_control(now, prior_in_flight, ece);
+    }
+
+    /// The ACK's effect on the scoreboard, the phases and the window; returns whether it
+    /// told of congestion (ECE, or new CE marks with AccECN).
+    #[inline(always)]
+    pub(crate) fn on_ack_window(&mut self, now: Instant, seg: &Segment, st: &mut TcpStats) -> bool {
         self.peer_rwnd = seg.window;
         let ack = seg.ack.min(self.max);
-        // A congestion control that sets cwnd from rate samples (BBR) does so after all
-        // of the below, from the window as it was (Linux's `cong_control` replaces PRR
-        // and `cong_avoid`; `tcp_enter_recovery` and `tcp_enter_cwr` leave cwnd to it).
-        let model = if self.rate.is_some() { Some(self.sample_ack(ack, seg)) } else { None };
         let before_tlp = self.tlp.map(|_| (self.una, self.sb.sacked_bytes()));
         let delivered = self.update_scoreboard(ack, seg);
         if let Some((una, sacked)) = before_tlp {
@@ -110,21 +132,7 @@ impl Sender {
         // segment lost. (The SACK path adds the segment on every ACK.)
         let ssrb_grows = !reno || (ack > una && !was_recovering);
         self.prr_step(prr_delivered, ssrb_grows);
-        if let Some((cwnd, prior_in_flight)) = model {
-            self.win.cwnd = cwnd;
-            self.rate_control(now, prior_in_flight, ece);
-        }
-    }
-
-    /// Rate samples (BBR): the ACK to the sampler; cwnd and the data in flight before it.
-    /// A call of its own, as [`Self::rate_control`], out of every other control's ACK path.
-    #[inline(never)]
-    fn sample_ack(&mut self, ack: u64, seg: &Segment) -> (u32, u64) {
-        let model = (self.win.cwnd, self.in_flight());
-        if let Some(r) = self.rate.as_mut() {
-            r.on_ack(ack, seg.sack.as_slice());
-        }
-        model
+        ece
     }
 
     /// AccECN: whether the ACK's ACE field (and AccECN option) tell new CE marks (`accecn.rs`).
@@ -221,6 +229,7 @@ impl Sender {
 
     /// [`Self::on_ack`] without PRR: the phases and what they do to the window.
     /// `delivered`: RFC 6937's DeliveredData of the ACK (counted with `prr` or AccECN).
+    #[inline(always)]
     fn on_ack_phases(&mut self, now: Instant, ece: bool, seg: &Segment, ack: u64, delivered: u64, st: &mut TcpStats) {
         if ack > self.una {
             let acked = ack - self.una;
@@ -259,9 +268,19 @@ impl Sender {
             }
             let ack_rtt = ack_rtt.filter(|_| self.hystart_rtt);
             let in_flight = self.in_flight();
-            let fb =
-                Feedback { acked: data, ece, marked, una: ack, snd_nxt: self.max, in_flight, now, rtt, srtt, ack_rtt };
-            self.cc.on_feedback(&fb);
+            let snd_nxt = self.max;
+            self.cc.on_feedback_with(|| Feedback {
+                acked: data,
+                ece,
+                marked,
+                una: ack,
+                snd_nxt,
+                in_flight,
+                now,
+                rtt,
+                srtt,
+                ack_rtt,
+            });
             // Prague grows on the unmarked bytes of every ACK, the one that reduced included.
             let grows = self.cc.grows_on_marked_acks();
             if ece && self.ece_allowed() {
@@ -287,6 +306,7 @@ impl Sender {
 
     /// RFC 6937 on an ACK during a reduction (`prr.rs`): cwnd = pipe + sndcnt;
     /// once it is over (the phase is Open again), cwnd = ssthresh.
+    #[inline(always)]
     fn prr_step(&mut self, delivered: u64, ssrb_grows: bool) {
         let Some(mut prr) = self.prr else { return };
         let reno = self.counts_reno_sacks();

@@ -25,7 +25,7 @@ use crate::sack::{Scoreboard, SeqSpace};
 use crate::timer::RtxTimer;
 use crate::tlp::Probe;
 use crate::window::{Phase, Window};
-use ecnlab_wire::{Duration, Instant};
+use ecnlab_wire::{Duration, Ecn, Instant};
 
 /// Data the application gave us.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +96,15 @@ pub(crate) struct Sender {
     pub(crate) fin: FinState,
     /// SACK negotiated and the recovery is `Sack`.
     pub(crate) use_sack: bool,
+    /// Neither rate samples (`rate`) nor AccECN counters (`accecn`): an ACK takes the
+    /// window's path alone (`Connection::on_segment_open` tests this one flag).
+    pub(crate) plain_acks: bool,
     pub(crate) ecn: EcnSend,
+    /// The codepoint of ECN-capable segments: the congestion control's
+    /// (`CongestionControl::codepoint`, fixed for a connection, read once here rather
+    /// than dispatched for every segment); Not-ECT once a test of the path failed
+    /// (`rules/accecn_checks.rs`: no ECT from then on).
+    pub(crate) codepoint: Ecn,
     pub(crate) recovery: Recovery,
     /// The rules this sender asks (`rules/`): one small copy of the configuration's.
     pub(crate) rules: SenderRules,
@@ -153,6 +161,7 @@ impl Sender {
         let mut win = Window::new(cfg.dupack_threshold);
         win.init(cfg.mss, cfg.init_cwnd_segments);
         let cc = AnyCc::new(cfg);
+        let codepoint = cc.codepoint();
         Sender {
             rate: cc.wants_rate_samples().then(Box::default),
             una: 1,
@@ -168,9 +177,11 @@ impl Sender {
             recovery: cfg.recovery,
             sb: Scoreboard::with_rack(cfg.rack == LossMarking::Rack),
             use_sack: false,
+            plain_acks: false,
             rtt: RttEstimator::new(cfg),
             timer: RtxTimer::Idle,
             ecn: EcnSend::Disabled,
+            codepoint,
             accecn: None,
             reduced_at: 0,
             ecn_min_cwnd_segments: cfg.ecn_min_cwnd_segments,
@@ -203,7 +214,9 @@ impl Sender {
             // Prague without AccECN: no ECN at all, Reno (the reference's `prague-reno`).
             self.ecn = EcnSend::Disabled;
             self.cc.fall_back();
+            self.codepoint = self.cc.codepoint();
         }
+        self.plain_acks = self.rate.is_none() && self.accecn.is_none();
         self.peer_rwnd = rwnd;
         self.timer = RtxTimer::Idle;
         self.cc.on_established(&mut self.win, self.rtt.srtt());
@@ -241,11 +254,21 @@ impl Sender {
     /// After a timeout that went back N (no SACK, or the scoreboard cleared) everything
     /// sent before it is lost (`tcp_timeout_mark_lost`) and what went again since is in
     /// flight: snd_nxt − snd_una, not FlightSize, until the Loss phase ends.
+    /// The common case (FlightSize) inline, the others a call of their own.
+    #[inline]
     pub(crate) fn in_flight(&self) -> u64 {
-        let kept = self.use_sack && self.rules.timeout.scoreboard == RtoScoreboard::Kept;
         if matches!(self.win.phase, Phase::Open | Phase::Cwr { .. }) && self.sb.is_clear() {
             self.flight_size()
-        } else if matches!(self.win.phase, Phase::Loss { .. }) && !kept {
+        } else {
+            self.in_flight_reduced()
+        }
+    }
+
+    /// [`Self::in_flight`] with something SACKed or lost, or in Disorder, Recovery or Loss.
+    #[inline(never)]
+    fn in_flight_reduced(&self) -> u64 {
+        let kept = self.use_sack && self.rules.timeout.scoreboard == RtoScoreboard::Kept;
+        if matches!(self.win.phase, Phase::Loss { .. }) && !kept {
             self.nxt - self.una
         } else if self.use_sack {
             self.sb.pipe(&self.space())

@@ -136,7 +136,8 @@ pub(crate) trait CongestionControl {
     fn on_ack(&mut self, w: &mut Window, ack: &Ack);
     /// The ssthresh a congestion event of `kind` leaves, FlightSize `flight` bytes.
     fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32;
-    /// The ECN codepoint of new data when ECN is in use.
+    /// The ECN codepoint of new data when ECN is in use; fixed from construction (and
+    /// after `fall_back`): the sender reads it once.
     fn codepoint(&self) -> Ecn {
         Ecn::Ect0
     }
@@ -201,6 +202,13 @@ macro_rules! registry {
             pub(crate) fn new(cfg: &TcpConfig) -> Self {
                 match cfg.cc { $(CcKind::$kind => AnyCc::$kind(hold!($([$boxed])? $ty::new(cfg $(, &cfg.$knobs)?)))),* }
             }
+
+            /// [`CongestionControl::on_feedback`] with the feedback built in each control's arm:
+            /// a control that ignores it (Reno) costs its ACK path no stores.
+            #[inline(always)]
+            pub(crate) fn on_feedback_with(&mut self, fb: impl FnOnce() -> Feedback) {
+                match self { $(AnyCc::$kind(c) => c.on_feedback(&fb())),* }
+            }
         }
 
         impl CongestionControl for AnyCc {
@@ -211,6 +219,7 @@ macro_rules! registry {
             fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
                 match self { $(AnyCc::$kind(c) => c.on_ack(w, ack)),* }
             }
+            #[inline]
             fn ssthresh(&mut self, w: &Window, kind: Congestion, flight: u64) -> u32 {
                 match self { $(AnyCc::$kind(c) => c.ssthresh(w, kind, flight)),* }
             }

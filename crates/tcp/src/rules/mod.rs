@@ -5,7 +5,8 @@
 //! A rule of two behaviours keeps the scenario key and engine JSON field it
 //! always had, a boolean: `false` is its first variant, `true` its second
 //! (`two_way_rule!`). The sender keeps the rules it asks as one `Copy` value,
-//! [`SenderRules`], built once from the `TcpConfig`.
+//! [`SenderRules`], built once from the `TcpConfig`, so that the per-packet path
+//! reads them beside the send state and not through the shared configuration.
 
 pub mod accecn_checks;
 pub mod ect_marking;
@@ -63,6 +64,8 @@ pub(crate) struct SenderRules {
     pub(crate) timeout: timeout::TimeoutRules,
     pub(crate) reduction: reduction::ReductionRules,
     pub(crate) fin: fin::FinPlacement,
+    pub(crate) retransmit_ect: ect_marking::RetransmitEct,
+    pub(crate) ect_packets: ect_marking::EctPackets,
     pub(crate) newreno_timer: NewRenoTimer,
     pub(crate) window_arith: WindowArith,
     pub(crate) ssthresh_basis: SsthreshBasis,
@@ -94,6 +97,8 @@ impl SenderRules {
             },
             reduction: reduction::ReductionRules { pace: cfg.prr, dupacks: cfg.dupacks_as_sacks },
             fin: cfg.fin_with_data,
+            retransmit_ect: cfg.ecn_on_retransmit,
+            ect_packets: cfg.ect_all_packets,
             newreno_timer: cfg.newreno_timer,
             window_arith: cfg.window_arith,
             ssthresh_basis: cfg.ssthresh_basis,
