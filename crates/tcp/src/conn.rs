@@ -466,7 +466,9 @@ impl Connection {
         if let Some((ack, ece)) = self.rcv.take_prior_ack() {
             return Some(self.prior_ack(ack, ece));
         }
-        let held = self.pace_at.filter(|&t| t > now);
+        // A paced chunk (`tso.rs`) leaves whole: only its first segment waits for the release.
+        let chunk = self.snd.tso_chunk_continues(now);
+        let held = self.pace_at.filter(|&t| t > now && !chunk);
         self.pace_wait = None;
         if held.is_none() {
             self.snd.restart_if_idle(now);
@@ -478,7 +480,7 @@ impl Connection {
                 // `tso.rs`: a room smaller than a chunk waits for the next ACK.
             } else {
                 let seg = self.send_data(now, tx);
-                self.pace(now, &seg);
+                self.pace(now, &seg, chunk);
                 return Some(seg);
             }
         }
@@ -665,11 +667,13 @@ impl Connection {
         earlier(earlier(earlier(self.snd.timer.deadline(), self.rcv.poll_at()), syn_ack), self.pace_wait)
     }
 
-    /// With `pacing`: when the segment after `seg` (just sent at `now`) may leave.
-    fn pace(&mut self, now: Instant, seg: &Segment) {
+    /// With `pacing`: when the segment after `seg` (just sent at `now`) may leave;
+    /// `chunk`: `seg` continues a chunk, so the release moves on from the chunk's.
+    fn pace(&mut self, now: Instant, seg: &Segment, chunk: bool) {
         if !self.cfg.pacing || seg.payload_len == 0 {
             return;
         }
+        let now = if chunk { self.pace_at.map_or(now, |t| t.max(now)) } else { now };
         // Linux's rate is cwnd·mss_cache/srtt: the AccECN option's room (`accecn.rs`),
         // which makes the SMSS smaller than the MSS, does not slow it.
         let (mss, smss) = (u64::from(self.neg.mss), u64::from(self.snd.win.mss.max(1)));
