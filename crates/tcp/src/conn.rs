@@ -680,11 +680,11 @@ impl Connection {
         let in_mss = |b: u32| (u64::from(b) * mss / smss).min(u64::from(u32::MAX)) as u32;
         let (cwnd, ssthresh) = (in_mss(self.snd.win.cwnd), in_mss(self.snd.win.ssthresh));
         if let Some(rate) = self.snd.cc.pacing_rate(now) {
-            self.pace_at = Some(crate::pacing::release_at_rate(now, seg.wire_len(), rate));
+            self.pace_at = Some(crate::pacing::release_at_rate(now, seg.payload_len, rate));
             return;
         }
         let (ss, ca) = (self.cfg.pacing_ss_ratio, self.cfg.pacing_ca_ratio);
-        self.pace_at = crate::pacing::next_release(now, seg.wire_len(), cwnd, ssthresh, self.snd.rtt.srtt(), ss, ca);
+        self.pace_at = crate::pacing::next_release(now, seg.payload_len, cwnd, ssthresh, self.snd.rtt.srtt(), ss, ca);
     }
 
     pub fn on_timer(&mut self, now: Instant) {
