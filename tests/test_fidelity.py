@@ -4,11 +4,13 @@ one point run both ways (root: the live half emulates through namespaces)."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 
 from ecnlab.analysis.regain import Reduction
 from ecnlab.bench.fidelity import (
+    BbrEstimate,
     Measure,
     Point,
     format_row,
@@ -81,8 +83,32 @@ def test_bbr_points_run_the_kernels_bbrv1_paced_in_emulate(p):
     sc = load_scenario(scenario(p, 10, 3))
     f = sc.flows[0]
     assert f.tcp.cc == "bbr" and f.tcp.bbr_version == "v1" and f.tcp.pacing and f.tcp.ecn
+    assert f.tcp.tso == "linux"  # Linux's BBR paces GSO chunks; only the BBR grid asks for them
     plan = make_plan(sc)
     assert [h.name for h in plan.hosts] == ["s1", "r1"]
+
+
+SS_TWO_BBR_SOCKETS = (
+    "ESTAB 0 0 10.77.0.1:49312 10.77.0.2:5201 bbr wscale:9,9 cwnd:50 "
+    "bbr:(bw:9754128bps,mrtt:22.528,pacing_gain:1,cwnd_gain:2) pacing_rate 9642912bps "
+    "ESTAB 0 0 10.77.0.1:49314 10.77.0.2:5201 bbr cwnd:20 bbr:(bw:4.5Mbps,mrtt:20.5,pacing_gain:0.75,cwnd_gain:2)"
+)
+
+
+def test_linux_bbrs_estimates_are_read_from_ss_and_shown_against_the_path():
+    est = BbrEstimate.parse(SS_TWO_BBR_SOCKETS)
+    assert est == [BbrEstimate(9_754_128.0, 22.528), BbrEstimate(4_500_000.0, 20.5)]
+    assert BbrEstimate.parse("cubic wscale:9,9 cwnd:10") == [] and BbrEstimate.parse(None) == []
+    assert BbrEstimate.mean([None]) is None
+    one = BbrEstimate.mean(est[:1])
+    p = Point(10, 20, 1, "red", True, cc="bbr", recovery="sack")
+    emu = Measure(9.5e6, 0, 0, 0, 7.8, bbr=one)
+    table = format_table([{"point": p, "sim": _m(9.6e6, 0), "emu": emu, "verdict": "ok"}], spread=False)
+    # 9 754 128 / (10 Mbit/s · 1448/1500) and 22.528 ms / 20 ms.
+    assert f"| {p.name} | 1.010 | 1.126 |" in table
+    cubic = Point(10, 20, 1, "red", True)
+    plain = format_table([{"point": cubic, "sim": _m(9.6e6, 0), "emu": _m(9.5e6, 0), "verdict": "ok"}])
+    assert "min_rtt" not in plain
 
 
 def _m(goodput: float, signals: int) -> Measure:
@@ -197,6 +223,8 @@ def test_runs_are_compared_by_their_means():
     m = Measure.mean([a, b])
     assert (m.goodput_bps, m.signals, m.retransmits, m.timeouts, m.avg_qlen_pkts) == (1.5e7, 12.5, 1.5, 0.5, 25.0)
     assert len(m.reductions) == 3 and m.regain_s == pytest.approx(2.0)
+    with_bbr = Measure.mean([replace(a, bbr=BbrEstimate(1e7, 20.0)), replace(b, bbr=BbrEstimate(2e7, 30.0))])
+    assert with_bbr.bbr == BbrEstimate(1.5e7, 25.0)
     row = format_row({"point": Point(10, 20, 1, "red", True), "sim": m, "emu": a, "verdict": "ok"})
     assert "| 12.5 / 10 marks |" in row and "| 1.5 / 1 | 0.5 / 0 |" in row
 

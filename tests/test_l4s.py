@@ -49,10 +49,12 @@ def test_base_rtt_counts_both_access_links_and_the_bottleneck_twice() -> None:
     assert base_rtt_ms(topology, {"from": ["s1"], "to": ["r1"]}) == pytest.approx(85.0)
 
 
-def test_dualpi2_balances_and_keeps_l_short(cells: tuple[Path, pd.DataFrame]) -> None:
+def test_dualpi2_starves_neither_flow_and_keeps_l_short(cells: tuple[Path, pd.DataFrame]) -> None:
+    """At 50 Mbit/s, 20 ms Prague's rate is a little over twice CUBIC's (its RTT 20 ms against CUBIC's
+    34: docs/experiments/l4s.md), neither starved nor taking all of the link."""
     _, c = cells
     x = _cell(c, "20ms", "dualpi2", False)
-    assert 0.5 < x.ratio < 2.0, x.ratio
+    assert 0.5 < x.ratio < 3.0, x.ratio
     assert x.l_p99_ms < 1.0 < 10 < x.c_p99_ms, (x.l_p99_ms, x.c_p99_ms)
     assert x.prague_mbps + x.cubic_mbps > 0.95 * 50 * 1460 / 1500
 
@@ -80,7 +82,10 @@ def test_v06_takes_about_v07s_share_in_dualpi2(cells: tuple[Path, pd.DataFrame])
 def test_v06_with_the_fallback_fix_does_not_misfire_in_dualpi2(cells: tuple[Path, pd.DataFrame]) -> None:
     _, c = cells
     unfixed, fixed = _cell(c, "20ms", "dualpi2", True), _cell(c, "20ms", "dualpi2", True, "v0.6")
-    assert unfixed.ratio < 0.5 < fixed.ratio < 2.0, (unfixed.ratio, fixed.ratio)
+    off = _cell(c, "20ms", "dualpi2", False, "v0.6")
+    # Unfixed, the detector turns Prague classic in the L queue; fixed, it keeps its fallback-off share.
+    assert unfixed.ratio < 0.5 < fixed.ratio, (unfixed.ratio, fixed.ratio)
+    assert abs(fixed.ratio / off.ratio - 1) < 0.2, (fixed.ratio, off.ratio)
 
 
 def test_classic_single_queue_and_the_fallback(cells: tuple[Path, pd.DataFrame]) -> None:

@@ -391,7 +391,7 @@ pub const KEYS: &[Key] = &[
     key!("syn_immediate_ack", Boolean, Any, "with delayed_ack the SYN is answered at once (RFC 793); false: held as ns-2's suite does"),
     key!("rto_arith", Choice, Variants(variants::<RtoArith>), "the retransmission timer's arithmetic: RFC 6298, ns-2.35's integer ticks, or Linux's"),
     key!("growth_arith", Choice, Variants(variants::<GrowthArith>), "an ACK grows the window by bytes cumulatively acknowledged (RFC 5681) or data newly delivered (Linux)"),
-    key!("tso", Choice, Variants(variants::<Tso>), "segments one by one, or in Linux's TSO/GSO bursts (tso.rs); not with pacing"),
+    key!("tso", Choice, Variants(variants::<Tso>), "segments one by one, or in Linux's TSO/GSO bursts (tso.rs); paced whole with pacing"),
     key!("rcv_autotune", Choice, Variants(variants::<RcvAutotune>), "the receive window: rwnd throughout, or Linux's autotuning up to rwnd (rcvbuf.rs)"),
     key!("clock_phase" => "clock_phase_ns", Duration, Any, "with rto_arith ns2: the TCP clock's phase, below clock_granularity (ns-2 boot_time_)"),
     key!("ecn_backoff", Boolean, Any, "a second ECN-Echo at a one-segment window doubles the hold (ns-2 ecn_backoff_)"),

@@ -477,7 +477,9 @@ impl Connection {
         if let Some((ack, ece)) = self.rcv.take_prior_ack() {
             return Some(self.prior_ack(ack, ece));
         }
-        let held = self.pace_at.filter(|&t| t > now);
+        // A paced chunk (`tso.rs`) leaves whole: only its first segment waits for the release.
+        let chunk = self.snd.tso_chunk_continues(now);
+        let held = self.pace_at.filter(|&t| t > now && !chunk);
         self.pace_wait = None;
         if held.is_none() {
             self.snd.restart_if_idle(now);
@@ -489,7 +491,7 @@ impl Connection {
                 // `tso.rs`: a room smaller than a chunk waits for the next ACK.
             } else {
                 let seg = self.send_data(now, tx);
-                self.pace(now, &seg);
+                self.pace(now, &seg, chunk);
                 return Some(seg);
             }
         }
@@ -672,22 +674,24 @@ impl Connection {
         earlier(earlier(earlier(self.snd.timer.deadline(), self.rcv.poll_at()), syn_ack), self.pace_wait)
     }
 
-    /// With `pacing`: when the segment after `seg` (just sent at `now`) may leave.
-    fn pace(&mut self, now: Instant, seg: &Segment) {
+    /// With `pacing`: when the segment after `seg` (just sent at `now`) may leave;
+    /// `chunk`: `seg` continues a chunk, so the release moves on from the chunk's.
+    fn pace(&mut self, now: Instant, seg: &Segment, chunk: bool) {
         if !self.cfg.pacing || seg.payload_len == 0 {
             return;
         }
+        let now = if chunk { self.pace_at.map_or(now, |t| t.max(now)) } else { now };
         // Linux's rate is cwnd·mss_cache/srtt: the AccECN option's room (`accecn.rs`),
         // which makes the SMSS smaller than the MSS, does not slow it.
         let (mss, smss) = (u64::from(self.neg.mss), u64::from(self.snd.win.mss.max(1)));
         let in_mss = |b: u32| (u64::from(b) * mss / smss).min(u64::from(u32::MAX)) as u32;
         let (cwnd, ssthresh) = (in_mss(self.snd.win.cwnd), in_mss(self.snd.win.ssthresh));
         if let Some(rate) = self.snd.cc.pacing_rate(now) {
-            self.pace_at = Some(crate::pacing::release_at_rate(now, seg.wire_len(), rate));
+            self.pace_at = Some(crate::pacing::release_at_rate(now, seg.payload_len, rate));
             return;
         }
         let (ss, ca) = (self.cfg.pacing_ss_ratio, self.cfg.pacing_ca_ratio);
-        self.pace_at = crate::pacing::next_release(now, seg.wire_len(), cwnd, ssthresh, self.snd.rtt.srtt(), ss, ca);
+        self.pace_at = crate::pacing::next_release(now, seg.payload_len, cwnd, ssthresh, self.snd.rtt.srtt(), ss, ca);
     }
 
     pub fn on_timer(&mut self, now: Instant) {

@@ -10,9 +10,12 @@
 //!         that will double the window), else pacing_ca_ratio (default 120)
 //! ```
 //!
-//! After a data segment (first transmission or retransmission) of `wire`
-//! bytes leaves at `t`, the next may leave at `t + wire / rate` (Linux spaces
-//! by the packet's length the same way, `tcp_internal_pacing`). Pure ACKs are
+//! After a data segment (first transmission or retransmission) of `len`
+//! payload bytes leaves at `t`, the next may leave at `t + len / rate`: Linux
+//! moves the next departure by the length of the headerless write-queue buffer
+//! (`tcp_update_skb_after_send`: "skb->len * NSEC_PER_SEC / rate"), and the rate
+//! counts payload (`mss_cache`), so a flow paced at a link's payload rate fills
+//! it. Pure ACKs are
 //! not paced. Before the first RTT sample there is no rate and nothing is
 //! paced (Linux divides by srtt only once it has one). The TCP Prague
 //! reference paces at 100 % in congestion avoidance and 200 % in slow start:
@@ -35,11 +38,11 @@ pub(crate) fn ratio(cwnd: u64, ssthresh: u64, ss_ratio: u32, ca_ratio: u32) -> u
     }
 }
 
-/// When the segment after one of `wire_bytes` sent at `now` may leave, or
+/// When the segment after one of `len` payload bytes sent at `now` may leave, or
 /// `None` (no pacing) without an RTT sample or a window.
 pub(crate) fn next_release(
     now: Instant,
-    wire_bytes: u32,
+    len: u32,
     cwnd: u32,
     ssthresh: u32,
     srtt: Option<Duration>,
@@ -51,15 +54,15 @@ pub(crate) fn next_release(
         return None;
     }
     let ratio = ratio(u64::from(cwnd), u64::from(ssthresh), ss_ratio, ca_ratio);
-    // gap = wire / (ratio/100 · cwnd / srtt) = wire · srtt · 100 / (ratio · cwnd), in ns.
-    let gap = u128::from(wire_bytes) * u128::from(srtt.0) * 100 / (u128::from(ratio.max(1)) * u128::from(cwnd));
+    // gap = len / (ratio/100 · cwnd / srtt) = len · srtt · 100 / (ratio · cwnd), in ns.
+    let gap = u128::from(len) * u128::from(srtt.0) * 100 / (u128::from(ratio.max(1)) * u128::from(cwnd));
     Some(now + Duration(u64::try_from(gap).unwrap_or(u64::MAX)))
 }
 
-/// When the segment after one of `wire_bytes` sent at `now` may leave at a rate
+/// When the segment after one of `len` payload bytes sent at `now` may leave at a rate
 /// the congestion control sets itself (`CongestionControl::pacing_rate`), bytes/s.
-pub(crate) fn release_at_rate(now: Instant, wire_bytes: u32, rate: u64) -> Instant {
-    let gap = u128::from(wire_bytes) * 1_000_000_000 / u128::from(rate.max(1));
+pub(crate) fn release_at_rate(now: Instant, len: u32, rate: u64) -> Instant {
+    let gap = u128::from(len) * 1_000_000_000 / u128::from(rate.max(1));
     now + Duration(u64::try_from(gap).unwrap_or(u64::MAX))
 }
 

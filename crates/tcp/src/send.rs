@@ -141,7 +141,7 @@ pub(crate) struct Sender {
     pub(crate) tlp_min_rto: Duration,
     /// When the last data segment was sent (`idle_restart`, `idle.rs`).
     pub(crate) last_data_sent: Option<Instant>,
-    /// `TcpConfig::tso = Linux` without pacing (`tso.rs`); `hystart`: the per-ACK
+    /// `TcpConfig::tso = Linux` (`tso.rs`); `hystart`: the per-ACK
     /// RTT sample goes to the congestion control.
     pub(crate) tso: Option<crate::tso::TsoState>,
     pub(crate) hystart_rtt: bool,
@@ -194,7 +194,7 @@ impl Sender {
             reno_sacked: 0,
             iw_segments: cfg.init_cwnd_segments,
             last_data_sent: None,
-            sent_times: (cfg.cubic.hystart != crate::config::HyStartMode::Off || crate::tso::TsoState::on(cfg))
+            sent_times: (cfg.cubic.hystart != crate::config::HyStartMode::Off || crate::tso::TsoState::holds(cfg))
                 .then(Box::default),
             tso: crate::tso::TsoState::on(cfg).then(|| crate::tso::TsoState::new(cfg)),
             hystart_rtt: cfg.cubic.hystart != crate::config::HyStartMode::Off,

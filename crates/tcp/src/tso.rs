@@ -51,9 +51,22 @@
 //! one the sender still holds (`Sender::sent_times`, emptied by a retransmission,
 //! Karn), so after a retransmission it is a later one; `min_rtt` is the least
 //! sample of the connection (Linux's is a 300 s window); the peer's largest window
-//! is its current one. Not with pacing (Linux's internal pacing releases whole
-//! chunks on its timer; ecnlab paces segment by segment).
+//! is its current one.
+//!
+//! **With pacing** (`pacing = true`, BBR): Linux paces whole chunks
+//! (`tcp_write_xmit` checks `tcp_pacing_check` once per buffer, and
+//! `tcp_update_skb_after_send` moves the next departure by the buffer's length
+//! over the rate), so a chunk leaves back to back and the next waits for the
+//! pacing release after all of it. The chunk is `tcp_tso_autosize` of the pacing
+//! rate the sender uses (the congestion control's own, e.g. BBR's, or ratio ·
+//! max(cwnd, in flight) / srtt), at least the congestion control's
+//! `min_tso_segs` (BBR: 1 below 1.2 Mbit/s, else 2; others
+//! `tcp_min_tso_segs`). Not modelled with pacing: the hold (a paced sender's
+//! room is rarely below a chunk; BBR's cwnd is twice its BDP), Prague's own
+//! burst sizing (`prague_tso_segs`), and the credit of late departures
+//! (`tcp_update_skb_after_send` takes up to half a gap back).
 
+use crate::cc::CongestionControl;
 use crate::config::{TcpConfig, Tso};
 use crate::send::{FinState, Sender, Tx};
 use crate::window::{Phase, Window};
@@ -68,7 +81,7 @@ const WIN_DIVISOR: u64 = 3;
 /// How recent the last send must be for a hold (`tcp_tso_should_defer`).
 const RECENT: Duration = Duration(1_000_000);
 
-/// `tcp_tso_autosize`: the segments of one burst (module doc).
+/// `tcp_tso_autosize`: the segments of one burst from the window's pacing rate (module doc).
 pub(crate) fn max_segs(
     cwnd: u64,
     in_flight: u64,
@@ -78,19 +91,25 @@ pub(crate) fn max_segs(
     mss: u32,
     (ss_ratio, ca_ratio): (u32, u32),
 ) -> u32 {
-    let mss = u64::from(mss.max(1));
-    let paced = match srtt.filter(|d| d.0 > 0) {
-        None => GSO_MAX_BYTES, // no rate yet: ~0, capped below
+    let rate = match srtt.filter(|d| d.0 > 0) {
+        None => u64::MAX, // no rate yet: ~0, capped below
         Some(srtt) => {
             let ratio = crate::pacing::ratio(cwnd, ssthresh, ss_ratio, ca_ratio);
             let rate = u128::from(cwnd.max(in_flight)) * u128::from(ratio) * 1_000_000_000 / (100 * u128::from(srtt.0));
-            u64::try_from(rate >> 10).unwrap_or(u64::MAX)
+            u64::try_from(rate).unwrap_or(u64::MAX)
         }
     };
+    autosize(rate, min_rtt, mss, MIN_TSO_SEGS)
+}
+
+/// `tcp_tso_autosize` of a pacing rate (bytes per second): a 1/1024 s of it plus
+/// the min_rtt bonus, at most 64 KB, in segments, at least `min_tso`.
+pub(crate) fn autosize(rate: u64, min_rtt: Option<Duration>, mss: u32, min_tso: u32) -> u32 {
+    let mss = u64::from(mss.max(1));
     let r = min_rtt.map_or(0, |d| (d.0 / 1_000) >> 9);
     let bonus = if r < 32 { GSO_MAX_BYTES >> r } else { 0 };
-    let bytes = paced.saturating_add(bonus).min(GSO_MAX_BYTES);
-    u32::try_from(bytes / mss).unwrap_or(u32::MAX).max(MIN_TSO_SEGS)
+    let bytes = (rate >> 10).saturating_add(bonus).min(GSO_MAX_BYTES);
+    u32::try_from(bytes / mss).unwrap_or(u32::MAX).max(min_tso)
 }
 
 /// A connection's send queue with `tso = linux` (module doc).
@@ -103,16 +122,24 @@ pub(crate) struct TsoState {
     min_rtt: Option<Duration>,
     ss_ratio: u32,
     ca_ratio: u32,
+    /// Paced chunks (module doc, "With pacing"): no hold.
+    paced: bool,
 }
 
 impl TsoState {
-    /// Whether `cfg` sends in Linux's buffers (not with pacing: module doc).
+    /// Whether `cfg` sends in Linux's buffers.
     pub(crate) fn on(cfg: &TcpConfig) -> bool {
+        cfg.tso == Tso::Linux
+    }
+
+    /// Whether `cfg` holds buffers for an ACK (`tcp_tso_should_defer`: not modelled with pacing).
+    pub(crate) fn holds(cfg: &TcpConfig) -> bool {
         cfg.tso == Tso::Linux && !cfg.pacing
     }
 
     pub(crate) fn new(cfg: &TcpConfig) -> Self {
-        TsoState { buffer: 0, chunk: 0, min_rtt: None, ss_ratio: cfg.pacing_ss_ratio, ca_ratio: cfg.pacing_ca_ratio }
+        let (ss_ratio, ca_ratio, paced) = (cfg.pacing_ss_ratio, cfg.pacing_ca_ratio, cfg.pacing);
+        TsoState { buffer: 0, chunk: 0, min_rtt: None, ss_ratio, ca_ratio, paced }
     }
 
     /// Whatever comes next starts a chunk of its own (after an idle period).
@@ -155,7 +182,7 @@ impl Sender {
     /// With `tso = linux`: whether `tx`, the next segment, waits (`tcp_tso_should_defer`).
     pub(crate) fn tso_holds(&self, now: Instant, tx: &Tx) -> bool {
         let Some(t) = self.tso.as_ref() else { return false };
-        if tx.retransmit || tx.len == 0 || tx.seq != self.nxt {
+        if t.paced || tx.retransmit || tx.len == 0 || tx.seq != self.nxt {
             return false;
         }
         if t.chunk > 0 && self.last_data_sent == Some(now) {
@@ -186,6 +213,12 @@ impl Sender {
         should_defer(&h)
     }
 
+    /// Whether the next new segment belongs to the chunk leaving now (paced
+    /// senders skip the pacing release for it: module doc, "With pacing").
+    pub(crate) fn tso_chunk_continues(&self, now: Instant) -> bool {
+        self.tso.as_ref().is_some_and(|t| t.chunk > 0) && self.last_data_sent == Some(now)
+    }
+
     /// With `tso = linux`, before `tx` (new data) moves `nxt`: a chunk of
     /// min(quota, max_segs) segments starts with it or it continues one.
     pub(crate) fn tso_on_sent(&mut self, now: Instant, tx: &Tx) {
@@ -198,13 +231,18 @@ impl Sender {
         let cwnd = u64::from(self.win.cwnd);
         let srtt = self.rtt.srtt();
         let rwnd = u64::from(self.peer_rwnd);
+        let own_rate = self.cc.pacing_rate(now).map(|r| (r, self.cc.min_tso_segs()));
         let Some(t) = self.tso.as_mut() else { return };
         if t.buffer == 0 {
             t.buffer = size_goal(rwnd, mss);
         }
         if t.chunk == 0 || !continues {
             let quota = (cwnd.saturating_sub(in_flight) / mss).min((cwnd / mss / 2).max(1)).max(1);
-            let max = u64::from(t.max_segs_now(&self.win, in_flight, srtt));
+            let max = match own_rate {
+                Some((rate, min_tso)) if t.paced => autosize(rate, t.min_rtt, self.win.mss, min_tso),
+                _ => t.max_segs_now(&self.win, in_flight, srtt),
+            };
+            let max = u64::from(max);
             t.chunk = u32::try_from(quota.min(max)).unwrap_or(u32::MAX).min(t.buffer);
         }
         t.chunk -= 1;
@@ -292,6 +330,21 @@ mod tests {
         // A small window: 169 bytes of rate; 2 ms of min_rtt adds 65536 >> 3, 5 segments.
         assert_eq!(max_segs(2 * 1448, 2 * 1448, 0, Some(Duration(20 * MS)), Some(Duration(2 * MS)), mss, LINUX), 5);
         assert_eq!(max_segs(2 * 1448, 2 * 1448, 0, Some(Duration(20 * MS)), Some(Duration(20 * MS)), mss, LINUX), 2);
+    }
+
+    #[test]
+    fn a_paced_chunk_is_a_millisecond_of_the_congestion_controls_rate() {
+        // tcp_tso_autosize(sk, mss, min_tso) of sk_pacing_rate as BBR sets it, min_rtt 20 ms
+        // (no bonus). 10 Mbit/s: 1.22 KB per 1/1024 s, under a segment: bbr_min_tso_segs' 2.
+        let (mss, rtt) = (1448, Some(Duration(20 * MS)));
+        assert_eq!(autosize(1_250_000, rtt, mss, 2), 2);
+        // 50 Mbit/s: 6.1 KB, 4 segments; 100 Mbit/s: 12.2 KB, 8.
+        assert_eq!(autosize(6_250_000, rtt, mss, 2), 4);
+        assert_eq!(autosize(12_500_000, rtt, mss, 2), 8);
+        // 10 Gbit/s: the 64 KB maximum, 45 segments.
+        assert_eq!(autosize(1_250_000_000, rtt, mss, 2), 45);
+        // Below 1.2 Mbit/s BBR's min_tso_segs is 1: single segments.
+        assert_eq!(autosize(100_000, rtt, mss, 1), 1);
     }
 
     fn held() -> Head {

@@ -109,3 +109,24 @@ fn bbr_regrows_its_window_after_a_timeout_that_marks_the_flight_lost() {
         assert!(took < 0.3, "{version:?}: the flight resent in {took:.2} s");
     }
 }
+
+/// On a path whose only delays are the bottleneck's serialisation and propagation, a
+/// delivery-rate sample cannot exceed the bottleneck's rate (`tcp_rate_gen` takes the longer
+/// of the send and ACK phases, and the ACKs come back at the bottleneck's spacing), so
+/// BBRv1's bandwidth filter holds the bottleneck's rate and the cruising phases (gain 1,
+/// six of the eight) pace at 99 % of it (`bbr_pacing_margin_percent`), spacing segments by
+/// their payload (`tcp_update_skb_after_send`) at a rate counted in payload: the median
+/// gap between data segments after STARTUP is one segment's serialisation time / 0.99.
+#[test]
+fn bbr_v1_cruises_at_99_percent_of_the_bottleneck_on_a_clean_path() {
+    let bytes = 4000 * MSS as u64;
+    let net = Net::transfer(bbr(BbrVersion::V1, true), bytes, vec![]);
+    assert_eq!(net.s.bytes_received(), bytes);
+    let data: Vec<_> = net.data().filter(|l| l.dir == Dir::C2S && l.t.0 > 1_000_000_000).collect();
+    let mut gaps: Vec<u64> = data.windows(2).map(|w| w[1].t.0 - w[0].t.0).collect();
+    gaps.sort_unstable();
+    let median = gaps[gaps.len() / 2] as f64;
+    let serialisation = data[0].seg.wire_len() as f64 * 8.0 / 10e6 * 1e9;
+    let ratio = median / serialisation;
+    assert!((1.0..1.02).contains(&ratio), "median gap {median:.0} ns, serialisation {serialisation:.0} ns");
+}

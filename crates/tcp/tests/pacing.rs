@@ -13,9 +13,9 @@ fn paced(pacing: bool, delayed_ack: bool) -> TcpConfig {
     TcpConfig { pacing, init_cwnd_segments: 10, ..config(Recovery::Sack, delayed_ack) }
 }
 
-/// (time, wire bytes, cwnd) of each Client data transmission.
+/// (time, payload bytes, cwnd) of each Client data transmission.
 fn departures(net: &Net) -> Vec<(u64, u32, u32)> {
-    net.data().filter(|l| l.dir == Dir::C2S).map(|l| (l.t.0, l.seg.wire_len(), l.cwnd)).collect()
+    net.data().filter(|l| l.dir == Dir::C2S).map(|l| (l.t.0, l.seg.payload_len, l.cwnd)).collect()
 }
 
 #[test]
@@ -33,10 +33,10 @@ fn test_paced_segments_leave_one_window_per_rtt_apart() {
         assert_eq!(same(&later), 0, "paced: one segment at a time\n{}", net.dump());
         assert!(same(&departures(&burst)) > 20, "unpaced: bursts");
         // Each gap is at least the segment at the fastest rate, 200 % of cwnd per srtt, and srtt is at
-        // least the 20 ms base RTT: gap ≥ 20 ms · wire / (2 · cwnd).
+        // least the 20 ms base RTT: gap ≥ 20 ms · len / (2 · cwnd).
         for w in later.windows(2) {
-            let (t0, wire, cwnd) = w[0];
-            let min_gap = Duration::from_millis(20).0 as u128 * wire as u128 * 100 / (200 * cwnd as u128);
+            let (t0, len, cwnd) = w[0];
+            let min_gap = Duration::from_millis(20).0 as u128 * len as u128 * 100 / (200 * cwnd as u128);
             assert!((w[1].0 - t0) as u128 >= min_gap, "gap {} < {min_gap} after t = {t0}", w[1].0 - t0);
         }
     }

@@ -115,7 +115,7 @@ proptest! {
 }
 
 /// The Client's data transmissions with every data segment from the 15th on
-/// CE-marked, paced, as `version`: (time, wire length) of each.
+/// CE-marked, paced, as `version`: (time, payload length) of each.
 fn sends_under_full_marking(version: PragueVersion) -> Vec<(u64, u32)> {
     let marks: Vec<Fault> = (15..2000).map(|n| mark(Target::DataTx(n))).collect();
     let mut cfg = TcpConfig { pacing: true, pacing_ca_ratio: 100, ..prague() };
@@ -125,13 +125,13 @@ fn sends_under_full_marking(version: PragueVersion) -> Vec<(u64, u32)> {
     net.c.close();
     net.run(ecnlab_wire::Instant(Duration::from_secs(100).as_nanos()));
     assert!(net.c.is_closed(), "{}", net.dump());
-    net.data().filter(|l| l.dir == Dir::C2S).map(|l| (l.t.0, l.seg.wire_len())).collect()
+    net.data().filter(|l| l.dir == Dir::C2S).map(|l| (l.t.0, l.seg.payload_len)).collect()
 }
 
 /// `prague_cong_control` (`prague_cwnd_mode` 2), `prague_enter_cwr`,
 /// `prague_update_pacing_rate` and `MINIMUM_RATE`: under marking of every packet a
 /// v0.7 flow falls into the rate-based mode, its rate goes down to 100 kbit/s and
-/// it paces there, each gap its segment at 12 500 B/s + 3 % or − 3 % (the rate the
+/// it paces there, each gap its segment's payload at 12 500 B/s + 3 % or − 3 % (the rate the
 /// last ACK set); v0.6 keeps sending its 2-segment window per round trip (~20 ms) and
 /// finishes the transfer in under half the time.
 #[test]
@@ -140,9 +140,9 @@ fn test_v07_paces_down_to_100_kbit_under_full_marking() {
     let late: Vec<_> = v7.iter().filter(|(t, _)| *t > 2_000_000_000).collect();
     assert!(late.len() > 10, "{} late segments", late.len());
     for p in late.windows(2) {
-        let (gap, wire) = (p[1].0 - p[0].0, u64::from(p[0].1));
-        let fast = wire * 1_000_000_000 / 12_890; // 12 500 + 12 500·4/128
-        let slow = wire * 1_000_000_000 / 12_110;
+        let (gap, len) = (p[1].0 - p[0].0, u64::from(p[0].1));
+        let fast = len * 1_000_000_000 / 12_890; // 12 500 + 12 500·4/128
+        let slow = len * 1_000_000_000 / 12_110;
         assert!(gap == fast || gap == slow, "gap {gap} ns, not {fast} or {slow}");
     }
     let v6 = sends_under_full_marking(PragueVersion::V06);

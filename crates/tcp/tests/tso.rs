@@ -101,3 +101,76 @@ fn test_recovery_is_never_held() {
     // It leaves at the instant an ACK arrives, the third duplicate.
     assert!(linux.c_arrivals.iter().any(|a| a.0 == rtx.t), "retransmitted at {:?}\n{}", rtx.t, linux.dump());
 }
+
+fn paced_bbr(tso: Tso) -> TcpConfig {
+    TcpConfig { cc: ecnlab_tcp::CcKind::Bbr, pacing: true, ..cfg(tso) }
+}
+
+/// (instant, segments) of the Client's new data after `t0`, grouped by instant.
+fn groups_from(net: &Net, t0: u64) -> Vec<(u64, usize)> {
+    let mut out: Vec<(u64, usize)> = Vec::new();
+    for l in net.data().filter(|l| l.dir == Dir::C2S && !l.seg.retransmit && l.seg.payload_len > 0 && l.t.0 >= t0) {
+        match out.last_mut() {
+            Some((t, n)) if *t == l.t.0 => *n += 1,
+            _ => out.push((l.t.0, 1)),
+        }
+    }
+    out
+}
+
+/// With pacing, Linux paces whole chunks: `tcp_pacing_check` once per buffer, and
+/// `tcp_update_skb_after_send` moves the next departure on by the buffer's length
+/// over the rate. BBR at 10 Mbit/s paces at about 1.2 KB per 1/1024 s, under one
+/// segment, so a chunk is `bbr_min_tso_segs` = 2: after start-up its segments leave
+/// in pairs, each pair twice a segment's gap after the last; without `tso` one by
+/// one. The same data arrives within 5 % of the time.
+#[test]
+fn test_paced_bbr_sends_chunks_of_two_at_10mbit() {
+    let bytes = 2000 * MSS as u64;
+    let run = |tso| {
+        let mut net = Net::new(paced_bbr(tso), paced_bbr(tso), vec![]);
+        net.rate_bps = [10_000_000; 2];
+        net.c.send(bytes);
+        net.c.close();
+        net.run(ecnlab_wire::Instant(ecnlab_wire::Duration::from_secs(200).as_nanos()));
+        net
+    };
+    let (none, linux) = (run(Tso::None), run(Tso::Linux));
+    assert_eq!(linux.s.bytes_received(), bytes);
+    let t0 = 1_000_000_000; // after STARTUP and DRAIN
+    let (g0, g1) = (groups_from(&none, t0), groups_from(&linux, t0));
+    assert!(g0.iter().all(|&(_, n)| n == 1), "one by one: {g0:?}");
+    let pairs = g1.iter().filter(|&&(_, n)| n == 2).count();
+    assert!(pairs * 10 >= g1.len() * 9, "chunks of two: {g1:?}");
+    assert!(g1.iter().all(|&(_, n)| n <= 2), "{g1:?}");
+    // Back-to-back pairs are spaced by two segments' pacing gaps: the median gap between
+    // groups with pacing on whole chunks is about twice the gap between single segments.
+    let median_gap = |g: &[(u64, usize)]| {
+        let mut d: Vec<u64> = g.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        d.sort_unstable();
+        d[d.len() / 2] as f64
+    };
+    let ratio = median_gap(&g1) / median_gap(&g0);
+    assert!((1.8..2.2).contains(&ratio), "gap ratio {ratio:.2}");
+    let end = |n: &Net| n.data().last().unwrap().t.0 as f64;
+    assert!((end(&linux) / end(&none) - 1.0).abs() < 0.05, "{} against {}", end(&linux), end(&none));
+}
+
+/// At 100 Mbit/s BBR's 1/1024 s of pacing is about 12 KB: chunks of about 11
+/// segments of 1 000 bytes (`tcp_tso_autosize`), never above 64 KB.
+#[test]
+fn test_paced_bbr_chunks_grow_with_the_rate() {
+    let bytes = 30_000 * MSS as u64;
+    let mut net = Net::new(paced_bbr(Tso::Linux), paced_bbr(Tso::Linux), vec![]);
+    net.rate_bps = [100_000_000; 2];
+    net.c.send(bytes);
+    net.c.close();
+    net.run(ecnlab_wire::Instant(ecnlab_wire::Duration::from_secs(200).as_nanos()));
+    assert_eq!(net.s.bytes_received(), bytes);
+    let g = groups_from(&net, 1_000_000_000);
+    let mut sizes: Vec<usize> = g.iter().map(|&(_, n)| n).collect();
+    sizes.sort_unstable();
+    let median = sizes[sizes.len() / 2];
+    assert!((8..=14).contains(&median), "median chunk {median}: {sizes:?}");
+    assert!(sizes.iter().all(|&n| n <= 65), "{sizes:?}");
+}

@@ -35,8 +35,10 @@ The grids:
   marker at K = max(20, ⌈BDP/7⌉) packets (RFC 8257 §4.1's guideline K > C·RTT/7),
   Linux running ecnlab's BPF DCTCP (``ecnlab.emu.bpf``) where it has none.
 - ``bbr``: BBRv1 (the simulator's ``bbr_version = "v1"``, the kernel's ``tcp_bbr.c``, each
-  pacing itself) at 10 and 50 Mbit/s × 20 and 80 ms × 1 and 2 flows through the CUBIC
-  grid's queues: RED+ECN, FQ-CoDel with ECN and DualPI2 (classic ECN flows in its C queue).
+  pacing itself; the simulator's sender paces Linux's GSO chunks, ``tso = "linux"``) at 10
+  and 50 Mbit/s × 20 and 80 ms × 1 and 2 flows through the CUBIC grid's queues: RED+ECN,
+  FQ-CoDel with ECN and DualPI2 (classic ECN flows in its C queue). Below its table: Linux
+  BBR's own bandwidth estimate and min_rtt at each run's end (``ss``) over the path's.
 
 Each row also shows the bottleneck's mean queue (packets) and the mean and 99th percentile
 of its packets' sojourn (ms), all after the warm-up: the simulator's summary and the router's
@@ -60,6 +62,7 @@ retransmissions). The verdict of a point names what missed.
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -128,6 +131,30 @@ class Point:
 
 
 @dataclass(frozen=True)
+class BbrEstimate:
+    """A Linux BBR sender's own path model as ``ss -ti`` prints it (``bbr:(bw:…,mrtt:…)``,
+    ``bbr_get_info``): its bandwidth estimate (payload bit/s: packets · MSS) and its min_rtt."""
+
+    bw_bps: float
+    min_rtt_ms: float
+
+    @staticmethod
+    def parse(ss: str | None) -> list[BbrEstimate]:
+        """Every BBR socket's estimates in one ``ss -ti`` output."""
+        scale = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
+        found = re.findall(r"bbr:\(bw:([0-9.]+)([KMG]?)bps,mrtt:([0-9.]+)", ss or "")
+        return [BbrEstimate(float(bw) * scale[unit], float(rtt)) for bw, unit, rtt in found]
+
+    @staticmethod
+    def mean(xs: list[BbrEstimate | None]) -> BbrEstimate | None:
+        known = [x for x in xs if x is not None]
+        if not known:
+            return None
+        n = len(known)
+        return BbrEstimate(sum(x.bw_bps for x in known) / n, sum(x.min_rtt_ms for x in known) / n)
+
+
+@dataclass(frozen=True)
 class Measure:
     goodput_bps: float
     signals: float  # marks after the warm-up when ECN is on, else drops
@@ -140,6 +167,7 @@ class Measure:
     set_aside: tuple[Measure, ...] = ()  # a Linux run's disturbed attempts run again (``redo``)
     sojourn_mean_ms: float | None = None  # the bottleneck's packets' mean sojourn after the warm-up
     sojourn_p99_ms: float | None = None  # and its 99th percentile (None: no packet left the queue)
+    bbr: BbrEstimate | None = None  # Linux BBR's own model at the end of the run (``ss``); None: not BBR, simulated
 
     @property
     def regain_s(self) -> float | None:
@@ -175,6 +203,7 @@ class Measure:
             tuple(runs),
             sojourn_mean_ms=_mean_known([m.sojourn_mean_ms for m in runs]),
             sojourn_p99_ms=_mean_known([m.sojourn_p99_ms for m in runs]),
+            bbr=BbrEstimate.mean([m.bbr for m in runs]),
         )
 
 
@@ -242,10 +271,17 @@ def scenario(p: Point, seconds: float, warmup: float, seed: int = 1, stagger: fl
             "bottleneck_delay": f"{p.rtt_ms / 2}ms",
             "bottleneck_queue": _queue(p),
         },
-        "tcp": {"personality": "linux", "recovery": p.recovery, "cc": p.cc, "ecn": p.ecn, "rwnd": "16MiB"},
+        "tcp": _tcp(p),
         "output": {"timeseries_links": [BOTTLENECK], "timeseries_flows": ["*"]},
         "flows": [{"name": "bulk", "from": "s1", "to": "r1", "count": p.flows, "start": _start(stagger)}],
     }
+
+
+def _tcp(p: Point) -> dict[str, Any]:
+    """The flows' ``[tcp]``: the linux personality; BBR paces Linux's GSO chunks (``tso = "linux"``:
+    Linux's BBR always sends them, and its min_rtt samples carry a chunk's serialisation)."""
+    tcp = {"personality": "linux", "recovery": p.recovery, "cc": p.cc, "ecn": p.ecn, "rwnd": "16MiB"}
+    return tcp | {"tso": "linux"} if p.cc == "bbr" else tcp
 
 
 def _start(stagger: float) -> float | str:
@@ -324,7 +360,11 @@ def measure_emu(
     signals = int(after["marks" if p.ecn else "drops"])
     cpu = s["emulation"].get("cpu_steal")
     steal = None if cpu is None else Steal(cpu["total_s"], cpu["peak_s"])
-    return _with_sojourn(Measure(goodput, signals, rtx, tos, float(q["avg_qlen_pkts"]), reds, steal=steal), q)
+    # Flows to one peer share their sender's `ss` output: each socket once.
+    outputs = {f.get("ss") for f in s["emulation"]["flows"].values()}
+    est = BbrEstimate.mean([e for out in outputs for e in BbrEstimate.parse(out)])
+    m = Measure(goodput, signals, rtx, tos, float(q["avg_qlen_pkts"]), reds, steal=steal, bbr=est)
+    return _with_sojourn(m, q)
 
 
 class Disturbable(Protocol):
@@ -519,11 +559,29 @@ def format_row(row: dict[str, Any]) -> str:
     )
 
 
+def format_bbr_estimates(rows: list[dict[str, Any]]) -> str:
+    """Linux BBR's own model at each run's end beside the path: its bandwidth estimate over the
+    bottleneck's payload rate (MSS 1448 of each 1500-byte packet) and its min_rtt over the base
+    RTT; empty unless a Linux side was BBR."""
+    lines = []
+    for r in rows:
+        p, est = r["point"], r["emu"].bbr
+        if est is not None:
+            rate = p.rate_mbit * 1e6 * 1448 / 1500
+            lines.append(f"| {p.name} | {est.bw_bps / rate:.3f} | {est.min_rtt_ms / p.rtt_ms:.3f} |")
+    if not lines:
+        return ""
+    head = "| point | Linux BBR bw ÷ bottleneck payload rate | Linux BBR min_rtt ÷ base RTT |\n|---|---|---|"
+    return "\n".join([head, *lines])
+
+
 def format_table(rows: list[dict[str, Any]], *, spread: bool = True) -> str:
-    """The grid's table, the count within targets, the disturbed runs and (``spread``) the
-    run-to-run table; a stored result keeps the last as its ``details``."""
+    """The grid's table, the count within targets, Linux BBR's estimates, the disturbed runs and
+    (``spread``) the run-to-run table; a stored result keeps the last as its ``details``."""
     ok = sum(r["verdict"] == "ok" for r in rows)
     lines = [HEADER, *(format_row(r) for r in rows), "", f"{ok} of {len(rows)} points within their targets."]
+    if est := format_bbr_estimates(rows):
+        lines += ["", est]
     disturbed = format_disturbed(rows)
     runs = format_spread(rows) if spread else ""
     return "\n".join(lines + (["", disturbed] if disturbed else []) + (["", runs] if runs else []))

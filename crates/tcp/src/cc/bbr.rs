@@ -735,6 +735,14 @@ impl CongestionControl for Bbr {
     fn pacing_rate(&self, _now: Instant) -> Option<u64> {
         (self.pacing_rate > 0).then_some(self.pacing_rate)
     }
+    /// `bbr_min_tso_segs`: 1 below 1.2 Mbit/s, else 2.
+    fn min_tso_segs(&self) -> u32 {
+        if self.pacing_rate < MIN_TSO_RATE {
+            1
+        } else {
+            2
+        }
+    }
     fn wants_rate_samples(&self) -> bool {
         true
     }

@@ -170,6 +170,11 @@ pub(crate) trait CongestionControl {
     fn pacing_rate(&self, _now: Instant) -> Option<u64> {
         None
     }
+    /// Linux's `min_tso_segs`: the fewest segments of a burst paced at that rate
+    /// (`tso.rs`); `tcp_min_tso_segs` unless the congestion control says.
+    fn min_tso_segs(&self) -> u32 {
+        crate::tso::MIN_TSO_SEGS
+    }
     /// Asks the sender for delivery-rate samples (`rate_sample.rs`) and
     /// [`Self::cong_control`] on every ACK (BBR).
     fn wants_rate_samples(&self) -> bool {
@@ -251,6 +256,9 @@ macro_rules! registry {
             #[inline]
             fn pacing_rate(&self, now: Instant) -> Option<u64> {
                 match self { $(AnyCc::$kind(c) => c.pacing_rate(now)),* }
+            }
+            fn min_tso_segs(&self) -> u32 {
+                match self { $(AnyCc::$kind(c) => c.min_tso_segs()),* }
             }
             #[inline]
             fn wants_rate_samples(&self) -> bool {
