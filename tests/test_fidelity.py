@@ -104,8 +104,12 @@ def test_linux_bbrs_estimates_are_read_from_ss_and_shown_against_the_path():
     p = Point(10, 20, 1, "red", True, cc="bbr", recovery="sack")
     emu = Measure(9.5e6, 0, 0, 0, 7.8, bbr=one)
     table = format_table([{"point": p, "sim": _m(9.6e6, 0), "emu": emu, "verdict": "ok"}], spread=False)
-    # 9 754 128 / (10 Mbit/s · 1448/1500) and 22.528 ms / 20 ms.
-    assert f"| {p.name} | 1.010 | 1.126 |" in table
+    # 9 754 128 / (10 Mbit/s · 1448/1500) and 22.528 ms / 20 ms; two flows: their estimates together.
+    assert "1 flow: bandwidth estimate 1.010–1.010× the payload rate, min_rtt 1.126–1.126× the base RTT" in table
+    two = Point(10, 20, 2, "red", True, cc="bbr", recovery="sack")
+    emu2 = Measure(9.5e6, 0, 0, 0, 7.8, bbr=BbrEstimate(4_826_500.0, 20.0))
+    both = format_table([{"point": two, "sim": _m(9.6e6, 0), "emu": emu2, "verdict": "ok"}], spread=False)
+    assert "2 flows: bandwidth estimates together 1.000–1.000×" in both
     cubic = Point(10, 20, 1, "red", True)
     plain = format_table([{"point": cubic, "sim": _m(9.6e6, 0), "emu": _m(9.5e6, 0), "verdict": "ok"}])
     assert "min_rtt" not in plain

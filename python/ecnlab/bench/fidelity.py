@@ -560,19 +560,23 @@ def format_row(row: dict[str, Any]) -> str:
 
 
 def format_bbr_estimates(rows: list[dict[str, Any]]) -> str:
-    """Linux BBR's own model at each run's end beside the path: its bandwidth estimate over the
-    bottleneck's payload rate (MSS 1448 of each 1500-byte packet) and its min_rtt over the base
-    RTT; empty unless a Linux side was BBR."""
-    lines = []
+    """Linux BBR's own model at each run's end beside the path, one line per number of flows: the flows'
+    bandwidth estimates together over the bottleneck's payload rate (MSS 1448 of each 1500-byte packet)
+    and min_rtt over the base RTT, as ranges over the points; empty unless a Linux side was BBR."""
+    by_flows: dict[int, list[tuple[float, float]]] = {}
     for r in rows:
         p, est = r["point"], r["emu"].bbr
         if est is not None:
             rate = p.rate_mbit * 1e6 * 1448 / 1500
-            lines.append(f"| {p.name} | {est.bw_bps / rate:.3f} | {est.min_rtt_ms / p.rtt_ms:.3f} |")
-    if not lines:
-        return ""
-    head = "| point | Linux BBR bw ÷ bottleneck payload rate | Linux BBR min_rtt ÷ base RTT |\n|---|---|---|"
-    return "\n".join([head, *lines])
+            by_flows.setdefault(p.flows, []).append((est.bw_bps * p.flows / rate, est.min_rtt_ms / p.rtt_ms))
+    parts = []
+    for n, xs in sorted(by_flows.items()):
+        bw, rtt = [x for x, _ in xs], [y for _, y in xs]
+        parts.append(
+            f"{n} flow{'s' if n > 1 else ''}: bandwidth estimate{'s together' if n > 1 else ''} "
+            f"{min(bw):.3f}–{max(bw):.3f}× the payload rate, min_rtt {min(rtt):.3f}–{max(rtt):.3f}× the base RTT"
+        )
+    return f"Linux BBR at each run's end (`ss -ti`), {'; '.join(parts)}." if parts else ""
 
 
 def format_table(rows: list[dict[str, Any]], *, spread: bool = True) -> str:
