@@ -59,12 +59,12 @@ class FakeCore:
             raise EngineError(self.fail)
         return json.dumps(fake_output(spec))
 
-    def run_split(self, spec_json: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], None]:
+    def run_split(self, spec_json: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], None, None]:
         """``run`` with the time series as the engine's columns (``_core.run_split``; no flow
-        table: the fake makes no large group)."""
+        table: the fake makes no large group; no records' text: the summary's writer walks them)."""
         out = json.loads(self.run(spec_json))
         ts = out.pop("timeseries")
-        return out, _columns(ts["queue"], "link"), _columns(ts["flow"], "flow"), None
+        return out, _columns(ts["queue"], "link"), _columns(ts["flow"], "flow"), None, None
 
 
 def _columns(series: list[dict[str, Any]], key: str) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """One validator: the engine's own check of the whole lowered scenario (``_core.check_spec``,
 ``ecnlab_sim::check_json``) runs last in every scenario parse, so ``validate``, ``run`` and sweep
-expansion refuse what the engine would refuse, and its JSON paths are reported in scenario keys."""
+expansion refuse what the engine would refuse, and its JSON paths are reported in scenario keys.
+``run`` leaves the check to the engine's run, which makes the same one before anything runs and
+raises its fault as ``_core.SpecError``."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ def spec() -> tuple[Any, dict[str, Any]]:
 
 
 def _engine_error(sc: Any, spec: dict[str, Any], path: list[Any], value: Any) -> tuple[str, str]:
-    """Break the lowered spec at ``path``, ask the engine, map its field back."""
+    """Break the lowered spec at ``path``, ask the engine's check, map its field back; a run of the
+    broken spec raises the same fault."""
     broken = copy.deepcopy(spec)
     node = broken
     for k in path[:-1]:
@@ -35,6 +38,9 @@ def _engine_error(sc: Any, spec: dict[str, Any], path: list[Any], value: Any) ->
     node[path[-1]] = value
     err = _core.check_spec(json.dumps(broken))
     assert err is not None, path
+    with pytest.raises(_core.SpecError) as refused:
+        _core.run_split(json.dumps(broken))
+    assert refused.value.args == err
     return err[0], scenario_key(sc, err[0])
 
 
@@ -92,11 +98,25 @@ def _refuse_flows(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+def _refuse_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The engine's run, refusing flow 0's mss before it runs, as its check does in ``_refuse_flows``."""
+    calls: list[str] = []
+
+    def run_split(spec_json: str) -> Any:
+        calls.append(spec_json)
+        raise _core.SpecError("flows[0].tcp.mss", "1460", "refused for this test")
+
+    monkeypatch.setattr(_core, "run_split", run_split)
+    return calls
+
+
 @pytest.mark.parametrize("command", ["validate", "run"])
 def test_validate_and_run_ask_the_engine(
     command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    calls = _refuse_flows(monkeypatch)
+    """``validate`` asks the engine's check, ``run`` the engine's run (which checks before it runs):
+    one question each, the same line in scenario keys, nothing written."""
+    checks, runs = _refuse_flows(monkeypatch), _refuse_runs(monkeypatch)
     args = [command, str(EXPLICIT)] + (["--out", str(tmp_path / "r")] if command == "run" else [])
     assert cli.main(args) == 2
     err = capsys.readouterr().err.strip()
@@ -104,7 +124,8 @@ def test_validate_and_run_ask_the_engine(
         f'ecnlab: error: {EXPLICIT}: flows[0] (flows "bulk_1" … "bulk_2").tcp.mss = 1460: '
         "refused for this test (the engine's rule for flows[0].tcp.mss)"
     )
-    assert len(calls) == 1 and not (tmp_path / "r").exists()
+    assert (len(checks), len(runs)) == ((1, 0) if command == "validate" else (0, 1))
+    assert not (tmp_path / "r").exists() and list(tmp_path.iterdir()) == []
 
 
 def test_sweep_expansion_asks_the_engine_for_every_run(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,7 +39,7 @@ def _short(path: Path, tmp_path: Path) -> str:
 @pytest.mark.engine
 @pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
 def test_every_engine_record_matches_the_schema(path: Path, tmp_path: Path) -> None:
-    result, _, _, _ = _core.run_split(_short(path, tmp_path))
+    result, _, _, _, _ = _core.run_split(_short(path, tmp_path))
     assert problems("sim", result["sim"]) == []
     for kind, field in RECORDS.items():
         for rec in result[field]:
@@ -53,13 +53,39 @@ def test_the_split_result_is_what_the_json_result_reads_as(path: Path, tmp_path:
     same values and types as ``json.loads`` of ``run``'s JSON, keys in the same order (the time
     series apart, and a large group's flow records, which ``run_split`` hands over as columns)."""
     spec = _short(path, tmp_path)
-    split, _, _, table = _core.run_split(spec)
+    split, _, _, table, _ = _core.run_split(spec)
     whole = json.loads(_core.run(spec))
     assert whole.pop("timeseries") and split.pop("timeseries") == {"queue": [], "flow": []}
     if table is not None:
         kept = {f["id"] for f in split["flows"]}
         whole["flows"] = [f for f in whole["flows"] if f["id"] in kept]
     assert _core.dumps_indented(split) == _core.dumps_indented(whole)  # 1 and 1.0 differ as text
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_the_engines_text_of_the_flow_records_is_the_writers(path: Path, tmp_path: Path) -> None:
+    """``run_split``'s text of the result's ``flows`` (``crates/py/src/records_text.rs``) is what the
+    summary's writer makes of the objects: a summary file is the same bytes written either way."""
+    split, _, _, _, records = _core.run_split(_short(path, tmp_path))
+    assert records is not None
+    summary = {"seed": 1, "flows": split["flows"], "queues": split["queues"]}
+    assert _core.dumps_indented_file(summary, records) == _core.dumps_indented_file(summary)
+    written = tmp_path / "summary.json"
+    _core.write_indented_file(written, summary, records)
+    assert written.read_bytes() == _core.dumps_indented_file(summary)
+
+
+def test_the_engines_text_is_used_only_for_its_own_list_as_it_was(tmp_path: Path) -> None:
+    """The text stands for one list object at the summary's top level, as long as when it was
+    made: a copy, a list placed deeper, or a list grown since are written from their objects."""
+    split, _, _, _, records = _core.run_split(_short(GOLDEN[0], tmp_path))
+    flows = split["flows"]
+    for summary in ({"flows": list(flows)}, {"run": {"flows": flows}}):
+        assert _core.dumps_indented_file(summary, records) == _core.dumps_indented_file(summary)
+    flows.append({"id": "added"})
+    summary = {"flows": flows}
+    assert b'"added"' in _core.dumps_indented_file(summary, records)
 
 
 def test_record_fills_in_schema_order_and_refuses_unknown_keys() -> None:

@@ -6,17 +6,27 @@ from typing import Any
 class EngineError(Exception):
     """The engine rejected its input or failed during a run."""
 
+class SpecError(EngineError):
+    """A run's input broke one of the engine's rules: ``args`` is ``(field, value, allowed)``, as
+    :func:`check_spec` returns it."""
+
+    args: tuple[str, str, str]
+
 def parse_toml(text: str) -> dict[str, Any] | None: ...
 def dumps_indented(value: Any) -> str: ...
 def dumps_compact(value: Any) -> str:
     """``json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)``."""
 
-def dumps_indented_file(value: Any) -> bytes:
-    """``dumps_indented(value) + "\\n"`` as UTF-8 bytes: a JSON file's contents."""
+class RecordsText:
+    """A run's ``flows`` list as ``summary.json`` holds it, made by the engine (``run_split``)."""
 
-def write_indented_file(path: str | os.PathLike[str], value: Any) -> None:
-    """Write ``dumps_indented_file(value)`` into the file ``path`` (created or emptied), in pieces; an
-    operating-system error raises ``OSError`` with its ``errno``."""
+def dumps_indented_file(value: Any, records: RecordsText | None = None) -> bytes:
+    """``dumps_indented(value) + "\\n"`` as UTF-8 bytes: a JSON file's contents; ``records``' text
+    written for its list (the same bytes)."""
+
+def write_indented_file(path: str | os.PathLike[str], value: Any, records: RecordsText | None = None) -> None:
+    """Write ``dumps_indented_file(value, records)`` into the file ``path`` (created or emptied), in
+    pieces; an operating-system error raises ``OSError`` with its ``errno``."""
 
 def version() -> str:
     """The ecnlab version the extension was built from."""
@@ -27,14 +37,19 @@ def run(spec_json: str) -> str:
 def run_split(
     spec_json: str,
 ) -> tuple[
-    dict[str, Any], dict[str, Any], dict[str, Any], list[tuple[str, str, bytes, bytes | None, bytes | None]] | None
+    dict[str, Any],
+    dict[str, Any],
+    dict[str, Any],
+    list[tuple[str, str, bytes, bytes | None, bytes | None]] | None,
+    RecordsText | None,
 ]:
     """As ``run``, with the time series apart as columns: (the result without ``timeseries``, as
     the dict ``json.loads`` makes of ``run``'s JSON, built without the text; queue columns, flow
     columns, flow table); each column set has ``names``, ``counts`` and every column as
     little-endian f64 bytes (null = NaN). The flow table is None unless an entry makes more than
     1000 flows: then every flow's results as ``(name, arrow type, data, offsets, valid)``
-    (``flowtable.py``) and the result holds only the smaller entries' flow records."""
+    (``flowtable.py``) and the result holds only the smaller entries' flow records. Last, the
+    result's ``flows`` list as ``summary.json`` holds it (for ``write_indented_file``), or None."""
 
 def default_tcp_config(personality: str | None = None) -> str:
     """The engine's ``TcpConfig`` of a personality with no field set (``rfc`` by default) as JSON."""

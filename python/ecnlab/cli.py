@@ -217,10 +217,10 @@ def _fail(scenario: str, message: str) -> int:
     return EXIT_ERROR
 
 
-def _load(args: argparse.Namespace) -> Scenario:
+def _load(args: argparse.Namespace, *, engine_check: bool = True) -> Scenario:
     from ecnlab.config import load_scenario
 
-    return load_scenario(args.scenario, args.overrides, seed=args.seed)
+    return load_scenario(args.scenario, args.overrides, seed=args.seed, engine_check=engine_check)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -246,7 +246,7 @@ def _run(args: argparse.Namespace) -> int:
     from ecnlab.runner import check_out_dir, run_scenario
     from ecnlab.tables import format_report
 
-    sc = _load(args)
+    sc = _load(args, engine_check=False)  # the run makes the engine's check before it runs
     out = Path(args.out)
     check_out_dir(out)
     try:

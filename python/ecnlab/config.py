@@ -71,9 +71,13 @@ def _read_with_tomllib(text: str) -> dict[str, Any]:
         raise ScenarioError("", f"not valid TOML: {e}") from None
 
 
-def load_scenario(source: ScenarioSource, overrides: Overrides = None, *, seed: int | None = None) -> Scenario:
+def load_scenario(
+    source: ScenarioSource, overrides: Overrides = None, *, seed: int | None = None, engine_check: bool = True
+) -> Scenario:
     """Read, override and validate a scenario (a TOML path or a dict of TOML data); arguments of
-    the wrong type raise ScenarioError too (``arguments.py``)."""
+    the wrong type raise ScenarioError too (``arguments.py``). ``engine_check=False`` leaves the
+    engine's check of the whole scenario to a run that follows at once: the engine makes it before
+    anything runs and ``runner.py`` raises what it finds as this check would."""
     checked = arguments.scenario_source(source)
     changes, seed = arguments.overrides(overrides), arguments.seed(seed)
     settings = normalize(changes)
@@ -84,7 +88,7 @@ def load_scenario(source: ScenarioSource, overrides: Overrides = None, *, seed: 
         data = apply_overrides(data, settings) if settings else data
     if seed is not None:
         data["seed"] = seed
-    return parse_scenario(data, default_name=default_name)
+    return parse_scenario(data, default_name=default_name, engine_check=engine_check)
 
 
 def _check_series_sampled(output: Table | None, sample_ns: int, chosen: dict[str, list[str]]) -> None:
@@ -103,8 +107,9 @@ def _differs_from_default(output: Table, key: str, default: list[str]) -> bool:
     return ([raw] if isinstance(raw, str) else list(raw)) != default
 
 
-def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -> Scenario:
-    """Validate TOML data (after overrides) into a Scenario."""
+def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario", engine_check: bool = True) -> Scenario:
+    """Validate TOML data (after overrides) into a Scenario (``engine_check``: as
+    :func:`load_scenario`)."""
     root = Table(data, "")
     root.check_keys(TOP_KEYS)
     name = root.get("name", string, default_name)
@@ -155,5 +160,6 @@ def parse_scenario(data: Mapping[str, Any], *, default_name: str = "scenario") -
         stop_when_complete=stop_when_complete,
         impairments=tuple(impairments),
     )
-    check_scenario(sc)  # last: the engine's own check of the whole scenario (one validator)
+    if engine_check:
+        check_scenario(sc)  # last: the engine's own check of the whole scenario (one validator)
     return sc

@@ -16,7 +16,7 @@ import re
 from ecnlab.errors import ScenarioError
 from ecnlab.model import FlowGroup, Scenario
 
-__all__ = ["check_scenario", "scenario_key"]
+__all__ = ["check_scenario", "scenario_error", "scenario_key"]
 
 # engine field (a suffix of its JSON path) -> scenario key, where the two differ
 _TOP = {"duration_ns": "duration", "warmup_ns": "warmup", "sample_interval_ns": "sample_interval"}
@@ -34,16 +34,21 @@ def check_scenario(sc: Scenario) -> None:
 
     # A placeholder directory where there are captures: the check never opens it (captures are
     # written only by a run); without captures the run's own text, lowered once.
-    err = _core.check_spec(engine_json(sc, pcap_dir="." if sc.pcap else None))
-    if err is None:
-        return
-    field, value, allowed = err
+    fault = _core.check_spec(engine_json(sc, pcap_dir="." if sc.pcap else None))
+    if fault is not None:
+        raise scenario_error(sc, fault)
+
+
+def scenario_error(sc: Scenario, fault: tuple[str, str, str]) -> ScenarioError:
+    """The engine's ``(field, value, allowed)`` for ``sc`` (``_core.check_spec``, or the args of
+    the ``_core.SpecError`` a run raises) as the error in scenario keys."""
+    field, value, allowed = fault
     key = scenario_key(sc, field)
     if ".queue." in field:  # a rule naming another queue field names it as the scenario does
         allowed = allowed.replace("limit_pkts", "limit").replace("mean_pkt_bytes", "mean_pkt_size")
     if field.endswith(_UNIT_SUFFIXES):  # the engine's value is in ns, bytes or bit/s: show it as such
-        raise ScenarioError(key, f"{allowed} (the engine's rule: {field} = {value})")
-    raise ScenarioError(key, f"{allowed} (the engine's rule for {field})", _literal(value))
+        return ScenarioError(key, f"{allowed} (the engine's rule: {field} = {value})")
+    return ScenarioError(key, f"{allowed} (the engine's rule for {field})", _literal(value))
 
 
 def scenario_key(sc: Scenario, field: str) -> str:

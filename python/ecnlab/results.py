@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecnlab import distributions, flowtable, timeseries
-from ecnlab._core import dumps_indented, dumps_indented_file, write_indented_file
+from ecnlab._core import RecordsText, dumps_indented, dumps_indented_file, write_indented_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -103,18 +103,19 @@ def dumps(summary: dict[str, Any]) -> str:
     return dumps_indented(summary) + "\n"
 
 
-def summary_bytes(summary: dict[str, Any]) -> bytes:
+def summary_bytes(summary: dict[str, Any], records: RecordsText | None = None) -> bytes:
     """:func:`dumps` as UTF-8, the bytes of ``summary.json``, made without the text object between
-    (a summary of ten thousand flows is megabytes)."""
-    return dumps_indented_file(summary)
+    (a summary of ten thousand flows is megabytes). ``records``: the engine's text of the
+    summary's ``flows`` (``_core.run_split``), written as it is (the same bytes)."""
+    return dumps_indented_file(summary, records)
 
 
-def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
+def write_summary(directory: Path, summary: dict[str, Any], records: RecordsText | None = None) -> Path:
     """Write ``directory/summary.json`` (whole, or not at all: ``files.py``): :func:`summary_bytes`,
     written into the file a piece at a time as they are made."""
     from ecnlab.files import write_atomic
 
-    return write_atomic(directory / SUMMARY_FILE, lambda tmp: write_indented_file(tmp, summary))
+    return write_atomic(directory / SUMMARY_FILE, lambda tmp: write_indented_file(tmp, summary, records))
 
 
 @dataclass

@@ -20,6 +20,7 @@ from ecnlab import distributions, flowtable, timeseries
 from ecnlab.arguments import optional_path
 from ecnlab.bottleneck import signal_warnings
 from ecnlab.config import Overrides, ScenarioSource, load_scenario
+from ecnlab.engine_check import scenario_error
 from ecnlab.errors import ScenarioError
 from ecnlab.lower import engine_json, resolved_scenario
 from ecnlab.model import Scenario
@@ -27,6 +28,8 @@ from ecnlab.results import SUMMARY_FILE, RunResult, build_summary, git_commit, s
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from ecnlab._core import RecordsText
 
 __all__ = ["run", "run_scenario", "run_scenario_files", "check_out_dir"]
 
@@ -43,6 +46,7 @@ class Engine(Protocol):
         dict[str, Any],
         dict[str, Any],
         list[tuple[str, str, bytes, bytes | None, bytes | None]] | None,
+        RecordsText | None,
     ]: ...
 
     def version(self) -> str: ...
@@ -69,7 +73,7 @@ def run(
     result directory there is replaced only once the new run has succeeded.
     """
     target = optional_path(out, "out")
-    sc = load_scenario(scenario, overrides, seed=seed)
+    sc = load_scenario(scenario, overrides, seed=seed, engine_check=False)  # the run makes it
     return run_scenario(sc, out=target)
 
 
@@ -77,14 +81,13 @@ def run_scenario(sc: Scenario, *, out: Path | None = None) -> RunResult:
     """Run an already validated scenario."""
     from ecnlab import _core
 
-    resolved = resolved_scenario(sc)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="ecnlab-") as tmp:
-            summary, series, table = _run_engine(_core, sc, resolved, Path(tmp) if sc.pcap else None)
+            summary, series, table, _ = _run_engine(_core, sc, Path(tmp) if sc.pcap else None)
         return RunResult(summary, None, series, table)
     with atomic_out_dir(out) as staging:
-        summary, series, table = _run_engine(_core, sc, resolved, staging if sc.pcap else None)
-        write_summary(staging, summary)
+        summary, series, table, records = _run_engine(_core, sc, staging if sc.pcap else None)
+        write_summary(staging, summary, records)
         timeseries.write(staging, series)
         flowtable.write(staging, table)
     return RunResult(summary, out, series, table)
@@ -96,14 +99,13 @@ def run_scenario_files(sc: Scenario) -> dict[str, bytes]:
     disk: a sweep worker sends these to the sweep process, which writes them."""
     from ecnlab import _core
 
-    resolved = resolved_scenario(sc)
     if sc.pcap:  # the engine writes pcaps itself: run into a private directory and read it back
         with tempfile.TemporaryDirectory(prefix="ecnlab-run-") as tmp:
             out = Path(tmp) / "run"
             run_scenario(sc, out=out)
             return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-    summary, series, table = _run_engine(_core, sc, resolved, None)
-    files = {SUMMARY_FILE: summary_bytes(summary), **timeseries.encode(series), **flowtable.encode(table)}
+    summary, series, table, records = _run_engine(_core, sc, None)
+    files = {SUMMARY_FILE: summary_bytes(summary, records), **timeseries.encode(series), **flowtable.encode(table)}
     return dict(sorted(files.items()))
 
 
@@ -160,19 +162,23 @@ def _remove_created(created: list[Path]) -> None:
 
 
 def _run_engine(
-    core: Engine, sc: Scenario, resolved: dict[str, Any], pcap_dir: Path | None
-) -> tuple[dict[str, Any], dict[str, Any], pa.Table | None]:
+    core: Engine, sc: Scenario, pcap_dir: Path | None
+) -> tuple[dict[str, Any], dict[str, Any], pa.Table | None, RecordsText | None]:
     """The summary, the time series and sojourn histogram tables (``timeseries.py``,
-    ``distributions.py``) by file name, and the per-flow table when the run has a large group
-    (``flowtable.py``)."""
+    ``distributions.py``) by file name, the per-flow table when the run has a large group
+    (``flowtable.py``), and the engine's text of the summary's ``flows`` (for writing it)."""
+    from ecnlab._core import SpecError
+
     spec = engine_json(sc, pcap_dir=str(pcap_dir) if pcap_dir is not None else None)
-    prep = _start_output_prep(sc)
+    prep = _OutputPrep(sc)
     t0 = time.perf_counter()
     try:
-        engine, queues, flows, columns = core.run_split(spec)
+        engine, queues, flows, columns, records = core.run_split(spec)
+    except SpecError as e:  # the engine's check, made before anything runs (load_scenario's, left to it)
+        raise scenario_error(sc, e.args) from None
     finally:
         wall = time.perf_counter() - t0
-        prep.join()
+        resolved = prep.result()
     series = timeseries.from_columns(queues, flows) if sc.sample_interval_ns else {}
     series.update(distributions.from_engine(engine.pop("sojourn_histograms", [])))
     table = flowtable.from_engine(columns) if columns is not None else None
@@ -180,26 +186,46 @@ def _run_engine(
     warnings = signal_warnings(sc.topology, summary["queues"])
     if warnings:  # only then: a run whose signals happened where the scenario meant has no such key
         summary["warnings"] = warnings
-    return summary, series, table
+    return summary, series, table, records
 
 
-def _start_output_prep(sc: Scenario) -> threading.Thread:
-    """Start the output work that does not depend on the run's results on another thread, where it
-    overlaps the engine (which releases the GIL): asking git for the source tree's commit, and
-    importing numpy and pyarrow (0.2–0.3 s) when the run writes Parquet (router queues' sojourn
-    histograms, time series, a large group's flows)."""
-    parquet = bool(sc.sample_interval_ns) or any(g.size > flowtable.GROUP_RECORD_LIMIT for g in sc.groups)
-    parquet = parquet or any(n.kind == "router" for n in sc.topology.nodes)
-    thread = threading.Thread(target=_output_prep, args=(parquet,), name="ecnlab-output-prep", daemon=True)
-    thread.start()
-    return thread
+class _OutputPrep:
+    """The output work that does not depend on the run's results, on another thread, where it
+    overlaps the engine (which releases the GIL): the resolved scenario the summary carries
+    (``lower.resolved_scenario``, 5 ms for ten thousand flow entries), asking git for the source
+    tree's commit, and, when the run writes Parquet (router queues' sojourn histograms, time
+    series, a large group's flows), importing numpy and pyarrow (0.2–0.3 s) and writing one small
+    table to memory (pyarrow's first Parquet write in a process costs 5–10 ms more than the next)."""
+
+    def __init__(self, sc: Scenario) -> None:
+        self.sc = sc
+        self.resolved: dict[str, Any] | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._work, name="ecnlab-output-prep", daemon=True)
+        self.thread.start()
+
+    def result(self) -> dict[str, Any]:
+        """The resolved scenario, once the thread is done; what it raised, raised here."""
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        assert self.resolved is not None
+        return self.resolved
+
+    def _work(self) -> None:
+        try:
+            self.resolved = resolved_scenario(self.sc)
+            git_commit()  # cached for build_summary
+            if _writes_parquet(self.sc):
+                timeseries.warm_writer()
+        except BaseException as e:  # handed to the caller's thread by result()
+            self.error = e
 
 
-def _output_prep(parquet: bool) -> None:
-    git_commit()  # cached for build_summary
-    if parquet:
-        import numpy  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
+def _writes_parquet(sc: Scenario) -> bool:
+    if sc.sample_interval_ns or any(n.kind == "router" for n in sc.topology.nodes):
+        return True
+    return any(g.size > flowtable.GROUP_RECORD_LIMIT for g in sc.groups)
 
 
 def _make_parents(parent: Path) -> list[Path]:

@@ -166,6 +166,18 @@ def encode(tabs: dict[str, pa.Table]) -> dict[str, bytes]:
     return out
 
 
+def warm_writer() -> None:
+    """Import numpy and pyarrow's Parquet writer and write one small table to memory: a process's
+    first Parquet write sets up what every later one reuses (5–10 ms), so a run does it while its
+    engine runs (``runner.py``), not after. Built from buffers, as the run's own tables are."""
+    import numpy as np
+    import pyarrow as pa
+
+    names = _names(["a"], [2])
+    counts = column_from_buffers(np.array([1, 2], dtype=np.uint64), pa.uint64(), np.zeros(2, bool))
+    _write_table(pa.Table.from_arrays([names, counts], names=["name", "count"]), pa.BufferOutputStream())
+
+
 def _write_table(table: pa.Table, where: Any) -> None:
     import pyarrow.parquet as pq
 

@@ -38,6 +38,8 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::ops::Range;
 
+use crate::records_text::RecordsText;
+
 /// `value` as `json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)` writes it.
 #[pyfunction]
 pub fn dumps_indented(value: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -56,9 +58,15 @@ pub fn dumps_compact(value: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// The text of [`dumps_indented`] and a final newline, as UTF-8 bytes: a JSON file's contents.
+/// `records`: the engine's text of a list in `value` (`records_text.rs`), written for that list.
 #[pyfunction]
-pub fn dumps_indented_file<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-    let mut out = Out::default();
+#[pyo3(signature = (value, records=None))]
+pub fn dumps_indented_file<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+    records: Option<&Bound<'py, RecordsText>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut out = Out { records: records.map(Bound::get), ..Out::default() };
     write_value(value, &mut out, Some(0))?;
     out.text.push('\n');
     Ok(PyBytes::new(py, out.text.as_bytes()))
@@ -68,9 +76,14 @@ pub fn dumps_indented_file<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> P
 /// operating-system error raises `OSError` with its `errno` and `strerror`, as Python's own writes
 /// do (a full disk: `OSError(ENOSPC, "No space left on device")`).
 #[pyfunction]
-pub fn write_indented_file(path: std::path::PathBuf, value: &Bound<'_, PyAny>) -> PyResult<()> {
+#[pyo3(signature = (path, value, records=None))]
+pub fn write_indented_file(
+    path: std::path::PathBuf,
+    value: &Bound<'_, PyAny>,
+    records: Option<&Bound<'_, RecordsText>>,
+) -> PyResult<()> {
     let mut file = std::fs::File::create(&path).map_err(os_error)?;
-    let mut out = Out { file: Some(&mut file), ..Out::default() };
+    let mut out = Out { file: Some(&mut file), records: records.map(Bound::get), ..Out::default() };
     write_value(value, &mut out, Some(0))?;
     out.text.push('\n');
     out.spill(0)
@@ -88,6 +101,8 @@ struct Out<'f> {
     written: Option<HashMap<usize, Range<usize>>>,
     /// [`write_indented_file`]: where `text` goes, a piece at a time.
     file: Option<&'f mut std::fs::File>,
+    /// The engine's text of one list in the value, written for it (`records_text.rs`).
+    records: Option<&'f RecordsText>,
 }
 
 impl Out<'_> {
@@ -135,7 +150,13 @@ fn write_value(v: &Bound<'_, PyAny>, out: &mut Out<'_>, depth: Option<usize>) ->
     if let Ok(d) = v.cast::<PyDict>() {
         write_object(d, out, depth)?;
     } else if let Ok(l) = v.cast::<PyList>() {
-        write_array(l.iter(), l.len(), out, depth)?;
+        match out.records.and_then(|r| r.text_for(l, depth)) {
+            Some(text) => {
+                out.text.push_str(text);
+                out.spill(PIECE)?;
+            }
+            None => write_array(l.iter(), l.len(), out, depth)?,
+        }
     } else if let Ok(t) = v.cast::<PyTuple>() {
         write_array(t.iter(), t.len(), out, depth)?;
     } else {

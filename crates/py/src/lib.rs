@@ -6,6 +6,7 @@
 //! engine's JSON result. Python never sees per-packet callbacks.
 
 mod json_text;
+mod records_text;
 mod to_python;
 mod toml_read;
 
@@ -15,6 +16,34 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(ecnlab._core, EngineError, PyException, "The engine rejected its input or failed during a run.");
+create_exception!(
+    ecnlab._core,
+    SpecError,
+    EngineError,
+    "A run's input broke one of the engine's rules: args are (field, value, allowed), as `check_spec` returns them."
+);
+
+/// `(field, value, allowed)` of an error in the input (`field` the engine-JSON path, e.g.
+/// `links[3].queue.limit_pkts`, `flows[7].tcp.rwnd_bytes`), or the error itself.
+fn spec_fault(e: ecnlab_sim::Error) -> Result<(String, String, String), ecnlab_sim::Error> {
+    use ecnlab_sim::Error;
+    match e {
+        Error::Spec { field, value, allowed } => Ok((field, value, allowed)),
+        Error::Queue { field, source } => Ok((format!("{field}.{}", source.field), source.value, source.allowed)),
+        Error::Tcp { field, source } => {
+            Ok((format!("{field}.{}", source.field), source.value, source.allowed.to_string()))
+        }
+        e => Err(e),
+    }
+}
+
+/// A run's error as Python sees it: [`SpecError`] for the input's faults, else [`EngineError`].
+fn run_error(e: ecnlab_sim::Error) -> PyErr {
+    match spec_fault(e) {
+        Ok(fault) => SpecError::new_err(fault),
+        Err(e) => EngineError::new_err(e.to_string()),
+    }
+}
 
 /// The ecnlab version this extension was built from (the Cargo workspace version).
 #[pyfunction]
@@ -22,7 +51,8 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
-/// Run one simulation: `spec_json` is a `SimSpec` as JSON; returns the result JSON.
+/// Run one simulation: `spec_json` is a `SimSpec` as JSON; returns the result JSON. An input
+/// that breaks one of the engine's rules raises [`SpecError`] before anything runs.
 ///
 /// The GIL is released for the whole run, so Python threads can run many
 /// simulations in parallel (a run is a value; the engine has no globals).
@@ -42,7 +72,7 @@ fn run(py: Python<'_>, spec_json: String) -> PyResult<String> {
     });
     match (result, pending) {
         (Err(ecnlab_sim::Error::Interrupted), Some(e)) => Err(e),
-        (r, _) => r.map_err(|e| EngineError::new_err(e.to_string())),
+        (r, _) => r.map_err(run_error),
     }
 }
 
@@ -54,7 +84,9 @@ fn run(py: Python<'_>, spec_json: String) -> PyResult<String> {
 /// which the front turns into Parquet without parsing millions of JSON numbers.
 /// The flow table is None unless an entry makes more than
 /// `ecnlab_sim::groups::RECORD_LIMIT` flows; then it holds every flow's results
-/// (`flow_table_list`) and the JSON only the smaller entries' flow records.
+/// (`flow_table_list`) and the JSON only the smaller entries' flow records. Last, the
+/// result's `flows` list as `summary.json` holds it (`records_text.rs`), made on another thread
+/// while the result's objects are made; None if it could not be.
 #[pyfunction]
 fn run_split(py: Python<'_>, spec_json: String) -> PyResult<Split> {
     const CHECK_EVERY: u32 = 1 << 20;
@@ -66,15 +98,25 @@ fn run_split(py: Python<'_>, spec_json: String) -> PyResult<Split> {
     });
     let out = match (result, pending) {
         (Err(ecnlab_sim::Error::Interrupted), Some(e)) => return Err(e),
-        (r, _) => r.map_err(|e| EngineError::new_err(e.to_string()))?,
+        (r, _) => r.map_err(run_error)?,
     };
     let table = out.flow_table.as_deref().map(|t| flow_table_list(py, t)).transpose()?;
-    let result = to_python::to_python(py, &out.out)?.unbind();
-    Ok((result, columns_dict(py, &out.queues)?, columns_dict(py, &out.flows)?, table))
+    let (result, text) = std::thread::scope(|s| {
+        let render = s.spawn(|| records_text::render(&out.out.flows));
+        (to_python::to_python(py, &out.out), render.join())
+    });
+    let result = result?;
+    let records = match (text, result.get_item("flows")?.cast_into::<PyList>()) {
+        (Ok(Ok(text)), Ok(list)) => {
+            Some(Py::new(py, records_text::RecordsText { len: list.len(), list: list.unbind(), text })?)
+        }
+        _ => None,
+    };
+    Ok((result.unbind(), columns_dict(py, &out.queues)?, columns_dict(py, &out.flows)?, table, records))
 }
 
-/// What `run_split` returns: (result, queue columns, flow columns, flow table).
-type Split = (Py<PyAny>, Py<PyDict>, Py<PyDict>, Option<Py<PyList>>);
+/// What `run_split` returns: (result, queue columns, flow columns, flow table, flow records' text).
+type Split = (Py<PyAny>, Py<PyDict>, Py<PyDict>, Option<Py<PyList>>, Option<Py<records_text::RecordsText>>);
 
 fn columns_dict(py: Python<'_>, c: &ecnlab_sim::series::Columns) -> PyResult<Py<PyDict>> {
     let d = PyDict::new(py);
@@ -162,18 +204,10 @@ fn check_tcp(tcp_json: &str) -> PyResult<Option<(String, String, String)>> {
 /// the path back to the scenario key the user wrote.
 #[pyfunction]
 fn check_spec(spec_json: &str) -> PyResult<Option<(String, String, String)>> {
-    use ecnlab_sim::Error;
-    Ok(match ecnlab_sim::check_json(spec_json) {
-        Ok(()) => None,
-        Err(Error::Spec { field, value, allowed }) => Some((field, value, allowed)),
-        Err(Error::Queue { field, source }) => {
-            Some((format!("{field}.{}", source.field), source.value, source.allowed))
-        }
-        Err(Error::Tcp { field, source }) => {
-            Some((format!("{field}.{}", source.field), source.value, source.allowed.to_string()))
-        }
-        Err(e) => return Err(EngineError::new_err(e.to_string())),
-    })
+    match ecnlab_sim::check_json(spec_json) {
+        Ok(()) => Ok(None),
+        Err(e) => spec_fault(e).map(Some).map_err(|e| EngineError::new_err(e.to_string())),
+    }
 }
 
 /// The summary's record keys (`ecnlab_sim::schema::summary_schema`) as JSON:
@@ -320,5 +354,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(queue_churn, m)?)?;
     m.add_class::<WebSource>()?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
+    m.add("SpecError", m.py().get_type::<SpecError>())?;
+    m.add_class::<records_text::RecordsText>()?;
     Ok(())
 }
