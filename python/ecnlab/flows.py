@@ -65,18 +65,18 @@ def parse_flows(tables: list[Table], topo: Topology, tcp: TcpSpec, duration_ns: 
     entries = EntryReader(topo, tcp, duration_ns)
     for index, ft in enumerate(tables):
         group = entries.read(index, ft)
-        total = ids.total + group.size
+        size = group.size
+        total = ids.total + size
         if total > MAX_FLOWS:  # checked before anything per flow: 10^10 flows must not take minutes to refuse
             why = f"makes {total} flows in all; a scenario has at most {MAX_FLOWS}"
             if ft.has("count"):
                 raise ScenarioError(ft.at("count"), why, ft.raw("count"))
             raise ScenarioError(ft.path, why)
-        clash = ids.clash(group)
+        clash = ids.take(group, size)
         if clash is not None:
             flow_id, other = clash
             where = ft.at("name") if ft.has("name") else ft.path
             raise ScenarioError(where, f'flow id "{flow_id}" is already used by flows[{other}]')
-        ids.add(group)
         groups.append(group)
     if not groups:
         raise ScenarioError("flows", "required: at least one [[flows]] entry")
@@ -95,36 +95,42 @@ class FlowIds:
 
     def owner(self, flow_id: str) -> int | None:
         """The entry index that makes flow ``flow_id``, or None."""
-        if flow_id in self.single:
-            return self.single[flow_id]
-        stem, k = _numbered(flow_id)
-        if stem in self.numbered and k is not None:
-            index, n = self.numbered[stem]
-            return index if 1 <= k <= n else None
-        return None
+        return self._owner(flow_id, *_numbered(flow_id))
 
-    def clash(self, g: FlowGroup) -> tuple[str, int] | None:
-        """(an id of ``g`` already made, the entry making it), or None."""
-        if g.size == 1:
-            other = self.owner(g.name)
-            return None if other is None else (g.name, other)
-        if g.name in self.numbered:
-            return f"{g.name}_1", self.numbered[g.name][0]
-        taken = [(k, i) for k, i in self.single_by_stem.get(g.name, {}).items() if 1 <= k <= g.size]
-        if taken:
-            flow_id = min(taken)[1]
-            return flow_id, self.single[flow_id]
+    def _owner(self, flow_id: str, stem: str, k: int | None) -> int | None:
+        """:meth:`owner`, with ``_numbered(flow_id)`` given."""
+        other = self.single.get(flow_id)
+        if other is None and k is not None and stem in self.numbered:
+            index, n = self.numbered[stem]
+            other = index if 1 <= k <= n else None
+        return other
+
+    def take(self, g: FlowGroup, size: int) -> tuple[str, int] | None:
+        """Add the ids of ``g`` (``size`` flows), or return (an id of ``g`` already made, the entry
+        making it) and add nothing."""
+        name = g.name
+        if size == 1:
+            stem, k = _numbered(name)
+            other = self._owner(name, stem, k)
+            if other is not None:
+                return name, other
+            self.single[name] = g.index
+            if k is not None:
+                self.single_by_stem.setdefault(stem, {})[k] = name
+        else:
+            if name in self.numbered:
+                return f"{name}_1", self.numbered[name][0]
+            taken = [(k, i) for k, i in self.single_by_stem.get(name, {}).items() if 1 <= k <= size]
+            if taken:
+                flow_id = min(taken)[1]
+                return flow_id, self.single[flow_id]
+            self.numbered[name] = (g.index, size)
+        self.total += size
         return None
 
     def add(self, g: FlowGroup) -> None:
-        if g.size == 1:
-            self.single[g.name] = g.index
-            stem, k = _numbered(g.name)
-            if k is not None:
-                self.single_by_stem.setdefault(stem, {})[k] = g.name
-        else:
-            self.numbered[g.name] = (g.index, g.size)
-        self.total += g.size
+        """Add the ids of ``g``, which the caller knows to be new."""
+        self.take(g, g.size)
 
 
 def _numbered(flow_id: str) -> tuple[str, int | None]:
