@@ -76,7 +76,8 @@ def test_bbr_samples_hold_the_kernels_bandwidth_estimate_near_the_links_payload_
     assert np.all((rtt >= 20) & (rtt < 30)), (rtt.min(), rtt.max())
     gains = set(after["bbr_pacing_gain"].round(4))
     assert {1.25, 0.75, 1.0} <= gains, gains
-    # bbr_set_pacing_rate: gain · bw less the 1 % margin (both read in one sample)
+    # bbr_set_pacing_rate: gain · bw less the 1 % margin (TCP_INFO and TCP_CC_INFO are two calls:
+    # an ACK between them may move the estimate, so most samples, not all)
     cruise = after[after["bbr_pacing_gain"] == 1.0]
     rate = cruise["pacing_rate_bps"].to_numpy(dtype=float) / cruise["bbr_bw_bps"].to_numpy(dtype=float)
-    assert np.allclose(rate, 0.99, atol=0.005), np.percentile(rate, [1, 50, 99])
+    assert np.mean(np.abs(rate - 0.99) < 0.005) > 0.95, np.percentile(rate, [1, 50, 99])
