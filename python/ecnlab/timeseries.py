@@ -50,6 +50,9 @@ QUEUE_COLUMNS = ("qlen_pkts", "avg_pkts", "delay_ms", "prob", "marks", "drops")
 FLOW_COLUMNS = ("cwnd_bytes", "ssthresh_bytes", "srtt_ms", "in_flight_bytes", "delivered_bytes")
 # The engine's flow columns beyond FLOW_COLUMNS (the emulator's TCP_INFO rows do not have them).
 ENGINE_FLOW_COLUMNS = (*FLOW_COLUMNS, "dctcp_alpha", "cubic_w_max_segments", "cubic_epoch_s")
+# The emulator's flow columns beyond FLOW_COLUMNS: TCP_INFO's pacing rate, and Linux BBR's model
+# (TCP_CC_INFO: its bandwidth filter's maximum, min_rtt, pacing gain), null for other controls.
+EMU_FLOW_COLUMNS = (*FLOW_COLUMNS, "pacing_rate_bps", "bbr_bw_bps", "bbr_min_rtt_ms", "bbr_pacing_gain")
 _TYPES = {
     "qlen_pkts": "uint32",
     "avg_pkts": "float64",
@@ -65,6 +68,10 @@ _TYPES = {
     "dctcp_alpha": "float64",
     "cubic_w_max_segments": "float64",
     "cubic_epoch_s": "float64",
+    "pacing_rate_bps": "uint64",
+    "bbr_bw_bps": "uint64",
+    "bbr_min_rtt_ms": "float64",
+    "bbr_pacing_gain": "float64",
 }
 
 
@@ -127,18 +134,20 @@ def from_columns(queues: dict[str, Any], flows: dict[str, Any]) -> dict[str, pa.
 
 
 def from_flow_rows(rows: dict[str, list[list[float | None]]]) -> dict[str, pa.Table]:
-    """The flow table from rows ``[t_s, cwnd, ssthresh, srtt_ms, in_flight, delivered]`` per
-    flow (emulate's ``TCP_INFO`` samples; delivered = bytes the sender saw acknowledged)."""
+    """The flow table from rows ``[t_s, *EMU_FLOW_COLUMNS]`` per flow (emulate's ``TCP_INFO``
+    samples; delivered = bytes the sender saw acknowledged); a row that stops after
+    ``FLOW_COLUMNS`` leaves the rest null."""
     import pyarrow as pa
 
-    flows = [(fid, r) for fid, rs in rows.items() for r in rs]
+    width = 1 + len(EMU_FLOW_COLUMNS)
+    flows = [(fid, [*r, *[None] * (width - len(r))]) for fid, rs in rows.items() for r in rs]
     if not flows:
         return {}
     cols = list(zip(*(r for _, r in flows), strict=True))
     arrays = [pa.array([fid for fid, _ in flows], pa.string()), pa.array(cols[0], pa.float64())]
-    arrays += [pa.array(c, pa.type_for_alias(_TYPES[name])) for c, name in zip(cols[1:], FLOW_COLUMNS, strict=True)]
+    arrays += [pa.array(c, pa.type_for_alias(_TYPES[n])) for c, n in zip(cols[1:], EMU_FLOW_COLUMNS, strict=True)]
     fields = [pa.field("flow", pa.string()), pa.field("t_s", pa.float64())]
-    fields += [pa.field(c, pa.type_for_alias(_TYPES[c])) for c in FLOW_COLUMNS]
+    fields += [pa.field(c, pa.type_for_alias(_TYPES[c])) for c in EMU_FLOW_COLUMNS]
     return {FLOWS_FILE: pa.Table.from_arrays(arrays, schema=pa.schema(fields))}
 
 

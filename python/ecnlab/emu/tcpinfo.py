@@ -1,12 +1,13 @@
-"""``TCP_INFO`` of a connected socket (Linux ``struct tcp_info``, include/uapi/linux/tcp.h)."""
+"""``TCP_INFO`` of a connected socket (Linux ``struct tcp_info``, include/uapi/linux/tcp.h), and
+``TCP_CC_INFO`` of a BBR socket (``struct tcp_bbr_info``, include/uapi/linux/inet_diag.h)."""
 
 from __future__ import annotations
 
 import socket
 import struct
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["tcp_info", "TCPI_OPT_ECN", "TCPI_OPT_ECN_SEEN"]
+__all__ = ["tcp_info", "bbr_info", "BbrInfo", "TCPI_OPT_ECN", "TCPI_OPT_ECN_SEEN"]
 
 #: tcpi_options bits: ECN negotiated on the connection; a CE/ECE was seen.
 TCPI_OPT_ECN = 8
@@ -25,6 +26,8 @@ _FIELDS = (
     ("snd_ssthresh", "I", 76),
     ("snd_cwnd", "I", 80),
     ("total_retrans", "I", 100),
+    # bytes per second; ~0 while unlimited (tcp_update_pacing_rate sets it for every congestion control)
+    ("pacing_rate", "Q", 104),
     ("bytes_acked", "Q", 120),
     ("bytes_received", "Q", 128),
     ("segs_out", "I", 136),
@@ -61,3 +64,28 @@ def tcp_info(sock: socket.socket) -> dict[str, Any]:
     info["ecn"] = bool(info["options"] & TCPI_OPT_ECN)
     info["ecn_seen"] = bool(info["options"] & TCPI_OPT_ECN_SEEN)
     return info
+
+
+#: getsockopt option number of TCP_CC_INFO (include/uapi/linux/tcp.h; Python's socket module lacks it).
+TCP_CC_INFO = 26
+#: BBR_UNIT: BBR's gains are fixed point with 8 fraction bits (net/ipv4/tcp_bbr.c).
+BBR_UNIT = 256
+
+
+class BbrInfo(NamedTuple):
+    """Linux BBR's path model as ``bbr_get_info`` (net/ipv4/tcp_bbr.c) reports it."""
+
+    bw_bps: int  # the bandwidth filter's maximum, bits per second of payload (bbr_bw × mss_cache)
+    min_rtt_us: int
+    pacing_gain: float
+    cwnd_gain: float
+
+
+def bbr_info(sock: socket.socket) -> BbrInfo:
+    """``TCP_CC_INFO`` of a socket whose congestion control is ``bbr``: ``struct tcp_bbr_info``
+    (bbr_bw_lo, bbr_bw_hi in bytes per second, bbr_min_rtt in µs, both gains in ``BBR_UNIT``)."""
+    raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, 20)
+    if len(raw) < 20:
+        raise OSError(f"TCP_CC_INFO returned {len(raw)} bytes, need 20 (not BBR?)")
+    lo, hi, min_rtt, pacing, cwnd = struct.unpack_from("=5I", raw)
+    return BbrInfo(((hi << 32) | lo) * 8, min_rtt, pacing / BBR_UNIT, cwnd / BBR_UNIT)

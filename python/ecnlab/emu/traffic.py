@@ -24,7 +24,8 @@ SYN-ACK retransmissions: an accepted socket starts from the request's
 ``num_retrans``, ``tcp_create_openreq_child`` in ``net/ipv4/tcp_minisocks.c``),
 and for the data sender the ``TCP_INFO`` of every connection plus ``ss -tino`` of the last one;
 with ``sample_s`` > 0 a bulk sender also samples its ``TCP_INFO`` on the run's
-grid (``series``: t, cwnd, ssthresh, srtt, bytes in flight, bytes acknowledged).
+grid (``series``: t, cwnd, ssthresh, srtt, bytes in flight, bytes acknowledged, the pacing
+rate, and for BBR its bandwidth estimate, min_rtt and pacing gain from ``TCP_CC_INFO``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ecnlab.emu.tcpinfo import tcp_info
+from ecnlab.emu.tcpinfo import bbr_info, tcp_info
 
 CHUNK = 1 << 16
 PAYLOAD = b"\x5a" * CHUNK
@@ -61,10 +62,11 @@ def _remaining(deadline: float) -> float:
 
 class Sampler:
     """The sender's ``TCP_INFO`` every ``every`` seconds on the run's grid (t0 + k·every),
-    as the simulator samples its senders (``timeseries.py``, ``crates/sim/src/series.rs``)."""
+    as the simulator samples its senders (``timeseries.py``, ``crates/sim/src/series.rs``);
+    ``bbr``: also Linux BBR's model (``TCP_CC_INFO``), else those columns stay empty."""
 
-    def __init__(self, t0: float, every: float) -> None:
-        self.t0, self.every, self.next = t0, every, t0
+    def __init__(self, t0: float, every: float, bbr: bool = False) -> None:
+        self.t0, self.every, self.next, self.bbr = t0, every, t0, bbr
         self.rows: list[list[float | None]] = []
 
     def poll(self, sock: socket.socket) -> None:
@@ -77,7 +79,13 @@ class Sampler:
         acked = max(0, i["bytes_acked"] - 1)  # tcpi_bytes_acked counts the SYN's sequence number
         in_flight = max(0, i["bytes_sent"] - i["bytes_retrans"] - acked)
         srtt = i["rtt_us"] / 1000 if i["rtt_us"] else None
-        self.rows.append([round(now - self.t0, 6), i["snd_cwnd"] * mss, ssthresh, srtt, in_flight, acked])
+        pacing = None if i["pacing_rate"] >= 2**63 else i["pacing_rate"] * 8  # ~0: unlimited
+        model: list[float | None] = [None, None, None]
+        if self.bbr:
+            b = bbr_info(sock)
+            model = [b.bw_bps, b.min_rtt_us / 1000, b.pacing_gain]
+        row = [round(now - self.t0, 6), i["snd_cwnd"] * mss, ssthresh, srtt, in_flight, acked, pacing]
+        self.rows.append(row + model)
         self.next += self.every * (1 + int((now - self.next) / self.every))
 
     def wait_s(self) -> float:
@@ -228,7 +236,7 @@ def run(cfg: dict[str, Any], listener: socket.socket | None) -> dict[str, Any]:
         elif app["kind"] == "bulk":
             s = connection()
             if cfg["sends"]:
-                sampler = Sampler(t0, cfg.get("sample_s", 0.0))
+                sampler = Sampler(t0, cfg.get("sample_s", 0.0), bbr=cfg["cc"] == "bbr")
                 out["series"] = sampler.rows
                 out["bytes_sent"] = _send(s, app["bytes"], deadline, sampler)
                 s.shutdown(socket.SHUT_WR)
