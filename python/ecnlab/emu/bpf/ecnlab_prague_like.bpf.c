@@ -41,8 +41,10 @@
  * What it cannot have here, and what it has instead:
  *   - AccECN feedback (RFC 9331 §4.2; TCP_CONG_NEEDS_ACCECN): the kernel negotiates classic ECN
  *     only, so the receiver echoes CE as DCTCP's does (RFC 8257 §3.2): ECE on exactly the ACKs of
- *     CE segments, an immediate ACK of the data before each change of the CE state and of the
- *     segment that changed it (tcp_dctcp.h dctcp_ece_ack_update). The sender
+ *     CE segments, an immediate ACK of the data before each change of the CE state. Unlike
+ *     tcp_dctcp.h's dctcp_ece_ack_update, the segment that changed the state is not ACKed at once
+ *     (no ICSK_ACK_NOW): with that ACK, at 10 Mbit/s and 10 ms through DualPI2, frac_cwnd fell
+ *     under one segment within a second and the flow paced at its 100 kbit/s floor. The sender
  *     reads delivered_ce, which counts the segments an ECE-flagged ACK acknowledges; a lost or
  *     delayed ACK therefore miscounts marks where AccECN's counters would not.
  *   - ECT(1) (RFC 9331 §4.1; TCP_ECN_ECT_1): the kernel sends ECT(0), so a DualPI2 puts the flow
@@ -329,33 +331,21 @@ void BPF_PROG(ecnlab_prague_like_state, struct sock *sk, __u8 new_state)
 		ca->in_loss = 0;
 }
 
-/* ECE on the ACKs to come: TCP_ECN_DEMAND_CWR (tcp_dctcp.h dctcp_ece_ack_cwr). */
-static inline void set_ece(struct tcp_sock *tp, __u8 ce_state)
-{
-	if (ce_state)
-		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
-	else
-		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
-}
-
-/* The receiver's echo of CE, as DCTCP's (RFC 8257 §3.2; tcp_dctcp.h dctcp_ece_ack_update,
- * ecnlab_dctcp.bpf.c): on a change of the CE state a delayed ACK of the data before it leaves
- * first with the old ECE, and the segment that changed it is ACKed at once. */
+/* The receiver's echo of CE, as DCTCP's (RFC 8257 §3.2; ecnlab_dctcp.bpf.c). */
 static inline void ece_ack_update(struct sock *sk, struct ecnlab_prague_like *ca, __u8 new_ce_state)
 {
-	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
 	struct tcp_sock *tp = tp_of(sk);
 
 	if (ca->ce_state != new_ce_state) {
-		if (icsk->icsk_ack.pending & ICSK_ACK_TIMER) {
-			set_ece(tp, ca->ce_state);
+		if (((struct inet_connection_sock *)sk)->icsk_ack.pending & ICSK_ACK_TIMER)
 			bpf_tcp_send_ack(sk, ca->prior_rcv_nxt);
-		}
-		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
+		ca->ce_state = new_ce_state;
 	}
 	ca->prior_rcv_nxt = tp->rcv_nxt;
-	ca->ce_state = new_ce_state;
-	set_ece(tp, new_ce_state);
+	if (new_ce_state)
+		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
 }
 
 SEC("struct_ops")
