@@ -98,6 +98,8 @@ def test_the_table_shows_both_sides_the_means_and_the_spread() -> None:
     assert "0 of 1 points within their targets; 2 run(s) of 30 s" in table
     assert "cubic+prague-like-10M-10ms (seed 2): 0.50 s" in table  # the disturbed run named
     assert "| cubic+prague-like-10M-10ms | 7.00, 7.20 | 3% | 7.40, 7.60 | 3% |" in table
+    stored = format_table([{**row, "runs": 2, "seconds": 30.0}], spread=False)  # --record: the spread is details
+    assert stored in table and "Run to run" not in stored and "(seed 2): 0.50 s" in stored
 
 
 def test_a_summary_is_read_by_flow_and_by_dualpi2_class() -> None:

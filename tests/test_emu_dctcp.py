@@ -4,16 +4,20 @@ On a kernel without DCTCP, ``tcp.cc = "dctcp"`` in ``ecnlab emulate`` loads ecnl
 struct_ops DCTCP (``python/ecnlab/emu/bpf/ecnlab_dctcp.bpf.c``, RFC 8257) and gives it to the
 sockets. Checked against the simulator's DCTCP on one scenario: both keep the step-marked queue
 near K without a drop or a retransmission (RFC 8257 §3.3: the window follows the fraction of
-marks, so the queue hovers at K) and mark at the same rate within 1.5x.
+marks, so the queue hovers at K) and mark at the same rate within 1.5x; and both receivers
+ACK a segment that changes the CE state at once, on its own (``tcp_dctcp.h``
+``dctcp_ece_ack_update``: ``ICSK_ACK_NOW``).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
+from ecnlab.bench.ns2ecn import read_pcap
 from ecnlab.emu import bpf
 
 DCTCP = {
@@ -101,3 +105,60 @@ def test_real_linux_dctcp_keeps_the_queue_at_k(tmp_path) -> None:
         assert sum(f["goodput_bps"] for f in s["flows"]) > 0.9 * 20e6 * 1448 / 1500
     ratio = queues[1]["marks"] / queues[0]["marks"]
     assert 1 / 1.5 < ratio < 1.5, (queues[1]["marks"], queues[0]["marks"])
+
+
+#: One DCTCP flow at 10 Mbit/s, 40 ms through the step marker, the receiver's access link captured.
+CE_ACKS = {
+    **DCTCP,
+    "name": "emulate-dctcp-ce-acks",
+    "duration": "6s",
+    "warmup": "1s",
+    "topology": {**DCTCP["topology"], "pairs": 1, "bottleneck_rate": "10Mbit", "bottleneck_delay": "20ms"},
+    "flows": [{"name": "dctcp", "from": "s1", "to": "r1"}],
+    "output": {"pcap": ["R2<->r1"]},
+}
+CE = 3
+ECE = 0x40
+
+
+def share_acked_at_once(capture: Path) -> tuple[float, int]:
+    """Of the data segments that change the CE state (in order), the share the receiver ACKs on
+    their own before the next data segment: an ACK of exactly that segment's end, ECE iff it was CE."""
+    pkts = read_pcap(capture.read_bytes())
+    first = next(p for p in pkts if p["payload"] > 0)
+    port, isn = first["sport"], first["seq"]
+    waiting: tuple[int, bool] | None = None
+    last_ce, edge, changes, alone = None, 0, 0, 0
+    for p in pkts:
+        if p["sport"] == port and p["payload"] > 0:
+            end, ce = (p["seq"] - isn) % 2**32 + p["payload"], p["ecn"] == CE
+            waiting = None
+            if last_ce is not None and ce != last_ce and end > edge:
+                changes += 1
+                waiting = (end, ce)
+            last_ce, edge = ce, max(edge, end)
+        elif p["dport"] == port and waiting is not None:
+            alone += ((p["ack"] - isn) % 2**32, bool(p["flags"] & ECE)) == waiting
+            waiting = None
+    return alone / max(1, changes), changes
+
+
+@pytest.mark.emulation
+@pytest.mark.skipif(os.geteuid() != 0, reason="live emulation needs root (network namespaces, TUN devices)")
+def test_real_linux_dctcp_acks_each_change_of_ce_at_once(tmp_path) -> None:
+    """tcp_dctcp.h dctcp_ece_ack_update sets ICSK_ACK_NOW on a change of the CE state: the segment
+    is ACKed at once, not held for a second segment or the delayed-ACK timer (at a window of a few
+    segments that timer costs about an RTT per change). The model's receiver (crates/tcp/src/recv.rs)
+    does the same; the share is below 1 on both sides where the next segment arrives first."""
+    from ecnlab.emu.run import emulate
+    from ecnlab.runner import run
+
+    why = bpf.why_not() if bpf.needed({"dctcp"}) and bpf.BPF_NAME not in bpf.available() else None
+    if why is not None:
+        pytest.skip(f"no DCTCP for Linux here: {why}")
+    emulate(CE_ACKS, out=tmp_path / "emu")
+    run(CE_ACKS, out=tmp_path / "sim")
+    for side in ("emu", "sim"):
+        share, changes = share_acked_at_once(tmp_path / side / "R2-r1.both.pcap")
+        assert changes > 100, (side, changes)
+        assert share > 0.5, (side, share, changes)

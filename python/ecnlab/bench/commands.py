@@ -637,7 +637,7 @@ def _l4s_live(args: argparse.Namespace) -> int:
     import os
 
     from ecnlab.bench.fidelity import run_length
-    from ecnlab.bench.l4slive import HEADER, format_row, format_table, points, run_l4s_live
+    from ecnlab.bench.l4slive import HEADER, format_row, format_spread, format_table, points, run_l4s_live
 
     runs = args.runs if args.runs is not None else (1 if args.quick else 3)
     bad = None
@@ -664,5 +664,5 @@ def _l4s_live(args: argparse.Namespace) -> int:
         print(format_row(row), flush=True)
     table = format_table(rows)
     print(table.split("\n\n", 1)[1] if "\n\n" in table else "")
-    _record(args, table, rows)
+    _record(args, format_table(rows, spread=False), rows, details=format_spread(rows))
     return 0

@@ -295,7 +295,9 @@ def format_disturbed(rows: list[dict[str, Any]]) -> str:
     return "\n\n".join(lines)
 
 
-def format_table(rows: list[dict[str, Any]]) -> str:
+def format_table(rows: list[dict[str, Any]], *, spread: bool = True) -> str:
+    """The table, the count within targets, the disturbed runs and (``spread``) the run-to-run
+    table; a stored result keeps the last as its ``details``."""
     ok = sum(r["verdict"] == "ok" for r in rows)
     runs = rows[0]["runs"] if rows else 0
     secs = rows[0]["seconds"] if rows else 0
@@ -307,5 +309,5 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         "(seeds 1 … N), means shown. L sender: the simulator runs DCTCP for both (it has no Prague over "
         "DCTCP-style feedback).",
     ]
-    extra = [x for x in (format_disturbed(rows), format_spread(rows)) if x]
+    extra = [x for x in (format_disturbed(rows), format_spread(rows) if spread else "") if x]
     return "\n".join(lines + [y for x in extra for y in ("", x)])

@@ -451,7 +451,7 @@ def access(spec: TestSpec, host: str) -> tuple[float, float]:
 
 
 def read_pcap(data: bytes) -> list[dict[str, Any]]:
-    """A nanosecond raw-IPv4 pcap -> one dict per TCP packet (t, ports, seq, ack, flags, payload, len)."""
+    """A nanosecond raw-IPv4 pcap -> one dict per TCP packet (t, ports, seq, ack, flags, payload, len, ecn)."""
     magic = struct.unpack_from("<I", data)[0]
     scale = 1e-9 if magic == 0xA1B23C4D else 1e-6
     out, off = [], 24
@@ -463,7 +463,7 @@ def read_pcap(data: bytes) -> list[dict[str, Any]]:
         sport, dport, seq, ack, doff, flags = struct.unpack_from("!HHIIBB", ip, ihl)
         out.append({
             "t": sec + frac * scale, "sport": sport, "dport": dport, "seq": seq, "ack": ack, "flags": flags,
-            "payload": total - ihl - (doff >> 4) * 4, "len": total,
+            "payload": total - ihl - (doff >> 4) * 4, "len": total, "ecn": ip[1] & 3,
         })  # fmt: skip
     return out
 

@@ -10,11 +10,14 @@
  *     then alpha += (delivered_ce << 6) / delivered, at most 1024; so alpha reaches 0 after a
  *     long unmarked stretch (alpha - alpha/16 alone would stop at 15/1024)
  *   on a congestion signal: cwnd = cwnd * (1 - alpha / 2), at least 2 segments (§3.3 step 8)
- *   on loss (CA_Loss): cwnd halved, at least 2 (§3.5); growth as Reno (§3.4)
+ *   on loss, entering Recovery or a timeout (CA_EVENT_LOSS): ssthresh = cwnd / 2, at least 2
+ *     (§3.5; tcp_dctcp.c dctcp_state, dctcp_cwnd_event); growth as Reno (§3.4)
  *   alpha is kept in units of 1/1024 (Linux's DCTCP_MAX_ALPHA).
- * Receiver (RFC 8257 §3.2): ECE on exactly the ACKs of CE segments. On every change of the CE
- *   state an ACK is sent at once for the data before the change (when a delayed ACK is pending),
- *   then ECE follows the new state.
+ * Receiver (RFC 8257 §3.2; tcp_dctcp.h dctcp_ece_ack_update): ECE on exactly the ACKs of CE
+ *   segments. On every change of the CE state a pending delayed ACK of the data before the change
+ *   leaves at once with the old ECE, and the segment that changed the state is ACKed at once
+ *   (ICSK_ACK_NOW) with the new; without that ACK the receiver, whose window edge the first ACK
+ *   moved, would wait for two more segments or its delayed-ACK timer.
  * The flag TCP_CONG_NEEDS_ECN makes every connection using it negotiate ECN and send ECT(0).
  */
 #include "vmlinux.h"
@@ -118,33 +121,47 @@ void BPF_PROG(ecnlab_dctcp_update_alpha, struct sock *sk, __u32 flags)
 	start_window(tp, ca);
 }
 
+/* tcp_dctcp.c dctcp_react_to_loss: ssthresh = cwnd / 2, at least 2 (RFC 8257 §3.5). */
+static inline void react_to_loss(struct tcp_sock *tp, struct ecnlab_dctcp *ca)
+{
+	ca->loss_cwnd = tp->snd_cwnd;
+	tp->snd_ssthresh = max_u32(tp->snd_cwnd >> 1U, 2U);
+}
+
+/* tcp_dctcp.c dctcp_state: on entering Recovery (the timeout's Loss: CA_EVENT_LOSS below). */
 SEC("struct_ops")
 void BPF_PROG(ecnlab_dctcp_state, struct sock *sk, __u8 new_state)
 {
-	struct tcp_sock *tp = tp_of(sk);
-	struct ecnlab_dctcp *ca = ca_of(sk);
-
-	if (new_state == TCP_CA_Loss) { /* RFC 8257 §3.5: halve on loss */
-		ca->loss_cwnd = tp->snd_cwnd;
-		tp->snd_ssthresh = max_u32(tp->snd_cwnd >> 1U, 2U);
-	}
+	if (new_state == TCP_CA_Recovery && new_state != ((struct inet_connection_sock *)sk)->icsk_ca_state)
+		react_to_loss(tp_of(sk), ca_of(sk));
 }
 
-static inline void ece_ack_update(struct sock *sk, struct ecnlab_dctcp *ca, __u32 new_ce_state)
+/* ECE on the ACKs to come: TCP_ECN_DEMAND_CWR (tcp_dctcp.h dctcp_ece_ack_cwr). */
+static inline void set_ece(struct tcp_sock *tp, __u32 ce_state)
 {
-	struct tcp_sock *tp = tp_of(sk);
-
-	if (ca->ce_state != new_ce_state) {
-		/* ACK the data before the change at once, with the old ECE state */
-		if (((struct inet_connection_sock *)sk)->icsk_ack.pending & ICSK_ACK_TIMER)
-			bpf_tcp_send_ack(sk, ca->prior_rcv_nxt);
-		ca->ce_state = new_ce_state;
-	}
-	ca->prior_rcv_nxt = tp->rcv_nxt;
-	if (new_ce_state)
+	if (ce_state)
 		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
 	else
 		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+}
+
+/* tcp_dctcp.h dctcp_ece_ack_update: on a change of the CE state, a delayed ACK of the data
+ * before it leaves first with the old ECE, and the segment that changed it is ACKed at once. */
+static inline void ece_ack_update(struct sock *sk, struct ecnlab_dctcp *ca, __u32 new_ce_state)
+{
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
+	struct tcp_sock *tp = tp_of(sk);
+
+	if (ca->ce_state != new_ce_state) {
+		if (icsk->icsk_ack.pending & ICSK_ACK_TIMER) {
+			set_ece(tp, ca->ce_state);
+			bpf_tcp_send_ack(sk, ca->prior_rcv_nxt);
+		}
+		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
+	}
+	ca->prior_rcv_nxt = tp->rcv_nxt;
+	ca->ce_state = new_ce_state;
+	set_ece(tp, new_ce_state);
 }
 
 SEC("struct_ops")
@@ -156,6 +173,8 @@ void BPF_PROG(ecnlab_dctcp_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 		ece_ack_update(sk, ca, 1);
 	else if (ev == CA_EVENT_ECN_NO_CE)
 		ece_ack_update(sk, ca, 0);
+	else if (ev == CA_EVENT_LOSS) /* tcp_enter_loss, before cwnd falls to what is in flight */
+		react_to_loss(tp_of(sk), ca);
 }
 
 SEC("struct_ops")

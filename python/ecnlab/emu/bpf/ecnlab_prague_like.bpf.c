@@ -41,7 +41,10 @@
  * What it cannot have here, and what it has instead:
  *   - AccECN feedback (RFC 9331 §4.2; TCP_CONG_NEEDS_ACCECN): the kernel negotiates classic ECN
  *     only, so the receiver echoes CE as DCTCP's does (RFC 8257 §3.2): ECE on exactly the ACKs of
- *     CE segments, an immediate ACK of the data before each change of the CE state. The sender
+ *     CE segments, an immediate ACK of the data before each change of the CE state. Unlike
+ *     tcp_dctcp.h's dctcp_ece_ack_update, the segment that changed the state is not ACKed at once
+ *     (no ICSK_ACK_NOW): with that ACK, at 10 Mbit/s and 10 ms through DualPI2, frac_cwnd fell
+ *     under one segment within a second and the flow paced at its 100 kbit/s floor. The sender
  *     reads delivered_ce, which counts the segments an ECE-flagged ACK acknowledges; a lost or
  *     delayed ACK therefore miscounts marks where AccECN's counters would not.
  *   - ECT(1) (RFC 9331 §4.1; TCP_ECN_ECT_1): the kernel sends ECT(0), so a DualPI2 puts the flow
