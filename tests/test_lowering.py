@@ -171,6 +171,7 @@ RFC_DUMBBELL_TCP = {
     "clock_phase_ns": 0,
     "ecn_backoff": False,
     "ack_ce_at_once": True,
+    "ecn_quickack": False,
     "sack_is_lost": True,
     "rtx_restart_on_fr": False,
     "limited_transmit_all": False,

@@ -116,6 +116,7 @@ class TcpSpec:
     clock_phase_ns: int = 0
     ecn_backoff: bool = False
     ack_ce_at_once: bool = True
+    ecn_quickack: bool = False
     sack_is_lost: bool = True
     rtx_restart_on_fr: bool = False
     limited_transmit_all: bool = False
@@ -159,6 +160,7 @@ class TcpSpec:
 NS2_RULE_KEYS = (
     "ecn_backoff",
     "ack_ce_at_once",
+    "ecn_quickack",
     "sack_is_lost",
     "rtx_restart_on_fr",
     "limited_transmit_all",

@@ -284,6 +284,9 @@ pub struct TcpConfig {
     /// With delayed ACKs, the CE segment that starts the ECE echo ACKed at once (RFC 3168 §6.1.3,
     /// Linux) or delayed (ns-2.35): `rules/receiver_ack.rs`.
     pub ack_ce_at_once: crate::rules::receiver_ack::CeAck,
+    /// With delayed ACKs, a data segment carrying CWR ACKed at once and a CE one starting two quick
+    /// ACKs (Linux `tcp_ecn_accept_cwr`, `tcp_data_ecn_check`), or neither: `rules/receiver_ack.rs`.
+    pub ecn_quickack: crate::rules::receiver_ack::EcnQuickAck,
     /// SACK recovery also on RFC 6675 IsLost, or on duplicate ACKs only (ns-2.35 Sack1):
     /// `rules/loss_detection.rs`.
     pub sack_is_lost: crate::rules::loss_detection::SackRecoveryTrigger,
@@ -396,6 +399,7 @@ pub const KEYS: &[Key] = &[
     key!("clock_phase" => "clock_phase_ns", Duration, Any, "with rto_arith ns2: the TCP clock's phase, below clock_granularity (ns-2 boot_time_)"),
     key!("ecn_backoff", Boolean, Any, "a second ECN-Echo at a one-segment window doubles the hold (ns-2 ecn_backoff_)"),
     key!("ack_ce_at_once", Boolean, Any, "with delayed_ack, the CE segment that starts the echo ACKed at once (RFC 3168 §6.1.3); false: ns-2"),
+    key!("ecn_quickack", Boolean, Any, "with delayed_ack, a CWR data segment ACKed at once and a CE one while no CWR is awaited starting two quick ACKs (Linux)"),
     key!("sack_is_lost", Boolean, Any, "SACK recovery also on RFC 6675's IsLost; false: on duplicate ACKs only (ns-2 Sack1)"),
     key!("rtx_restart_on_fr", Boolean, Any, "a fast retransmit restarts the retransmission timer (ns-2); false: RFC 6298 (5.1)"),
     key!("limited_transmit_all", Boolean, Any, "limited transmit also after an ECN cut or a timeout (ns-2 send_one())"),
@@ -563,6 +567,7 @@ impl Default for TcpConfig {
             clock_phase_ns: 0,
             ecn_backoff: r.ecn_backoff,
             ack_ce_at_once: r.ack_ce_at_once,
+            ecn_quickack: r.ecn_quickack,
             sack_is_lost: r.sack_is_lost,
             rtx_restart_on_fr: r.rtx_restart_on_fr,
             limited_transmit_all: r.limited_transmit_all,

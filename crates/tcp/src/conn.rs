@@ -187,7 +187,7 @@ impl Connection {
             rcv: Receiver::new(
                 cfg.delayed_ack,
                 Duration(cfg.delack_timeout_ns),
-                cfg.ack_ce_at_once,
+                (cfg.ack_ce_at_once, cfg.ecn_quickack),
                 cfg.cc == CcKind::Dctcp || crate::cc::bbr_echoes_ce_precisely(&cfg),
                 cfg.rwnd_bytes,
             ),

@@ -62,7 +62,7 @@ pub use rules::ect_marking::{EctPackets, RetransmitEct};
 pub use rules::fin::FinPlacement;
 pub use rules::limited_transmit::{LimitedTransmit, LimitedTransmitPhases};
 pub use rules::loss_detection::{LossMarking, SackRecoveryTrigger, TailLoss};
-pub use rules::receiver_ack::{CeAck, SynAck};
+pub use rules::receiver_ack::{CeAck, EcnQuickAck, SynAck};
 pub use rules::recover_guard::{GuardedRecoveries, SackGuard, TimeoutGuard};
 pub use rules::reduction::{DupAckAccounting, WindowReduction};
 pub use rules::rtx_timer::{EcnHold, FastRetransmitTimer, NewAckTimer};

@@ -29,6 +29,7 @@
 //! | `rto_arith` | rfc6298 | ns2, `rtt_update`/`rtt_timeout` | linux, `tcp_set_rto` |
 //! | `ecn_backoff` | off | on, `ecn()` with `ecn_backoff_` | off |
 //! | `ack_ce_at_once` | on, RFC 3168 §6.1.3 | off, `DelAckSink::recv` | on, `tcp_enter_quickack_mode` |
+//! | `ecn_quickack` | off, RFC 3168 §6.1.3, RFC 8257 §3.2 | off | on, `tcp_ecn_accept_cwr`, `tcp_data_ecn_check` |
 //! | `sack_is_lost` | on, RFC 6675 §5 | off, Sack1 `dupack_action` | on |
 //! | `rtx_restart_on_fr` | off, RFC 6298 (5.1) | on, `reset_rtx_timer` | off |
 //! | `limited_transmit_all` | off, RFC 3042 §2 | on, `send_one()` | off |
@@ -58,7 +59,7 @@
 //! `recover_guard.rs` (`recover_guard_all`, `sack_recover_guard`,
 //! `guard_after_timeout`), `rtx_timer.rs` (`ecn_backoff`,
 //! `rtx_restart_on_fr`, `timer_before_sample`), `receiver_ack.rs`
-//! (`ack_ce_at_once`, `syn_immediate_ack`), `loss_detection.rs`
+//! (`ack_ce_at_once`, `ecn_quickack`, `syn_immediate_ack`), `loss_detection.rs`
 //! (`sack_is_lost`, `rack`, `tlp`), `timeout.rs` (`sack_after_rto`,
 //! `rto_keeps_recovery_ssthresh`), `reduction.rs` (`prr`, `dupacks_as_sacks`)
 //! and `fin.rs` (`fin_with_data`).
@@ -77,7 +78,7 @@ use crate::rules::ect_marking::RetransmitEct;
 use crate::rules::fin::FinPlacement;
 use crate::rules::limited_transmit::{LimitedTransmit, LimitedTransmitPhases};
 use crate::rules::loss_detection::{LossMarking, SackRecoveryTrigger, TailLoss};
-use crate::rules::receiver_ack::{CeAck, SynAck};
+use crate::rules::receiver_ack::{CeAck, EcnQuickAck, SynAck};
 use crate::rules::recover_guard::{GuardedRecoveries, SackGuard, TimeoutGuard};
 use crate::rules::reduction::{DupAckAccounting, WindowReduction};
 use crate::rules::rtx_timer::{EcnHold, FastRetransmitTimer, NewAckTimer};
@@ -168,6 +169,7 @@ personality_rules! {
     rto_arith: RtoArith,
     ecn_backoff: EcnHold,
     ack_ce_at_once: CeAck,
+    ecn_quickack: EcnQuickAck,
     sack_is_lost: SackRecoveryTrigger,
     rtx_restart_on_fr: FastRetransmitTimer,
     limited_transmit_all: LimitedTransmitPhases,
@@ -215,6 +217,7 @@ pub const RFC: PersonalityRules = PersonalityRules {
     rto_arith: RtoArith::Rfc6298,
     ecn_backoff: EcnHold::Reset,
     ack_ce_at_once: CeAck::AtOnce,
+    ecn_quickack: EcnQuickAck::Echo,
     sack_is_lost: SackRecoveryTrigger::DupAcksOrIsLost,
     rtx_restart_on_fr: FastRetransmitTimer::Keep,
     limited_transmit_all: LimitedTransmitPhases::Open,
@@ -284,6 +287,7 @@ pub const LINUX: PersonalityRules = PersonalityRules {
     growth_arith: GrowthArith::Linux,
     syn_ecn_fallback: SynEcnFallback::Retransmissions,
     accecn_checks: AccEcnChecks::Linux,
+    ecn_quickack: EcnQuickAck::Linux,
     ..RFC
 };
 

@@ -8,6 +8,9 @@
 //!   fills (part of) a hole, for a FIN, and when a CE segment arrives while no
 //!   ECE is being echoed (RFC 3168 §6.1.3; Linux enters quick-ACK mode there;
 //!   not with `ack_ce_at_once` off, as ns-2's DelAck sink);
+//! - with `ecn_quickack` (Linux, `rules/receiver_ack.rs`), for a data segment
+//!   carrying CWR, and for a CE one while no CWR is awaited and the segments of
+//!   the two ACKs after it (quick-ACK mode), DCTCP's receiver too;
 //! - without `delayed_ack`: every segment is ACKed at once.
 //!
 //! DCTCP feedback (RFC 8257 §3.2; with `cc = dctcp` on this endpoint, as
@@ -31,7 +34,7 @@
 use crate::accecn::{AccEcnRecv, EcnFeedback, DATA_ROOM};
 use crate::assembler::Assembler;
 use crate::rcvbuf::{Autotune, OutOfOrder};
-use crate::rules::receiver_ack::CeAck;
+use crate::rules::receiver_ack::{CeAck, EcnQuickAck, CE_QUICKACKS};
 use crate::stats::TcpStats;
 use ecnlab_wire::{Duration, Ecn, Instant, SackBlocks, Segment, TcpFlags};
 
@@ -117,6 +120,12 @@ pub(crate) struct Receiver {
     ce_ack: CeAck,
     /// DCTCP feedback (module doc) instead of RFC 3168's latched echo.
     dctcp: bool,
+    /// `TcpConfig::ecn_quickack` (`rules/receiver_ack.rs`).
+    quickack: EcnQuickAck,
+    /// Linux's `TCP_ECN_DEMAND_CWR`: a CE segment arrived, no CWR since.
+    cwr_awaited: bool,
+    /// Linux's `icsk_ack.quick`: ACKs still to send at once.
+    quick: u8,
     delack: Duration,
     mss: u64,
     /// A full-sized segment for the delayed ACK: the MSS, less the AccECN
@@ -137,7 +146,7 @@ pub(crate) struct Receiver {
 }
 
 impl Receiver {
-    pub(crate) fn new(delayed_ack: bool, delack: Duration, ce_ack: CeAck, dctcp: bool, rwnd: u32) -> Self {
+    pub(crate) fn new(delayed_ack: bool, delack: Duration, ack: (CeAck, EcnQuickAck), dctcp: bool, rwnd: u32) -> Self {
         Receiver {
             autotune: None,
             rwnd,
@@ -149,7 +158,10 @@ impl Receiver {
             echo: EcnEcho::Disabled,
             delayed_ack,
             delack,
-            ce_ack,
+            ce_ack: ack.0,
+            quickack: ack.1,
+            cwr_awaited: false,
+            quick: 0,
             dctcp,
             prior: None,
             accecn: None,
@@ -209,6 +221,7 @@ impl Receiver {
         } else {
             self.on_ecn(seg, st) && self.ce_ack == CeAck::AtOnce
         };
+        immediate |= self.linux_quickack(seg);
         let before = self.rcv_nxt;
         if seg.payload_len > 0 {
             immediate |= self.on_payload(seg.seq, seg.seq + seg.payload_len as u64);
@@ -271,6 +284,27 @@ impl Receiver {
         }
         self.echo = if ce { EcnEcho::Echoing } else { EcnEcho::Quiet };
         true
+    }
+
+    /// `ecn_quickack` (`rules/receiver_ack.rs`): Linux's `tcp_ecn_accept_cwr`, then
+    /// `tcp_data_ecn_check`, on a data segment with RFC 3168 feedback; true: ACK it at once.
+    fn linux_quickack(&mut self, seg: &Segment) -> bool {
+        if self.quickack != EcnQuickAck::Linux
+            || matches!(self.echo, EcnEcho::Disabled)
+            || self.accecn.is_some()
+            || seg.payload_len == 0
+        {
+            return false;
+        }
+        let cwr = seg.flags.cwr();
+        if cwr {
+            self.cwr_awaited = false;
+        }
+        if seg.ecn == Ecn::Ce && !self.cwr_awaited {
+            self.cwr_awaited = true;
+            self.quick = self.quick.max(CE_QUICKACKS);
+        }
+        cwr || self.quick > 0
     }
 
     /// DCTCP: the ACK owed before a CE change (ack number, ECE), once.
@@ -347,6 +381,10 @@ impl Receiver {
 
     /// A segment carrying our ACK left: nothing is owed any more.
     pub(crate) fn on_ack_sent(&mut self) {
+        // Linux `tcp_dec_quickack_mode`: an ACK sent while one was owed uses up a quick ACK.
+        if self.ack != AckPending::None {
+            self.quick = self.quick.saturating_sub(1);
+        }
         self.ack = AckPending::None;
         if let Some(a) = self.accecn.as_mut() {
             a.on_ack_sent();

@@ -1,14 +1,14 @@
 //! Linux's rules where it departs from the RFCs (the linux personality's
 //! `ssthresh_basis = cwnd`, `sack_after_rto`, `rto_keeps_recovery_ssthresh`, `prr`, `rack`,
-//! `dupacks_as_sacks`, `fin_with_data`), each pinned by a packet trace against the RFC
+//! `dupacks_as_sacks`, `fin_with_data`, `ecn_quickack`), each pinned by a packet trace against the RFC
 //! behaviour it replaces, with and without delayed ACKs. Setting as in `trace.rs`
 //! (harness::config).
 
 mod harness;
 
 use ecnlab_tcp::{
-    CaState, DupAckAccounting, FinPlacement, GrowthArith, IdleRestart, LossMarking, Recovery, RtoArith, RtoInRecovery,
-    RtoScoreboard, SackGuard, SsthreshBasis, TcpConfig, WindowReduction,
+    CaState, CcKind, DupAckAccounting, EcnQuickAck, FinPlacement, GrowthArith, IdleRestart, LossMarking, Recovery,
+    RtoArith, RtoInRecovery, RtoScoreboard, SackGuard, SsthreshBasis, TcpConfig, WindowReduction,
 };
 use ecnlab_wire::{Duration, Instant};
 use harness::*;
@@ -576,4 +576,60 @@ fn test_growth_by_delivered_data() {
 #[test]
 fn test_growth_by_delivered_data_delack() {
     growth_by_delivered_data(true)
+}
+
+// ---------------------------------------------------------------- ECN quick ACKs
+/// Whether the Server ACKed the data segment starting at `seq` on its arrival: an ACK of
+/// exactly its end within 20 ms of its sending (10 ms one way and the queue; the delayed
+/// ACK would take 100 ms), not one that waited for the next segment or the timer.
+fn acked_on_arrival(net: &Net, seq: u64) -> bool {
+    let data = net.data().find(|l| l.seg.seq == seq).expect("sent");
+    let end = seq + data.seg.payload_len as u64;
+    let ack = net.acks().find(|l| l.t >= data.t && l.seg.ack >= end).expect("acknowledged");
+    ack.seg.ack == end && ack.t - data.t < Duration::from_millis(20)
+}
+
+fn quickack(mut cfg: TcpConfig, rule: EcnQuickAck) -> TcpConfig {
+    cfg.ecn_quickack = rule;
+    cfg
+}
+
+/// Linux `tcp_ecn_accept_cwr` (include/net/tcp_ecn.h): "If the sender is telling us it
+/// has entered CWR, then its cwnd may be very low (even just 1 packet), so we should ACK
+/// immediately" (`ICSK_ACK_NOW` on a data segment with CWR). With delayed ACKs segment
+/// `marked` is CE-marked; the first new segment after the reduction carries CWR, the first of
+/// a pair. Under `echo` it waits for the next one; under `linux` it is ACKed on arrival. The
+/// same for a DCTCP receiver, whose own rule ACKs at once only a change of CE (RFC 8257 §3.2).
+fn cwr_acked_on_arrival(cfg: TcpConfig, marked: u64) {
+    for (rule, at_once) in [(EcnQuickAck::Echo, false), (EcnQuickAck::Linux, true)] {
+        let net = Net::transfer(quickack(cfg.clone(), rule), 60_000, vec![mark(Target::Seq(seg(marked)))]);
+        let cwr = net.data().find(|l| l.seg.flags.cwr()).expect("a CWR segment").seg.seq;
+        check(&net, acked_on_arrival(&net, cwr) == at_once, &format!("{rule:?}: CWR segment ACKed at once {at_once}"));
+    }
+}
+
+#[test]
+fn test_cwr_segment_acked_on_arrival() {
+    cwr_acked_on_arrival(linux(config(Recovery::Sack, true)), 19)
+}
+
+#[test]
+fn test_cwr_segment_acked_on_arrival_dctcp() {
+    let cfg = TcpConfig { cc: CcKind::Dctcp, ecn_min_cwnd_segments: 2, ..config(Recovery::Sack, true) };
+    cwr_acked_on_arrival(linux(cfg), 20)
+}
+
+/// Linux `tcp_data_ecn_check` (net/ipv4/tcp_input.c): a CE data segment while no CWR is
+/// awaited (`TCP_ECN_DEMAND_CWR` clear) calls `tcp_enter_quickack_mode(sk, 2)`: it and the
+/// segment after it are ACKed on arrival. RFC 3168 §6.1.3's receiver (`ack_ce_at_once`)
+/// ACKs the CE segment at once and the next waits for its pair. Segment 20 is CE.
+#[test]
+fn test_ce_starts_two_quick_acks() {
+    for (rule, next_at_once) in [(EcnQuickAck::Echo, false), (EcnQuickAck::Linux, true)] {
+        let cfg = quickack(linux(config(Recovery::Sack, true)), rule);
+        let net = Net::transfer(cfg, 60_000, vec![mark(Target::Seq(seg(20)))]);
+        check(&net, acked_on_arrival(&net, seg(20)), &format!("{rule:?}: the CE segment ACKed at once"));
+        let next = acked_on_arrival(&net, seg(21));
+        check(&net, next == next_at_once, &format!("{rule:?}: the segment after it ACKed at once {next_at_once}"));
+    }
 }
