@@ -39,13 +39,13 @@
 //! | limit = min(rwnd room, cwnd room) ≥ max_segs · mss | "a full-sized TSO skb can be sent" |
 //! | the buffer is not the queue's last and limit ≥ its length | "middle in queue won't get any more data" |
 //! | limit ≥ min(rwnd, cwnd) / 3 | `tcp_tso_win_divisor` 3 |
-//! | the oldest unacknowledged segment left less than srtt/2 ago | "next ACK is likely to come too late" |
+//! | the next ACK, expected srtt after the oldest unacknowledged segment left, is more than min(srtt/2, 1 ms) away | "If next ACK is likely to come too late, ie in more than min(1ms, half srtt), do not defer" (Linux 6.18, "tcp: fix tcp_tso_should_defer() vs large RTT"; before it: that segment left less than srtt/2 ago) |
 //! | the buffer is the last, its room (cwnd's or rwnd's, the smaller) exceeds its length, and it carries the FIN | "this packet won't get more data" |
 //!
 //! else hold it until an ACK. So within one ACK's sending, once a chunk has left
-//! (the last send is now), a remainder of room smaller than `max_segs` waits: the
-//! window is used in whole chunks (at 10 Mbit/s, `max_segs` 2, an odd segment
-//! freed by growth waits for the next ACK).
+//! (the last send is now), a remainder of room smaller than `max_segs` waits for
+//! the next ACK only when that ACK is due within 1 ms (ACKs less than 1 ms apart,
+//! as at 50 Mbit/s); at 10 Mbit/s, ACKs 1.2 ms or more apart, the odd segment goes.
 //!
 //! Approximations: the oldest unacknowledged segment's send time is the oldest
 //! one the sender still holds (`Sender::sent_times`, emptied by a retransmission,
@@ -80,6 +80,8 @@ pub(crate) const MIN_TSO_SEGS: u32 = 2;
 const WIN_DIVISOR: u64 = 3;
 /// How recent the last send must be for a hold (`tcp_tso_should_defer`).
 const RECENT: Duration = Duration(1_000_000);
+/// How soon the next ACK must be due for a hold, at most (`tcp_tso_should_defer`: `NSEC_PER_MSEC`).
+const ACK_SOON: Duration = Duration(1_000_000);
 
 /// `tcp_tso_autosize`: the segments of one burst from the window's pacing rate (module doc).
 pub(crate) fn max_segs(
@@ -286,8 +288,9 @@ pub(crate) fn should_defer(h: &Head) -> bool {
         return false;
     }
     let (Some(oldest), Some(srtt)) = (h.oldest_sent, h.srtt) else { return false };
-    if h.now - oldest < Duration(srtt.0 / 2) {
-        return false;
+    let expected_ack = oldest + srtt;
+    if expected_ack > h.now && expected_ack - h.now > Duration(srtt.0 / 2).min(ACK_SOON) {
+        return false; // the next ACK is too far to wait for
     }
     if h.cwnd_room.min(h.rwnd_room) <= h.len {
         return true; // cwnd- or rwnd-limited: wait for the ACK that makes room
@@ -375,8 +378,12 @@ mod tests {
         assert!(!should_defer(&Head { last_sent: Some(Instant(100 * MS - MS - 1)), ..held() }));
         // A third of the window free: tcp_tso_win_divisor.
         assert!(!should_defer(&Head { cwnd: 6 * 1448, ..held() }));
-        // The oldest segment in flight left less than srtt/2 ago: the next ACK is far.
+        // The next ACK (srtt after the oldest segment in flight left) due in more than 1 ms: it goes.
         assert!(!should_defer(&Head { oldest_sent: Some(Instant(90 * MS)), ..held() }));
+        assert!(!should_defer(&Head { oldest_sent: Some(Instant(80 * MS)), ..held() }));
+        // Due within 1 ms (here 0.5 ms), or overdue: it waits.
+        assert!(should_defer(&Head { oldest_sent: Some(Instant(75 * MS + MS / 2)), ..held() }));
+        assert!(should_defer(&Head { oldest_sent: Some(Instant(70 * MS)), ..held() }));
         // Never in Recovery or Loss.
         assert!(!should_defer(&Head { recovering: true, ..held() }));
         // The last buffer: the room is still ≤ its length, so it waits as Linux's does.
