@@ -178,7 +178,8 @@ def _run_engine(
         raise scenario_error(sc, e.args) from None
     finally:
         wall = time.perf_counter() - t0
-        resolved = prep.result()
+        prep.thread.join()  # also when the run failed: nothing of it outlives the call
+    resolved = prep.result()
     series = timeseries.from_columns(queues, flows) if sc.sample_interval_ns else {}
     series.update(distributions.from_engine(engine.pop("sojourn_histograms", [])))
     table = flowtable.from_engine(columns) if columns is not None else None
