@@ -18,7 +18,8 @@ program's). Differences that remain in (b): α starts at 1 (v0.6) where the prog
 and halves the window at the first mark (a start-up difference, before the warm-up ends); α counts
 bytes, the program segments; cwnd is set at once, the program walks it one segment per ACK; the
 simulator paces at cwnd/srtt (cwnd at least 2 segments), the program at max(frac_cwnd, packets in
-flight, 2)/srtt; GSO bursts (the program has no bound of its own). Points: (a) and (b) × 10 and 50
+flight, 2)/srtt; above about 24 Mbit/s of pacing Linux sends 1 ms of it per GSO burst (the program's
+bound, prague_tso_segs as a minimum, holds below that only). Points: (a) and (b) × 10 and 50
 Mbit/s × 10 and 40 ms; ``quick``: 10 Mbit/s, 10 ms.
 
 Measured on both sides alike from the summaries: each flow's goodput after the warm-up; the L

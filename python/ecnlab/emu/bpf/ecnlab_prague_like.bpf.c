@@ -42,6 +42,16 @@
  *     then never cwnd-limited and so never grew: at 10 Mbit/s, 10 ms through DualPI2 with the
  *     echo below, the flow sat at cwnd 2, nothing in flight, 100 kbit/s from the third second on
  *     (tcp_info every 50 ms).
+ *   - GSO bursts: min_tso_segs = max(1, (sk_pacing_rate / MTU) >> 12), the segments of 1/4096 s
+ *     at the pacing rate [prague_tso_segs, prague_burst_shift 12]. The kernel's default minimum
+ *     is 2 (net.ipv4.tcp_min_tso_segs, tcp_tso_autosize), so a paced flow under about 24 Mbit/s
+ *     sent its segments in pairs; at 10 Mbit/s through DualPI2 the second of a pair waits one
+ *     packet time, 1.2 ms, beyond the L queue's 1 ms step, and is marked: at 40 ms half of the
+ *     flow's L packets were marked (29 % with this bound) and it ran at 0.70 Mbit/s (1.63; one
+ *     20 s run each).
+ *     The reference's tso_segs hook (L4STeam tree) also caps larger bursts; mainline's
+ *     min_tso_segs is a minimum only, so above that rate tcp_tso_autosize's 1 ms of the pacing
+ *     rate per burst stays.
  *   - TCP_CONG_NEEDS_ECN: every connection negotiates ECN and sends ECT(0).
  *
  * What it cannot have here, and what it has instead:
@@ -59,8 +69,7 @@
  *   - the fallback to Reno when AccECN is not negotiated (prague-reno): here classic ECN is the
  *     feedback; without ECN negotiated the flow still runs these rules on losses alone.
  *   - not kept: 0.7's rate-based mode below a window of 4 * 1500 B (and its MTU reduction), its
- *     24-bit alpha, the GSO burst bound (prague_tso_segs: this kernel's struct_ops has
- *     min_tso_segs only) and 0.6's classic-ECN-AQM detection.
+ *     24-bit alpha and 0.6's classic-ECN-AQM detection.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -391,6 +400,17 @@ __u32 BPF_PROG(ecnlab_prague_like_undo_cwnd, struct sock *sk)
 	return ca->loss_cwnd > cwnd ? ca->loss_cwnd : cwnd;
 }
 
+/* prague_tso_segs as a minimum: the segments of 1/4096 s at the pacing rate, at least one. */
+SEC("struct_ops")
+__u32 BPF_PROG(ecnlab_prague_like_min_tso_segs, struct sock *sk)
+{
+	struct tcp_sock *tp = tp_of(sk);
+	__u64 mtu = tp->mss_cache + tp->tcp_header_len + IPV4_HEADER;
+	__u64 burst = (sk->sk_pacing_rate / mtu) >> 12;
+
+	return burst > 1 ? (__u32)burst : 1;
+}
+
 SEC(".struct_ops")
 struct tcp_congestion_ops prague_like = {
 	.init = (void *)ecnlab_prague_like_init,
@@ -399,6 +419,7 @@ struct tcp_congestion_ops prague_like = {
 	.ssthresh = (void *)ecnlab_prague_like_ssthresh,
 	.undo_cwnd = (void *)ecnlab_prague_like_undo_cwnd,
 	.set_state = (void *)ecnlab_prague_like_state,
+	.min_tso_segs = (void *)ecnlab_prague_like_min_tso_segs,
 	.flags = TCP_CONG_NEEDS_ECN,
 	.name = "prague_like",
 };
