@@ -156,6 +156,18 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         'tcp.variant = "renoo": must be one of tahoe, reno, newreno, sack (did you mean "reno"?)',
     ),
     (
+        "prague-feedback-unknown",
+        None,
+        ['tcp.prague_feedback="tcp"'],
+        'tcp.prague_feedback = "tcp": must be one of accecn, dctcp (did you mean "dctcp"?)',
+    ),
+    (
+        "prague-feedback-without-prague",
+        None,
+        ['tcp.prague_feedback="dctcp"'],
+        'tcp.prague_feedback = "dctcp": must be accecn unless cc = prague',
+    ),
+    (
         "unknown-flow-kind",
         None,
         ["flows[0].kind=udp"],
