@@ -47,7 +47,8 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         "initial_rto, "
         "limited_transmit, "
         "limited_transmit_all, max_rto, min_rto, mss, newreno_timer, pacing, pacing_ca_ratio, pacing_ss_ratio, "
-        "personality, prague_classic_fallback, prague_fallback_fix, prague_rtt_target, prague_rtt_transition, "
+        "personality, prague_classic_fallback, prague_fallback_fix, prague_feedback, prague_rtt_target, "
+        "prague_rtt_transition, "
         "prague_version, prr, rack, rcv_autotune, "
         "recover_guard_all, recovery, rto_arith, rto_keeps_recovery_ssthresh, rtx_restart_on_fr, rwnd, sack_after_rto, "
         "sack_is_lost, sack_recover_guard, ssthresh_basis, syn_ecn_fallback, syn_immediate_ack, timer_before_sample, "
@@ -153,6 +154,18 @@ CASES: list[tuple[str, tuple[str, str] | None, list[str], str]] = [
         None,
         ['tcp.variant="renoo"'],
         'tcp.variant = "renoo": must be one of tahoe, reno, newreno, sack (did you mean "reno"?)',
+    ),
+    (
+        "prague-feedback-unknown",
+        None,
+        ['tcp.prague_feedback="tcp"'],
+        'tcp.prague_feedback = "tcp": must be one of accecn, dctcp (did you mean "dctcp"?)',
+    ),
+    (
+        "prague-feedback-without-prague",
+        None,
+        ['tcp.prague_feedback="dctcp"'],
+        'tcp.prague_feedback = "dctcp": must be accecn unless cc = prague',
     ),
     (
         "unknown-flow-kind",

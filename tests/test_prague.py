@@ -91,12 +91,31 @@ def test_cc_prague_turns_on_accecn_ect_everywhere_and_pacing() -> None:
         ({"cc": "prague", "prague_rtt_transition": -1}, "tcp.prague_rtt_transition", ""),
         ({"cc": "prague", "prague_version": "v0.5"}, "tcp.prague_version", "v0.7"),
         ({"cc": "prague", "prague_fallback_fix": True}, "tcp.prague_fallback_fix", "unless prague_classic_fallback"),
+        ({"cc": "reno", "prague_feedback": "dctcp"}, "tcp.prague_feedback", "accecn unless cc = prague"),
+        ({"cc": "prague", "prague_feedback": "rfc3168"}, "tcp.prague_feedback", "dctcp"),
+        ({"cc": "prague", "prague_feedback": "dctcp", "ecn": "accecn"}, "tcp.ecn", "with prague_feedback = dctcp"),
     ],
 )
 def test_bad_prague_keys_name_the_key(tcp: dict[str, object], key: str, words: str) -> None:
     with pytest.raises(ScenarioError) as e:
         parse_scenario(_tcp(tcp))
     assert key in str(e.value) and words in str(e.value), str(e.value)
+
+
+@pytest.mark.engine
+def test_prague_feedback_dctcp_negotiates_classic_ecn_and_stays_prague(tmp_path: Path) -> None:
+    """``prague_feedback = "dctcp"`` (crates/tcp/src/cc/prague.rs): the same table's cc = prague turns on
+    classic ECN instead of AccECN, and the flows run Prague (not ``prague-reno``) with ECN negotiated,
+    reducing on the DCTCP-style echo of DualPI2's L-queue marks."""
+    t = tcp_resolved(parse_scenario(_tcp({"cc": "prague", "prague_feedback": "dctcp"})).flows[0].tcp)
+    assert (t["ecn"], t["prague_feedback"]) == (True, "dctcp")  # True: classic (resolve.py)
+    assert tcp_resolved(parse_scenario(_tcp({"cc": "prague"})).flows[0].tcp)["prague_feedback"] == "accecn"
+    raw = tomllib.loads(EXAMPLE.read_text())
+    raw["flows"][0]["tcp"] = {"cc": "prague", "prague_feedback": "dctcp"}
+    res = ecnlab.run({**raw, "duration": "4s", "warmup": "1s"}, out=tmp_path / "r")
+    prague = _flows(res, "prague")
+    assert prague and all(f["cc"] == "prague" and f["ecn_negotiated"] for f in prague)
+    assert all(f["ecn_reductions"] > 0 and 0.0 < f["dctcp_alpha"] < 1.0 for f in prague)
 
 
 def test_prague_version_reaches_the_engine_only_when_not_the_default() -> None:

@@ -23,7 +23,7 @@ from ecnlab.units import ns_to_s
 __all__ = ["CC_KNOBS", "CcKnobs", "knob_keys", "knobs_resolved"]
 
 
-def _nothing(table: Table, changes: dict[str, Any]) -> None:
+def _nothing(table: Table, changes: dict[str, Any], base: TcpSpec) -> None:
     """A congestion control that needs nothing of the other fields."""
 
 
@@ -32,7 +32,7 @@ class CcKnobs:
     """One congestion control's knobs (the module doc)."""
 
     cc: str
-    needs: Callable[[Table, dict[str, Any]], None] = _nothing
+    needs: Callable[[Table, dict[str, Any], TcpSpec], None] = _nothing
     #: The knobs in the resolved scenario: ``None`` copies ``keys`` as they are.
     resolve: Callable[[TcpSpec], dict[str, Any]] | None = None
     #: Resolved whatever the ``cc`` (the engine refuses other values than the defaults).
@@ -49,7 +49,7 @@ class CcKnobs:
         return self.resolve(t) if self.resolve is not None else {k: getattr(t, k) for k in self.keys}
 
 
-def _dctcp_needs(table: Table, changes: dict[str, Any]) -> None:
+def _dctcp_needs(table: Table, changes: dict[str, Any], base: TcpSpec) -> None:
     """``cc = "dctcp"`` turns on what DCTCP needs unless the same table says otherwise: ECN
     (classic negotiation, RFC 8257 §3) and a window floor of two segments after an ECN
     reduction (Linux ``dctcp_ssthresh``), both refused otherwise by the engine with cc = dctcp; and
@@ -60,13 +60,16 @@ def _dctcp_needs(table: Table, changes: dict[str, Any]) -> None:
     changes.setdefault("ect_all_packets", True)
 
 
-def _prague_needs(table: Table, changes: dict[str, Any]) -> None:
+def _prague_needs(table: Table, changes: dict[str, Any], base: TcpSpec) -> None:
     """``cc = "prague"`` turns on what TCP Prague needs unless the same table says otherwise
     (crates/tcp/src/cc/prague.rs): AccECN feedback (RFC 9331 §4.2), a minimum window of two
     segments (§4.3), ECT(1) on every packet (the reference's ECN++), and pacing at 100 % of
-    cwnd/srtt after slow start and 200 % in it (the reference's ``prague_update_pacing_rate``)."""
+    cwnd/srtt after slow start and 200 % in it (the reference's ``prague_update_pacing_rate``). With
+    ``prague_feedback = "dctcp"`` (this table's or the one it refines, ``base``) the feedback is classic
+    ECN (RFC 3168) instead."""
     if not table.has("ecn"):
-        changes.update(ecn=True, ecn_plus=False, accecn=True)
+        accecn = changes.get("prague_feedback", base.prague_feedback) == "accecn"
+        changes.update(ecn=True, ecn_plus=False, accecn=accecn)
     changes.setdefault("ecn_min_cwnd", 2)
     changes.setdefault("ect_all_packets", True)
     changes.setdefault("pacing", True)
@@ -91,10 +94,11 @@ def _prague_resolved(t: TcpSpec) -> dict[str, Any]:
         "prague_classic_fallback": t.prague_classic_fallback,
         "prague_version": t.prague_version,
         "prague_fallback_fix": t.prague_fallback_fix,
+        "prague_feedback": t.prague_feedback,
     }
 
 
-def _bbr_needs(table: Table, changes: dict[str, Any]) -> None:
+def _bbr_needs(table: Table, changes: dict[str, Any], base: TcpSpec) -> None:
     """``cc = "bbr"`` paces unless the same table says otherwise: Linux's ``bbr_init`` asks for
     pacing (``SK_PACING_NEEDED``), and the engine refuses BBR without it (crates/tcp/src/cc/bbr.rs)."""
     changes.setdefault("pacing", True)

@@ -146,6 +146,7 @@ class TcpSpec:
     prague_classic_fallback: bool = False  # classic-ECN-AQM detection and fallback (reference: off)
     prague_version: str = "v0.7"  # which reference tcp_prague.c (crates/tcp/src/cc/prague.rs)
     prague_fallback_fix: bool = False  # the fallback's levels ×16 (cc/prague_classic.rs)
+    prague_feedback: str = "accecn"  # "accecn" (the reference's) or "dctcp": classic ECN with DCTCP's echo
     bbr_version: str = "v1"  # mainline tcp_bbr.c or google/bbr v3 (crates/tcp/src/cc/bbr.rs)
     bbr_ecn_low: bool = False  # the route is a shallow-threshold ECN one: BBRv3's ECN response
     accecn_option: int = 2  # AccECN option: Linux tcp_ecn_option, 0 off, 1 minimum, 2 full (every segment)

@@ -97,7 +97,7 @@ def parse_tcp(table: Table | None, base: TcpSpec) -> TcpSpec:
     if "ecn" in changes:
         _ecn_changes(table, changes)
     if changes.get("cc") in CC_KNOBS:
-        CC_KNOBS[changes["cc"]].needs(table, changes)
+        CC_KNOBS[changes["cc"]].needs(table, changes, base)
     tcp = replace(base, **changes)
     if tcp.cc == "cubic" and tcp.personality == "linux" and not table.has("hystart"):
         tcp = replace(tcp, hystart="linux")  # Linux's CUBIC leaves slow start by HyStart

@@ -162,6 +162,30 @@ impl PragueVersion {
     }
 }
 
+/// How a TCP Prague sender learns of CE marks (`PragueKnobs::feedback`, `cc/prague.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PragueFeedback {
+    /// AccECN (RFC 9331 §4.2, RFC 9768), as the reference; without it negotiated the
+    /// flow runs as Reno without ECN (`prague-reno`).
+    #[default]
+    #[serde(rename = "accecn")]
+    AccEcn,
+    /// RFC 3168 negotiation with DCTCP's receiver echo (RFC 8257 §3.2: ECE on exactly the
+    /// ACKs of CE segments), as ecnlab's BPF Prague-like on a kernel without AccECN; no
+    /// fallback to Reno.
+    #[serde(rename = "dctcp")]
+    Dctcp,
+}
+
+impl PragueFeedback {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PragueFeedback::AccEcn => "accecn",
+            PragueFeedback::Dctcp => "dctcp",
+        }
+    }
+}
+
 /// ECN use (RFC 3168, RFC 5562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EcnMode {
@@ -782,5 +806,24 @@ mod tests {
         assert_eq!(g.validate().unwrap_err().to_string(), "dctcp_shift_g = 17: 0..=16 (g = 2^-shift)");
         let reno = TcpConfig { dctcp: crate::cc::DctcpKnobs { ect: 1, ..Default::default() }, ..TcpConfig::default() };
         assert_eq!(reno.validate().unwrap_err().to_string(), "dctcp_ect = 1: 0 unless cc = dctcp");
+    }
+
+    /// `prague_feedback = "dctcp"` is Prague's over RFC 3168 negotiation: refused with another
+    /// cc, and with `cc = prague` unless ECN is classic (or ECN+); the default needs AccECN.
+    #[test]
+    fn test_prague_feedback_needs_cc_prague_and_classic_ecn() {
+        let mut ok =
+            TcpConfig { cc: CcKind::Prague, ecn: EcnMode::Classic, ecn_min_cwnd_segments: 2, ..TcpConfig::default() };
+        ok.prague.feedback = PragueFeedback::Dctcp;
+        assert_eq!(ok.validate(), Ok(()));
+        let acc = TcpConfig { ecn: EcnMode::AccEcn, ..ok.clone() };
+        assert_eq!(
+            acc.validate().unwrap_err().to_string(),
+            "ecn = accecn: classic or ecn+ with prague_feedback = dctcp (RFC 3168 negotiation)"
+        );
+        let reno = TcpConfig { cc: CcKind::Reno, ..ok.clone() };
+        assert_eq!(reno.validate().unwrap_err().to_string(), "prague_feedback = dctcp: accecn unless cc = prague");
+        let reference = TcpConfig { prague: Default::default(), ..ok };
+        assert_eq!(reference.validate().unwrap_err().field, "ecn");
     }
 }

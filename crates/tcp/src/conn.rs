@@ -188,7 +188,9 @@ impl Connection {
                 cfg.delayed_ack,
                 Duration(cfg.delack_timeout_ns),
                 (cfg.ack_ce_at_once, cfg.ecn_quickack),
-                cfg.cc == CcKind::Dctcp || crate::cc::bbr_echoes_ce_precisely(&cfg),
+                cfg.cc == CcKind::Dctcp
+                    || crate::cc::bbr_echoes_ce_precisely(&cfg)
+                    || crate::cc::prague_echoes_as_dctcp(&cfg),
                 cfg.rwnd_bytes,
             ),
             neg: Negotiated {

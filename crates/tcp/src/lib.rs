@@ -52,7 +52,8 @@ pub use accecn::EcnFeedback;
 pub use cc::{BbrKnobs, BbrVersion, CubicKnobs, DctcpKnobs, PragueKnobs, ProbeReport, KNOB_KEYS, PROBES};
 pub use config::{
     window_shift, AccEcnOptionPolicy, CcKind, ConfigError, CubicArith, DctcpArith, EcnMode, GrowthArith, HyStartMode,
-    NewRenoTimer, PragueVersion, RcvAutotune, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso, WindowArith,
+    NewRenoTimer, PragueFeedback, PragueVersion, RcvAutotune, Recovery, RtoArith, SsthreshBasis, TcpConfig, Tso,
+    WindowArith,
 };
 pub use conn::{AppEvent, Connection, Role, State};
 pub use idle::IdleRestart;

@@ -13,9 +13,10 @@
 //!   the two ACKs after it (quick-ACK mode), DCTCP's receiver too;
 //! - without `delayed_ack`: every segment is ACKed at once.
 //!
-//! DCTCP feedback (RFC 8257 §3.2; with `cc = dctcp` on this endpoint, as
-//! Linux's `dctcp_ece_ack_update` and ns-3's `TcpDctcp` tie it to the receiving
-//! socket's congestion control): the state DCTCP.CE is the CE bit of the last
+//! DCTCP feedback (RFC 8257 §3.2; with `cc = dctcp` on this endpoint, or `cc =
+//! prague` with `prague_feedback = "dctcp"`, as Linux's `dctcp_ece_ack_update`
+//! and ns-3's `TcpDctcp` tie it to the receiving socket's congestion control;
+//! BBRv3's precise echo too): the state DCTCP.CE is the CE bit of the last
 //! data segment, and every ACK carries ECE iff it is set; CWR is ignored. "If
 //! the CE codepoint is set and DCTCP.CE is false, set DCTCP.CE to true and send
 //! an immediate ACK", and the same for the change back. When an ACK is owed for

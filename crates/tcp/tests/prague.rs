@@ -6,7 +6,7 @@
 
 mod harness;
 
-use ecnlab_tcp::{CaState, CcKind, EcnMode, EctPackets, PragueVersion, Recovery, TcpConfig};
+use ecnlab_tcp::{CaState, CcKind, EcnMode, EctPackets, PragueFeedback, PragueVersion, Recovery, TcpConfig};
 use ecnlab_wire::{Duration, Ecn};
 use harness::*;
 use proptest::prelude::*;
@@ -190,5 +190,96 @@ fn test_prague_window_is_its_own_in_cwr_with_prr_on() {
     assert!(!phases.is_empty(), "{}", net.dump());
     for &(at, ssthresh, max) in &phases {
         assert!(at > ssthresh && max == at, "PRR walks DCTCP's cwnd down, never up: {phases:?}");
+    }
+}
+
+/// `prague_feedback = "dctcp"`: Prague's congestion response over RFC 3168 ECN with
+/// DCTCP's receiver echo (ecnlab's BPF Prague-like on a kernel without AccECN).
+fn prague_dctcp() -> TcpConfig {
+    let mut cfg = TcpConfig { ecn: EcnMode::Classic, ..prague() };
+    cfg.prague.feedback = PragueFeedback::Dctcp;
+    cfg
+}
+
+/// RFC 3168 §6.1.1 negotiation, and no `prague-reno`: the reference falls back when
+/// AccECN is not negotiated (`TCP_CONG_NO_FALLBACK_RFC3168`), the DCTCP-feedback
+/// option does not. Against a DCTCP-echo Server and against a plain RFC 3168 one the
+/// Client stays `prague`, its data ECT(1), and a CE mark reduces its window.
+#[test]
+fn test_dctcp_feedback_negotiates_classic_ecn_and_keeps_prague() {
+    let plain = TcpConfig { ecn: EcnMode::Classic, ..config(Recovery::Sack, true) };
+    for server in [prague_dctcp(), plain] {
+        let mut net = Net::new(prague_dctcp(), server, vec![mark(Target::DataTx(30))]);
+        net.c.send(80 * MSS as u64);
+        net.c.close();
+        net.run(ecnlab_wire::Instant(Duration::from_secs(100).as_nanos()));
+        assert!(net.c.is_closed(), "{}", net.dump());
+        assert_eq!(net.c.cc_name(), "prague");
+        let syn = net.log.iter().find(|l| l.dir == Dir::C2S && l.seg.flags.syn()).unwrap();
+        assert!(syn.seg.flags.ece() && syn.seg.flags.cwr() && !syn.seg.flags.ae(), "RFC 3168 SYN\n{}", net.dump());
+        assert!(
+            net.data().filter(|l| l.dir == Dir::C2S).all(|l| matches!(l.seg.ecn, Ecn::Ect1 | Ecn::Ce)),
+            "{}",
+            net.dump()
+        );
+        assert_eq!(net.c.stats().ecn_reductions, 1, "{}", net.dump());
+    }
+}
+
+/// RFC 8257 §3.2 at a Prague receiver with `prague_feedback = "dctcp"` (as
+/// `dctcp.rs`'s test of cc = dctcp): ECE is set iff DCTCP.CE, and a change of CE
+/// state is ACKed at once, so under delayed ACKs no ACK covers both states and the
+/// bytes ECE ACKs cover are exactly the CE-marked bytes.
+#[test]
+fn test_dctcp_feedback_receiver_echoes_ce_runs_exactly() {
+    let marks = [5, 6, 7, 12, 20, 21, 30, 31, 32, 33, 34, 41];
+    let faults = marks.iter().map(|&n| mark(Target::DataTx(n))).collect();
+    let net = Net::transfer(prague_dctcp(), 60 * MSS as u64, faults);
+    let mut segs: Vec<(u64, bool)> = net
+        .data()
+        .filter(|l| l.dir == Dir::C2S && !l.seg.retransmit)
+        .map(|l| (l.seg.seq + l.seg.payload_len as u64, l.fate == Fate::Marked))
+        .collect();
+    segs.sort();
+    let (mut acked, mut ece_segs) = (1u64, 0usize);
+    for a in net.acks().filter(|l| l.dir == Dir::S2C && !l.seg.flags.syn()) {
+        let ack = a.seg.ack.min(segs.last().unwrap().0);
+        let covered: Vec<bool> = segs.iter().filter(|&&(end, _)| end > acked && end <= ack).map(|s| s.1).collect();
+        acked = acked.max(ack);
+        let Some(&state) = covered.first() else { continue };
+        assert!(covered.iter().all(|&c| c == state), "ACK {ack} mixes CE states {covered:?}\n{}", net.dump());
+        assert_eq!(a.seg.flags.ece(), state, "ACK {ack}: ECE must equal CE of what it covers\n{}", net.dump());
+        ece_segs += if state { covered.len() } else { 0 };
+    }
+    assert_eq!(ece_segs, marks.len());
+}
+
+/// The sender's side of DCTCP's echo (RFC 8257 §3.3: the bytes an ECE ACK
+/// acknowledges are the marked bytes) under Prague's rules (`prague_update_alpha`,
+/// `prague_enter_cwr`): with every fourth data segment CE-marked, α is the EWMA of
+/// a quarter, the first mark halves the window (v0.7, α from 0), and each later
+/// reduction leaves frac·(1 − α/2) of the window before it (frac within a segment of
+/// that cwnd), α being the estimate the reducing ACK left.
+#[test]
+fn test_dctcp_feedback_alpha_and_reduction_follow_ece_marked_bytes() {
+    let marks: Vec<Fault> = (20..3000).filter(|n| n % 4 == 0).map(|n| mark(Target::DataTx(n))).collect();
+    let mut net = Net::new(prague_dctcp(), prague_dctcp(), marks);
+    net.c.send(3000 * MSS as u64);
+    net.c.close();
+    net.run(ecnlab_wire::Instant(Duration::from_secs(100).as_nanos()));
+    assert!(net.c.is_closed(), "{}", net.dump());
+    let a = net.c.dctcp_alpha().unwrap();
+    assert!((a - 0.25).abs() < 0.1, "α {a}");
+    let log = &net.cc_log;
+    let cuts: Vec<(u32, u32, f64)> = (1..log.len())
+        .filter(|&i| log[i].ssthresh < log[i - 1].ssthresh && log[i].ca == CaState::Cwr)
+        .map(|i| (log[i - 1].cwnd, log[i].ssthresh, log[i].alpha.unwrap()))
+        .collect();
+    assert!(cuts.len() >= 10, "{cuts:?}");
+    let (before, after, _) = cuts[0];
+    assert!(after.abs_diff(before / 2) <= MSS, "the first mark halves: {before} -> {after}");
+    for &(before, after, alpha) in &cuts[1..] {
+        let expect = f64::from(before) * (1.0 - alpha / 2.0);
+        assert!((f64::from(after) - expect).abs() <= 1.5 * f64::from(MSS), "{before} -> {after}, α {alpha}: {cuts:?}");
     }
 }

@@ -10,9 +10,17 @@ this kernel send ECT(0), so the scalable flow reaches the L queue by the path: t
 ``ect0_to_ect1`` impairment on its access link ``s2->R1`` re-marks its packets to ECT(1), which
 DualPI2 classifies to L (``cla_ect``, RFC 9332 §2.3). The simulator runs the same scenario, the
 same impairment included, with the ``linux`` personality; its scalable sender is the nearest
-model: DCTCP for (a) and, as the simulator has no Prague over DCTCP-style feedback (its Prague
-needs AccECN and falls back to Reno without it, ``crates/tcp/src/cc/prague.rs``), DCTCP for (b)
-too. Points: (a) and (b) × 10 and 50 Mbit/s × 10 and 40 ms; ``quick``: 10 Mbit/s, 10 ms.
+model: DCTCP for (a); for (b) its Prague over classic ECN with DCTCP's echo at the receiver
+(``prague_feedback = "dctcp"``, ``crates/tcp/src/cc/prague.rs``), as the Prague-like has it, with
+the options nearest the program's rules: ``prague_version = "v0.6"`` (no rate-based mode, which the
+Prague-like lacks too; pacing from the window) and ``prague_rtt_transition = 4`` (0.7's, the
+program's). Differences that remain in (b): α starts at 1 (v0.6) where the program starts it at 0
+and halves the window at the first mark (a start-up difference, before the warm-up ends); α counts
+bytes, the program segments; cwnd is set at once, the program walks it one segment per ACK; the
+simulator paces at cwnd/srtt (cwnd at least 2 segments), the program at max(frac_cwnd, packets in
+flight, 2)/srtt; above about 24 Mbit/s of pacing Linux sends 1 ms of it per GSO burst (the program's
+bound, prague_tso_segs as a minimum, holds below that only). Points: (a) and (b) × 10 and 50
+Mbit/s × 10 and 40 ms; ``quick``: 10 Mbit/s, 10 ms.
 
 Measured on both sides alike from the summaries: each flow's goodput after the warm-up; the L
 and C queues' 99th-percentile sojourn after the warm-up (the bottleneck queue record's
@@ -55,10 +63,12 @@ BOTTLENECK = "R1->R2"
 CLASSIC, SCALABLE = "classic", "scalable"
 GOODPUT_TOL = 0.10
 SOJOURN_RATIO = 2.0
-#: The scalable senders: the point's name for it → (the simulator's tcp.cc, Linux's tcp.cc, its label).
-SENDERS = {
-    "dctcp": ("dctcp", "dctcp", "DCTCP"),
-    "prague-like": ("dctcp", "prague", "Prague-like (sim: DCTCP)"),
+#: The simulator's Prague nearest the BPF Prague-like (the module doc).
+SIM_PRAGUE_LIKE = {"cc": "prague", "prague_feedback": "dctcp", "prague_version": "v0.6", "prague_rtt_transition": 4}
+#: The scalable senders: the point's name for it → (the simulator's tcp table, Linux's tcp.cc, its label).
+SENDERS: dict[str, tuple[dict[str, Any], str, str]] = {
+    "dctcp": ({"cc": "dctcp"}, "dctcp", "DCTCP"),
+    "prague-like": (SIM_PRAGUE_LIKE, "prague", "Prague-like"),
 }
 
 
@@ -112,8 +122,8 @@ class Measure:
 
 
 def scenario(p: Point, seconds: float, warmup: float, seed: int, side: str) -> dict[str, Any]:
-    """The scenario of ``side`` ("sim" or "linux"): the same but for the scalable flow's ``tcp.cc``."""
-    sim_cc, linux_cc, _ = SENDERS[p.sender]
+    """The scenario of ``side`` ("sim" or "linux"): the same but for the scalable flow's ``tcp``."""
+    sim_tcp, linux_cc, _ = SENDERS[p.sender]
     return {
         "name": f"l4s-live-{p.name}",
         "seed": seed,
@@ -132,7 +142,7 @@ def scenario(p: Point, seconds: float, warmup: float, seed: int, side: str) -> d
         "impairments": [{"link": "s2->R1", "action": "ect0_to_ect1"}],
         "flows": [
             {"name": CLASSIC, "from": "s1", "to": "r1", "tcp": {"cc": "cubic", "ecn": True}},
-            {"name": SCALABLE, "from": "s2", "to": "r2", "tcp": {"cc": sim_cc if side == "sim" else linux_cc}},
+            {"name": SCALABLE, "from": "s2", "to": "r2", "tcp": dict(sim_tcp) if side == "sim" else {"cc": linux_cc}},
         ],
     }
 
@@ -306,8 +316,9 @@ def format_table(rows: list[dict[str, Any]], *, spread: bool = True) -> str:
         *(format_row(r) for r in rows),
         "",
         f"{ok} of {len(rows)} points within their targets; {runs} run(s) of {secs:g} s per point and side "
-        "(seeds 1 … N), means shown. L sender: the simulator runs DCTCP for both (it has no Prague over "
-        "DCTCP-style feedback).",
+        "(seeds 1 … N), means shown. L sender: the same on both sides; for the Prague-like the simulator "
+        "runs its Prague over classic ECN with DCTCP's echo (prague_feedback = dctcp, v0.6, 4 rounds of "
+        "RTT transition).",
     ]
     extra = [x for x in (format_disturbed(rows), format_spread(rows) if spread else "") if x]
     return "\n".join(lines + [y for x in extra for y in ("", x)])

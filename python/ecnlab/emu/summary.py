@@ -102,7 +102,8 @@ def _final_impairments(links: list[dict[str, Any]]) -> dict[str, Any]:
 PRAGUE_LIKE_NOTE = (
     "tcp.cc = prague ran as ecnlab's Prague-like (flows {flows}; ecnlab_prague_like.bpf.c): TCP Prague's "
     "congestion response over classic ECN negotiation and DCTCP's ECE feedback, sending ECT(0) (this kernel has "
-    "no AccECN and cannot send ECT(1)); the simulator's Prague uses AccECN and ECT(1)"
+    "no AccECN and cannot send ECT(1)); the simulator's Prague uses AccECN and ECT(1), or with "
+    "prague_feedback = dctcp this feedback and ECT(1)"
 )
 
 

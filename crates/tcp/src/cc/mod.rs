@@ -43,8 +43,8 @@ pub(crate) use cubic::Cubic;
 pub use cubic::CubicKnobs;
 pub(crate) use dctcp::Dctcp;
 pub use dctcp::DctcpKnobs;
-pub(crate) use prague::Prague;
 pub use prague::PragueKnobs;
+pub(crate) use prague::{echoes_as_dctcp as prague_echoes_as_dctcp, Prague};
 pub(crate) use reno::Reno;
 
 /// Each congestion control's knob keys, by its `tcp.cc` name (a control without knobs has no

@@ -10,6 +10,13 @@
 //! cwnd/srtt in slow start, 100 % after). Without AccECN negotiated the
 //! reference gives up ECN and runs as Reno (`prague-reno`): ecnlab does the
 //! same ([`CongestionControl::needs_accecn`]).
+//! `prague_feedback = "dctcp"` keeps the congestion response and takes RFC 3168
+//! ECN instead (`ecn = "classic"`), with DCTCP's echo at the receiver (RFC 8257
+//! §3.2, `recv.rs`: ECE on exactly the ACKs of CE segments, so an ECE ACK's bytes
+//! are its marked bytes, as `delivered_ce` counts them in Linux) and no fallback:
+//! without ECN negotiated the flow runs these rules on losses alone. That is
+//! ecnlab's BPF Prague-like (`python/ecnlab/emu/bpf/ecnlab_prague_like.bpf.c`),
+//! which a kernel without AccECN runs; the codepoint stays ECT(1).
 //!
 //! **The window** is kept as a fraction, `frac` (bytes · 2^16); cwnd is
 //! max(⌈frac⌉, 2·SMSS) (RFC 9331 §4.3 "minimum window": the reference's
@@ -83,7 +90,7 @@
 use super::prague_classic::ClassicDetector;
 use super::prague_rate::RateMode;
 use super::{Ack, Congestion, CongestionControl, Feedback, ProbeReport, Reno};
-use crate::config::{check, CcKind, ConfigError, EcnMode, PragueVersion, TcpConfig};
+use crate::config::{check, CcKind, ConfigError, EcnMode, PragueFeedback, PragueVersion, TcpConfig};
 use crate::window::{Window, CWND_MAX};
 use ecnlab_wire::key;
 use ecnlab_wire::keys::{Allowed::*, Key};
@@ -116,6 +123,10 @@ pub struct PragueKnobs {
     /// of those (`prague_classic.rs`).
     #[serde(rename = "prague_fallback_fix")]
     pub fallback_fix: bool,
+    /// How CE marks come back (`PragueFeedback`): AccECN, the reference's, or RFC 3168
+    /// negotiation with DCTCP's echo (the module doc's "Feedback").
+    #[serde(rename = "prague_feedback")]
+    pub feedback: PragueFeedback,
 }
 
 /// TCP Prague's scenario keys (`[tcp]`, flat among `TcpConfig`'s).
@@ -146,6 +157,12 @@ pub const KEYS: &[Key] = &[
         Any,
         "with prague_classic_fallback: the 2025 fix's levels, ×16 the 0.6 module's"
     ),
+    key!(
+        "prague_feedback",
+        Choice,
+        Variants(ecnlab_wire::keys::variants::<PragueFeedback>),
+        "cc prague: accecn (RFC 9331 §4.2, else Reno) or dctcp: classic ECN with DCTCP's echo (RFC 8257 §3.2), no fallback"
+    ),
 ];
 
 impl Default for PragueKnobs {
@@ -156,6 +173,7 @@ impl Default for PragueKnobs {
             classic_fallback: false,
             version: PragueVersion::V07,
             fallback_fix: false,
+            feedback: PragueFeedback::AccEcn,
         }
     }
 }
@@ -180,7 +198,14 @@ impl PragueKnobs {
         check(!fix || self.classic_fallback, "prague_fallback_fix", fix, "false unless prague_classic_fallback")?;
         if cfg.cc != CcKind::Prague {
             let fb = self.classic_fallback;
-            return check(!fb, "prague_classic_fallback", fb, "false unless cc = prague");
+            check(!fb, "prague_classic_fallback", fb, "false unless cc = prague")?;
+            let feedback = self.feedback.as_str();
+            return check(
+                self.feedback == PragueFeedback::AccEcn,
+                "prague_feedback",
+                feedback,
+                "accecn unless cc = prague",
+            );
         }
         let ecn = match cfg.ecn {
             EcnMode::Off => "off",
@@ -188,7 +213,16 @@ impl PragueKnobs {
             EcnMode::EcnPlus => "ecn+",
             EcnMode::AccEcn => "accecn",
         };
-        check(cfg.ecn == EcnMode::AccEcn, "ecn", ecn, "accecn with cc = prague (RFC 9331 §4.2: accurate feedback)")?;
+        match self.feedback {
+            PragueFeedback::AccEcn => {
+                let why = "accecn with cc = prague (RFC 9331 §4.2: accurate feedback)";
+                check(cfg.ecn == EcnMode::AccEcn, "ecn", ecn, why)?;
+            }
+            PragueFeedback::Dctcp => {
+                let ok = matches!(cfg.ecn, EcnMode::Classic | EcnMode::EcnPlus);
+                check(ok, "ecn", ecn, "classic or ecn+ with prague_feedback = dctcp (RFC 3168 negotiation)")?;
+            }
+        }
         check(
             cfg.ecn_min_cwnd_segments == 2,
             "ecn_min_cwnd_segments",
@@ -196,6 +230,13 @@ impl PragueKnobs {
             "2 with cc = prague (RFC 9331 §4.3: a minimum window of 2)",
         )
     }
+}
+
+/// The receiving endpoint of a Prague flow with `prague_feedback = "dctcp"` echoes CE as
+/// DCTCP's does (RFC 8257 §3.2, `recv.rs`), as Linux ties that echo to the receiver's
+/// congestion control (`dctcp_ece_ack_update` from its `cwnd_event`).
+pub(crate) fn echoes_as_dctcp(cfg: &TcpConfig) -> bool {
+    cfg.cc == CcKind::Prague && cfg.prague.feedback == PragueFeedback::Dctcp
 }
 
 /// Fractional bits of α (as DCTCP's, `dctcp.rs`).
@@ -255,6 +296,7 @@ pub(crate) struct Prague {
     in_flight: u64,
     /// v0.7's own pacing rate, bytes/s, as the last ACK set it (`pacing_rate`).
     paced: Option<u64>,
+    feedback: PragueFeedback,
 }
 
 impl Prague {
@@ -284,6 +326,7 @@ impl Prague {
             rate: RateMode::default(),
             in_flight: 0,
             paced: None,
+            feedback: knobs.feedback,
         }
     }
 
@@ -546,7 +589,7 @@ impl CongestionControl for Prague {
     }
 
     fn needs_accecn(&self) -> bool {
-        true
+        self.feedback == PragueFeedback::AccEcn
     }
 
     fn fall_back(&mut self) {

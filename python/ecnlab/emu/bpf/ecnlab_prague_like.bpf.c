@@ -33,28 +33,43 @@
  *     response, RFC 9331 §4.3); undo restores the window before it [prague_enter_loss,
  *     prague_cwnd_undo].
  *   - pacing: sk_pacing_status = SK_PACING_NEEDED (without an fq qdisc TCP's internal pacing),
- *     sk_pacing_rate = MTU * max(frac_cwnd, packets in flight) / srtt per second, at least
- *     100 kbit/s, twice that while cwnd < ssthresh / 2, at most sk_max_pacing_rate
- *     [prague_update_pacing_rate outside the rate-based mode].
+ *     sk_pacing_rate = MTU * max(frac_cwnd, packets in flight, 2) / srtt per second (at least
+ *     100 kbit/s), twice that while cwnd < ssthresh / 2, at most sk_max_pacing_rate
+ *     [prague_update_pacing_rate outside the rate-based mode]. The 2 is the minimum window (MIN_CWND_RTT; RFC 9331 §4.3), which
+ *     the reference never paces below in this mode, because below 4 segments its rate-based
+ *     mode takes over. Without it a window whose frac_cwnd fell under one segment paced, at an
+ *     ACK that left nothing in flight, at the reference's 100 kbit/s floor (MINIMUM_RATE), was
+ *     then never cwnd-limited and so never grew: at 10 Mbit/s, 10 ms through DualPI2 with the
+ *     echo below, the flow sat at cwnd 2, nothing in flight, 100 kbit/s from the third second on
+ *     (tcp_info every 50 ms).
+ *   - GSO bursts: min_tso_segs = max(1, (sk_pacing_rate / MTU) >> 12), the segments of 1/4096 s
+ *     at the pacing rate [prague_tso_segs, prague_burst_shift 12]. The kernel's default minimum
+ *     is 2 (net.ipv4.tcp_min_tso_segs, tcp_tso_autosize), so a paced flow under about 24 Mbit/s
+ *     sent its segments in pairs; at 10 Mbit/s through DualPI2 the second of a pair waits one
+ *     packet time, 1.2 ms, beyond the L queue's 1 ms step, and is marked: at 40 ms half of the
+ *     flow's L packets were marked (29 % with this bound) and it ran at 0.70 Mbit/s (1.63; one
+ *     20 s run each).
+ *     The reference's tso_segs hook (L4STeam tree) also caps larger bursts; mainline's
+ *     min_tso_segs is a minimum only, so above that rate tcp_tso_autosize's 1 ms of the pacing
+ *     rate per burst stays.
  *   - TCP_CONG_NEEDS_ECN: every connection negotiates ECN and sends ECT(0).
  *
  * What it cannot have here, and what it has instead:
  *   - AccECN feedback (RFC 9331 §4.2; TCP_CONG_NEEDS_ACCECN): the kernel negotiates classic ECN
- *     only, so the receiver echoes CE as DCTCP's does (RFC 8257 §3.2): ECE on exactly the ACKs of
- *     CE segments, an immediate ACK of the data before each change of the CE state. Unlike
- *     tcp_dctcp.h's dctcp_ece_ack_update, the segment that changed the state is not ACKed at once
- *     (no ICSK_ACK_NOW): with that ACK, at 10 Mbit/s and 10 ms through DualPI2, frac_cwnd fell
- *     under one segment within a second and the flow paced at its 100 kbit/s floor. The sender
- *     reads delivered_ce, which counts the segments an ECE-flagged ACK acknowledges; a lost or
- *     delayed ACK therefore miscounts marks where AccECN's counters would not.
+ *     only, so the receiver echoes CE as DCTCP's does (RFC 8257 §3.2; tcp_dctcp.h
+ *     dctcp_ece_ack_update, as ecnlab_dctcp.bpf.c): ECE on exactly the ACKs of CE segments; on
+ *     each change of the CE state a pending delayed ACK of the data before it leaves at once with
+ *     the old ECE, and the segment that changed the state is ACKed at once (ICSK_ACK_NOW). The
+ *     sender reads delivered_ce, which counts the segments an ECE-flagged ACK acknowledges; a
+ *     lost ACK therefore miscounts marks where AccECN's counters would not. The simulator's
+ *     counterpart: cc = "prague" with prague_feedback = "dctcp" (crates/tcp/src/cc/prague.rs).
  *   - ECT(1) (RFC 9331 §4.1; TCP_ECN_ECT_1): the kernel sends ECT(0), so a DualPI2 puts the flow
  *     in its L queue only when the path re-marks it to ECT(1) (ecnlab's ect0_to_ect1 impairment)
  *     or classifies it by another rule.
  *   - the fallback to Reno when AccECN is not negotiated (prague-reno): here classic ECN is the
  *     feedback; without ECN negotiated the flow still runs these rules on losses alone.
  *   - not kept: 0.7's rate-based mode below a window of 4 * 1500 B (and its MTU reduction), its
- *     24-bit alpha, the GSO burst bound (prague_tso_segs: this kernel's struct_ops has
- *     min_tso_segs only) and 0.6's classic-ECN-AQM detection.
+ *     24-bit alpha and 0.6's classic-ECN-AQM detection.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -262,6 +277,8 @@ static inline void set_pacing_rate(struct sock *sk, struct tcp_sock *tp,
 
 	if (in_flight(tp) > flight)
 		flight = in_flight(tp);
+	if (flight < MIN_CWND)
+		flight = MIN_CWND;
 	if (tp->srtt_us)
 		rate /= tp->srtt_us;
 	rate *= flight;
@@ -331,7 +348,9 @@ void BPF_PROG(ecnlab_prague_like_state, struct sock *sk, __u8 new_state)
 		ca->in_loss = 0;
 }
 
-/* The receiver's echo of CE, as DCTCP's (RFC 8257 §3.2; ecnlab_dctcp.bpf.c). */
+/* The receiver's echo of CE, as DCTCP's (RFC 8257 §3.2; tcp_dctcp.h dctcp_ece_ack_update): a
+ * delayed ACK of the data before a change of the CE state leaves first with the old ECE (the
+ * flags still hold it), and the segment that changed it is ACKed at once. */
 static inline void ece_ack_update(struct sock *sk, struct ecnlab_prague_like *ca, __u8 new_ce_state)
 {
 	struct tcp_sock *tp = tp_of(sk);
@@ -339,6 +358,7 @@ static inline void ece_ack_update(struct sock *sk, struct ecnlab_prague_like *ca
 	if (ca->ce_state != new_ce_state) {
 		if (((struct inet_connection_sock *)sk)->icsk_ack.pending & ICSK_ACK_TIMER)
 			bpf_tcp_send_ack(sk, ca->prior_rcv_nxt);
+		((struct inet_connection_sock *)sk)->icsk_ack.pending |= ICSK_ACK_NOW;
 		ca->ce_state = new_ce_state;
 	}
 	ca->prior_rcv_nxt = tp->rcv_nxt;
@@ -380,6 +400,17 @@ __u32 BPF_PROG(ecnlab_prague_like_undo_cwnd, struct sock *sk)
 	return ca->loss_cwnd > cwnd ? ca->loss_cwnd : cwnd;
 }
 
+/* prague_tso_segs as a minimum: the segments of 1/4096 s at the pacing rate, at least one. */
+SEC("struct_ops")
+__u32 BPF_PROG(ecnlab_prague_like_min_tso_segs, struct sock *sk)
+{
+	struct tcp_sock *tp = tp_of(sk);
+	__u64 mtu = tp->mss_cache + tp->tcp_header_len + IPV4_HEADER;
+	__u64 burst = (sk->sk_pacing_rate / mtu) >> 12;
+
+	return burst > 1 ? (__u32)burst : 1;
+}
+
 SEC(".struct_ops")
 struct tcp_congestion_ops prague_like = {
 	.init = (void *)ecnlab_prague_like_init,
@@ -388,6 +419,7 @@ struct tcp_congestion_ops prague_like = {
 	.ssthresh = (void *)ecnlab_prague_like_ssthresh,
 	.undo_cwnd = (void *)ecnlab_prague_like_undo_cwnd,
 	.set_state = (void *)ecnlab_prague_like_state,
+	.min_tso_segs = (void *)ecnlab_prague_like_min_tso_segs,
 	.flags = TCP_CONG_NEEDS_ECN,
 	.name = "prague_like",
 };
