@@ -59,17 +59,24 @@ fn test_without_accecn_it_falls_back_to_reno_without_ecn() {
     assert!(data.iter().all(|l| l.seg.ecn == Ecn::NotEct), "{}", net.dump());
 }
 
+/// 3000 segments from `cfg` to `cfg` with every fourth data segment from the 20th on CE-marked,
+/// run for 100 s.
+fn quarter_marked(cfg: TcpConfig) -> Net {
+    let marks: Vec<Fault> = (20..3000).filter(|n| n % 4 == 0).map(|n| mark(Target::DataTx(n))).collect();
+    let mut net = Net::new(cfg.clone(), cfg, marks);
+    net.c.send(3000 * MSS as u64);
+    net.c.close();
+    net.run(ecnlab_wire::Instant(Duration::from_secs(100).as_nanos()));
+    net
+}
+
 /// RFC 9331 §4.3 / the reference's `prague_enter_cwr` in the CWR state: with every
 /// fourth data segment CE-marked, a reduction W·(1 − α/2) comes at most once per round
 /// trip (a reduction's ACK passes the data sent before the last one), and once the
 /// flow is RTT-independent, at most once per 25 ms target although its RTT is ~20 ms.
 #[test]
 fn test_reduces_at_most_once_per_round_and_per_target_rtt() {
-    let marks: Vec<Fault> = (20..3000).filter(|n| n % 4 == 0).map(|n| mark(Target::DataTx(n))).collect();
-    let mut net = Net::new(prague(), prague(), marks);
-    net.c.send(3000 * MSS as u64);
-    net.c.close();
-    net.run(ecnlab_wire::Instant(Duration::from_secs(100).as_nanos()));
+    let net = quarter_marked(prague());
     assert!(net.c.is_closed());
     let r = &net.ecn_reductions;
     assert!(r.len() >= 10, "{} reductions", r.len());
@@ -262,11 +269,7 @@ fn test_dctcp_feedback_receiver_echoes_ce_runs_exactly() {
 /// that cwnd), α being the estimate the reducing ACK left.
 #[test]
 fn test_dctcp_feedback_alpha_and_reduction_follow_ece_marked_bytes() {
-    let marks: Vec<Fault> = (20..3000).filter(|n| n % 4 == 0).map(|n| mark(Target::DataTx(n))).collect();
-    let mut net = Net::new(prague_dctcp(), prague_dctcp(), marks);
-    net.c.send(3000 * MSS as u64);
-    net.c.close();
-    net.run(ecnlab_wire::Instant(Duration::from_secs(100).as_nanos()));
+    let net = quarter_marked(prague_dctcp());
     assert!(net.c.is_closed(), "{}", net.dump());
     let a = net.c.dctcp_alpha().unwrap();
     assert!((a - 0.25).abs() < 0.1, "α {a}");
